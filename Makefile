@@ -1,0 +1,51 @@
+# cc_analytics — the two commands: `make report` and `make test` (each builds .venv itself).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SHARED ?= ../shared
+ORACLE_VENV ?= $(CURDIR)/.oracle-venv
+SOURCES ?=
+
+.PHONY: report test bench lint oracle samples clean
+
+$(VENV)/.stamp-base: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[views]'
+	touch $@
+
+$(VENV)/.stamp-dev: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(VENV)/.stamp-base $@
+
+## report: batch report over data-samples/ (or SOURCES="~/.claude/projects ~/.chainlesschain/sessions")
+report: $(VENV)/.stamp-base
+	$(VENV)/bin/cc-analytics report $(if $(SOURCES),$(SOURCES),--samples) --out report
+
+## oracle: the reference library in a Python 3.13 venv, for differential tests (skipped when unavailable)
+oracle:
+	@if [ -d "$(SHARED)/oracle" ]; then \
+		bash $(SHARED)/oracle/setup.sh $(ORACLE_VENV) >/dev/null || echo "oracle venv unavailable: differential tests will be skipped"; \
+	else echo "$(SHARED) absent: oracle tests will be skipped"; fi
+
+## test: unit, conformance, notebooks (nbval) and benchmarks in smoke mode
+test: $(VENV)/.stamp-dev oracle
+	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) -m pytest
+	$(PY) benchmarks/chainless_context.py --smoke
+	@for b in benchmarks/claude_frames.py benchmarks/windows.py; do \
+		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done
+
+bench: $(VENV)/.stamp-dev
+	$(PY) benchmarks/chainless_context.py
+
+lint: $(VENV)/.stamp-dev
+	$(VENV)/bin/ruff check cc_analytics tests benchmarks
+	$(VENV)/bin/ruff format --check cc_analytics tests benchmarks
+
+samples: $(VENV)/.stamp-base
+	$(PY) data-samples/make_samples.py
+
+clean:
+	rm -rf $(VENV) report .pytest_cache

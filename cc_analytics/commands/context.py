@@ -1,0 +1,121 @@
+"""``cc-analytics context [ID]``: the per-session context gauge, byte-compatible with ``cc context``.
+
+Imports: argparse, json, ``format``; the frames layer is imported inside ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cc_analytics.format import colour_enabled, context_gauge, error_line
+
+NO_SESSION = "No session found. Run a headless agent with `--session <id>` first, or pass a session id."
+NO_TRANSCRIPT = 'No headless transcript for session "{id}" (headless sessions are JSONL-only).'
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "context",
+        help="how full a session's context window is (ChainlessChain or Claude Code)",
+        description=(
+            "Estimate how much of the model's context window a session fills. ID is a "
+            "ChainlessChain session id (default: the most recently active session) or a "
+            "Claude Code session uuid found under ~/.claude/projects."
+        ),
+    )
+    parser.add_argument("id", nargs="?", help="session id (default: the latest session)")
+    parser.add_argument("--model", default=None, help="size against this model's window")
+    parser.add_argument("--provider", default=None, help="replace the recorded provider")
+    parser.add_argument("--json", action="store_true", help="print the JSON report")
+    parser.add_argument(
+        "--sessions-dir",
+        type=Path,
+        default=None,
+        help="ChainlessChain session store (default: $CHAINLESSCHAIN_HOME/sessions or ~/.chainlesschain/sessions)",
+    )
+    parser.add_argument(
+        "--claude-root",
+        type=Path,
+        action="append",
+        default=None,
+        help="Claude Code projects folder to search (repeatable; default: ~/.claude/projects and CLAUDE_CONFIG_DIR)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cc_analytics.frames.chainless import default_sessions_dir, live_transcripts, session_path
+    from cc_analytics.frames.context import read_context, report_dict
+
+    _tolerant_streams()
+    store = args.sessions_dir or default_sessions_dir()
+    if args.id is None:
+        paths = live_transcripts(store)
+        if not paths:
+            return _fail(NO_SESSION, as_json=args.json)
+    else:
+        path = session_path(args.id, store)
+        if path is None:
+            report = _claude_report(args) if _looks_claude(args.id) else None
+            if report is None:
+                return _fail(NO_TRANSCRIPT.format(id=args.id), as_json=args.json)
+            return _emit(report, as_json=args.json)
+        paths = [path]
+    frame, _problems = read_context(paths, model=args.model, provider=args.provider)
+    if args.id is None:
+        frame = frame.sort(["last_activity", "session_id"], descending=True).head(1)
+    report = report_dict(frame.row(0, named=True))
+    if args.id is not None:
+        report["sessionId"] = args.id
+    return _emit(report, as_json=args.json)
+
+
+def _emit(report: dict[str, Any], *, as_json: bool) -> int:
+    if as_json:
+        sys.stdout.write(json.dumps(_js_numbers(report), indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(context_gauge(report, colour=colour_enabled(sys.stdout)))
+    return 0
+
+
+def _fail(message: str, *, as_json: bool) -> int:
+    if as_json:
+        sys.stderr.write(json.dumps({"error": {"message": message}}, ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        sys.stderr.write(error_line(message, colour=colour_enabled(sys.stderr)))
+    return 1
+
+
+def _js_numbers(value: Any) -> Any:
+    """Integral floats print as integers in JavaScript (``0``, ``1``), not ``0.0``."""
+    if isinstance(value, dict):
+        return {key: _js_numbers(item) for key, item in value.items()}
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _looks_claude(session_id: str) -> bool:
+    from cc_analytics.frames.chainless import is_safe_id
+
+    return is_safe_id(session_id)
+
+
+def _claude_report(args: argparse.Namespace) -> dict[str, Any] | None:
+    try:
+        from cc_analytics.frames import claude_context
+    except ImportError:
+        return None
+    return claude_context(args.id, roots=args.claude_root, model=args.model or None)
+
+
+def _tolerant_streams() -> None:
+    # Ids come from argv, where undecodable bytes arrive as lone surrogates; write them back as bytes.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="surrogateescape")

@@ -1,0 +1,199 @@
+"""The one human formatter: numbers, percents, bars and colours for every CLI output.
+
+Imports: standard library only (so every layer may use it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from decimal import ROUND_HALF_UP, Decimal
+from typing import TextIO
+
+BAR_CELLS = 24
+FULL_CELL = "\u2588"
+EMPTY_CELL = "\u2591"
+
+SGR = {
+    "bold": ("\x1b[1m", "\x1b[22m"),
+    "gray": ("\x1b[90m", "\x1b[39m"),
+    "cyan": ("\x1b[36m", "\x1b[39m"),
+    "green": ("\x1b[32m", "\x1b[39m"),
+    "yellow": ("\x1b[33m", "\x1b[39m"),
+    "red": ("\x1b[31m", "\x1b[39m"),
+}
+
+
+def round_half_up(value: float, places: int = 0) -> Decimal:
+    """Round the exact binary value of ``value`` to ``places`` decimals, ties away from zero.
+
+    This is JavaScript's ``toFixed`` for non-negative numbers and ``Math.round`` for
+    ``places=0``; Python's ``round`` picks the even neighbour instead.
+
+    Examples:
+        >>> round_half_up(1024 / 32768, 4), round_half_up(12.5), round_half_up(0.25, 1)
+        (Decimal('0.0313'), Decimal('13'), Decimal('0.3'))
+    """
+    return Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def js_float_text(value: float) -> str:
+    """A float as JavaScript prints it when it has at most a few decimals (``0``, ``0.25``, ``1``).
+
+    Examples:
+        >>> js_float_text(0.0), js_float_text(0.0313), js_float_text(1.0)
+        ('0', '0.0313', '1')
+    """
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)
+
+
+def fraction_4(used: float) -> float:
+    """``Number(used.toFixed(4))``: the used fraction as reported in JSON."""
+    return float(round_half_up(used, 4))
+
+
+def bar(fraction: float, cells: int = BAR_CELLS) -> str:
+    """A ``cells``-wide bar of full and empty blocks, filled by half-up rounding.
+
+    Examples:
+        >>> bar(1536 / 8192)
+        '█████░░░░░░░░░░░░░░░░░░░'
+    """
+    filled = int(round_half_up(min(max(fraction, 0.0), 1.0) * cells))
+    return FULL_CELL * filled + EMPTY_CELL * (cells - filled)
+
+
+def group_thousands(value: int) -> str:
+    """en-US digit grouping: ``32768`` → ``32,768``."""
+    return f"{value:,}"
+
+
+def zone(used: float) -> str:
+    """Colour zone of a used fraction: strictly above 0.9 red, above 0.7 yellow, else green."""
+    if used > 0.9:
+        return "red"
+    if used > 0.7:
+        return "yellow"
+    return "green"
+
+
+def colour_enabled(stream: TextIO | None = None) -> bool:
+    """Whether to colour output: FORCE_COLOR wins, then NO_COLOR, then ``stream.isatty()``."""
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force.strip().lower() not in ("0", "false")
+    if os.environ.get("NO_COLOR"):
+        return False
+    stream = stream or sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+class Painter:
+    """Wraps text in SGR sequences when colour is on; identity otherwise."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, style: str, text: str) -> str:
+        if not self.enabled:
+            return text
+        start, end = SGR[style]
+        return f"{start}{text}{end}"
+
+
+def utf16_prefix(text: str, units: int) -> str:
+    """The first ``units`` UTF-16 code units of ``text``; a split surrogate pair becomes U+FFFD.
+
+    Examples:
+        >>> utf16_prefix("ab👍c", 3)
+        'ab\ufffd'
+    """
+    encoded = text.encode("utf-16-le", "surrogatepass")[: 2 * units]
+    return encoded.decode("utf-16-le", "replace")
+
+
+def well_formed(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD, printable on any stream."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def human_int(value: int | float | None) -> str:
+    """Compact human number for tables: ``1234`` → ``1.2k``, ``2500000`` → ``2.5M``."""
+    if value is None:
+        return "-"
+    value = float(value)
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= limit:
+            return f"{value / limit:.1f}{suffix}"
+    return str(int(value))
+
+
+GAUGE_ROWS = (
+    ("system", "system", "system"),
+    ("user", "user", "user"),
+    ("assistant", "assistant", "assistant"),
+    ("tool results", "tool", "tool"),
+    ("tool calls", "toolCalls", None),
+)
+WARNING_SIGN = "\u26a0"
+EM_DASH = "\u2014"
+MIDDLE_DOT = "\u00b7"
+HEADER_ID_UNITS = 28
+TOTAL_LABEL = "total".ljust(11)
+CROSS = "\u2716"
+
+
+def context_gauge(report: dict, *, colour: bool = False) -> str:
+    """The ``cc context`` gauge of a report dict (the ``--json`` keys), every line ending in LF.
+
+    Examples:
+        >>> r = {"sessionId": "s", "model": None, "provider": "ollama", "contextWindow": 32768,
+        ...      "totalTokens": 0, "remainingTokens": 32768, "messageCount": 0,
+        ...      "breakdown": dict.fromkeys(["system", "user", "assistant", "tool", "toolCalls"], 0),
+        ...      "counts": dict.fromkeys(["system", "user", "assistant", "tool"], 0), "overflows": False}
+        >>> print(context_gauge(r).splitlines()[1])
+          model (default) · provider ollama · window 32,768 tokens · 0 messages
+    """
+    paint = Painter(colour)
+    window = report["contextWindow"]
+    total = report["totalTokens"]
+    used = total / window
+    model = report["model"]
+    lines = [
+        paint("bold", f"Context {EM_DASH} session " + paint("gray", utf16_prefix(report["sessionId"], HEADER_ID_UNITS))),
+        paint(
+            "gray",
+            f"  model {'(default)' if model is None else model} {MIDDLE_DOT} provider {report['provider']}"
+            f" {MIDDLE_DOT} window {group_thousands(window)} tokens {MIDDLE_DOT} {report['messageCount']} messages",
+        ),
+        "",
+    ]
+    for label, key, count_key in GAUGE_ROWS:
+        tokens = report["breakdown"][key]
+        if not tokens:
+            continue
+        share = tokens / total
+        row = f"  {label:<13} {tokens:>7}  {paint('cyan', bar(share))} {int(round_half_up(share * 100)):>3}%"
+        if count_key is not None:
+            row += paint("gray", f"  ({report['counts'][count_key]})")
+        lines.append(row)
+    lines.append("")
+    tone = zone(used)
+    percent = round_half_up(used * 100, 1)
+    lines.append(
+        f"  {paint('bold', TOTAL_LABEL)} {total:>7}  {paint(tone, bar(used))} {paint(tone, f'{percent}% of window')}"
+    )
+    lines.append(paint("gray", f"  headroom      {report['remainingTokens']:>7} tokens remaining"))
+    if report["overflows"]:
+        lines.append(paint("red", f"  {WARNING_SIGN} exceeds the model context window {EM_DASH} compaction required"))
+    return "".join(line + "\n" for line in lines)
+
+
+def error_line(message: str, *, colour: bool = False) -> str:
+    """A human error line: a (red) cross, a space, the message, LF."""
+    return f"{Painter(colour)('red', CROSS)} {message}\n"

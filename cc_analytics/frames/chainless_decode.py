@@ -1,0 +1,314 @@
+"""Per-line decoder for ChainlessChain session JSONL: bytes in, Polars column lists out.
+
+Imports: orjson, polars, the standard library and ``frames.estimate``. This is the one place
+that looks at individual lines; everything downstream is Polars expressions. Rules follow
+``cc-context.md`` §3–5: strict JSON per line, CRLF tolerated, unparsable lines skipped and
+counted, non-object lines kept as events that match no type.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+
+from cc_analytics.frames.estimate import content_text, js_stringify, well_formed
+
+MESSAGE_EVENT_TYPES = frozenset({"user_message", "assistant_message", "system"})
+CHECKPOINT_EVENT_TYPES = frozenset({"compact", "checkpoint_timeline_commit"})
+MAIN_USAGE_SOURCES = (None, "", "model")
+MIN_RECORDED_WINDOW = 1024
+MAX_RECORDED_WINDOW = 16_777_216
+MAX_SAFE_INTEGER = 2**53 - 1
+WS_TURN_MAX_TEXT = 4 * 1024 * 1024
+
+EVENT_SCHEMA: dict[str, pl.DataType] = {
+    "session_id": pl.String(),
+    "line": pl.Int64(),
+    "type": pl.String(),
+    "timestamp": pl.Float64(),
+    "is_object": pl.Boolean(),
+    "is_null": pl.Boolean(),
+    "role": pl.String(),
+    "content": pl.String(),
+    "content_json": pl.String(),
+    "tool_calls": pl.String(),
+    "model": pl.String(),
+    "provider": pl.String(),
+    "is_checkpoint": pl.Boolean(),
+    "usage_input_tokens": pl.Int64(),
+    "usage_output_tokens": pl.Int64(),
+    "usage_cache_read_tokens": pl.Int64(),
+    "usage_cache_creation_tokens": pl.Int64(),
+    "context_window": pl.Float64(),
+    "recorded_window": pl.Int64(),
+    "is_main_usage": pl.Boolean(),
+    "attribution": pl.String(),
+    "source": pl.String(),
+}
+
+MESSAGE_SCHEMA: dict[str, pl.DataType] = {
+    "session_id": pl.String(),
+    "line": pl.Int64(),
+    "position": pl.Int64(),
+    "from_checkpoint": pl.Boolean(),
+    "role": pl.String(),
+    "text": pl.String(),
+    "tool_calls_text": pl.String(),
+}
+
+PROBLEM_SCHEMA: dict[str, pl.DataType] = {
+    "file": pl.String(),
+    "line": pl.Int64(),
+    "reason": pl.String(),
+}
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]*")
+_CLAIM_ID = re.compile(r"claim-[0-9a-f-]{36}")
+_WS_KEYS = frozenset({"schemaVersion", "requestId", "outcome", "user", "assistant"})
+_WS_CLAIM_KEYS = _WS_KEYS | {"inputDigest", "opaqueClaimId"}
+# JavaScript's String.prototype.trim() whitespace (WhiteSpace + LineTerminator).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+class _Reject(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Reject(name)
+
+
+def parse_line(raw: bytes) -> tuple[bool, Any, str | None]:
+    """Strictly parse one line as ECMAScript ``JSON.parse`` would: ``(ok, value, reason)``."""
+    try:
+        return True, orjson.loads(raw), None
+    except orjson.JSONDecodeError as exc:
+        first_error = str(exc)
+    text = raw.decode("utf-8", "replace")
+    # orjson refuses what JavaScript accepts: lone surrogate escapes, 1e400 (Infinity),
+    # and nesting deeper than 1024. The standard library parser takes those.
+    try:
+        return True, json.loads(text, parse_constant=_reject_constant), None
+    except (ValueError, RecursionError):
+        return False, None, first_error.split(":")[0]
+
+
+def split_lines(data: bytes) -> list[tuple[int, bytes]]:
+    """Non-empty lines with their 1-based line numbers; one trailing CR removed from each."""
+    out = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if line:
+            out.append((number, line))
+    return out
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a decoded JSON value."""
+    if value is None or value is False or value == "":
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    return True
+
+
+def js_string(value: Any) -> str:
+    """JavaScript ``String(value)`` for a decoded JSON value."""
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return ",".join("" if item is None else js_string(item) for item in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return js_stringify(value)
+
+
+def _is_js_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _int_or_none(value: Any) -> int | None:
+    if _is_js_number(value) and math.isfinite(value) and value == int(value):
+        return int(value) if abs(value) < 2**63 else None
+    return None
+
+
+def _recorded_window(value: Any) -> int | None:
+    if not _is_js_number(value) or not math.isfinite(value) or value != int(value):
+        return None
+    if abs(value) > MAX_SAFE_INTEGER:
+        return None
+    number = int(value)
+    return number if MIN_RECORDED_WINDOW <= number <= MAX_RECORDED_WINDOW else None
+
+
+def is_replayable(message: Any) -> bool:
+    """A JSON object whose ``role`` is a string (content optional)."""
+    return isinstance(message, dict) and isinstance(message.get("role"), str)
+
+
+def ws_turn_messages(data: Any) -> list[dict[str, Any]]:
+    """The two messages of a valid, completed ``ws_turn`` settlement, else none (§4.3)."""
+    if not isinstance(data, dict) or data.get("outcome") != "completed":
+        return []
+    version = data.get("schemaVersion")
+    if not _is_js_number(version) or version != 1:
+        return []
+    claimed = data.get("inputDigest") is not None or data.get("opaqueClaimId") is not None
+    if set(data) != (_WS_CLAIM_KEYS if claimed else _WS_KEYS):
+        return []
+    user, assistant = data["user"], data["assistant"]
+    for message, role in ((user, "user"), (assistant, "assistant")):
+        if not isinstance(message, dict) or set(message) != {"role", "content"}:
+            return []
+        if message["role"] != role:
+            return []
+    request_id = data["requestId"]
+    if not isinstance(request_id, str) or not _REQUEST_ID.fullmatch(request_id):
+        return []
+    if unicodedata.normalize("NFC", request_id) != request_id:
+        return []
+    if len(request_id.encode("utf-8", "surrogatepass")) > 128:
+        return []
+    u_text, a_text = user["content"], assistant["content"]
+    if not isinstance(u_text, str) or not isinstance(a_text, str):
+        return []
+    if not a_text.strip(_JS_SPACE):
+        return []
+    if max(len(u_text), len(a_text)) > WS_TURN_MAX_TEXT:
+        return []
+    if claimed:
+        digest = "sha256:" + hashlib.sha256(u_text.encode("utf-8", "surrogatepass")).hexdigest()
+        claim = data["opaqueClaimId"]
+        if data["inputDigest"] != digest or not isinstance(claim, str):
+            return []
+        if not _CLAIM_ID.fullmatch(claim):
+            return []
+    return [{"role": "user", "content": u_text}, {"role": "assistant", "content": a_text}]
+
+
+class ColumnBuffer:
+    """Column lists for events, replay candidates and problems of many files."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, list[Any]] = {name: [] for name in EVENT_SCHEMA}
+        self.messages: dict[str, list[Any]] = {name: [] for name in MESSAGE_SCHEMA}
+        self.problems: dict[str, list[Any]] = {name: [] for name in PROBLEM_SCHEMA}
+
+    def add_file(self, path: Path, session_id: str, data: bytes) -> None:
+        """Decode every line of one transcript into the buffers."""
+        for number, raw in split_lines(data):
+            ok, value, reason = parse_line(raw)
+            if not ok:
+                self._problem(path, number, f"not strict JSON ({reason}); line skipped")
+                continue
+            self._event(session_id, number, value)
+
+    def frames(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        """Events, replay candidates and problems as DataFrames with explicit schemas."""
+        return (
+            pl.DataFrame(self.events, schema=EVENT_SCHEMA),
+            pl.DataFrame(self.messages, schema=MESSAGE_SCHEMA),
+            pl.DataFrame(self.problems, schema=PROBLEM_SCHEMA),
+        )
+
+    def _problem(self, path: Path, line: int, reason: str) -> None:
+        self.problems["file"].append(str(path))
+        self.problems["line"].append(line)
+        self.problems["reason"].append(reason)
+
+    def _message(self, session_id: str, line: int, position: int, checkpoint: bool, message: dict[str, Any]) -> None:
+        calls = message.get("tool_calls")
+        cols = self.messages
+        cols["session_id"].append(session_id)
+        cols["line"].append(line)
+        cols["position"].append(position)
+        cols["from_checkpoint"].append(checkpoint)
+        cols["role"].append(well_formed(message["role"]))
+        cols["text"].append(well_formed(content_text(message.get("content"))))
+        cols["tool_calls_text"].append(
+            well_formed(js_stringify(calls)) if isinstance(calls, list) and calls else None
+        )
+
+    def _event(self, session_id: str, line: int, value: Any) -> None:
+        row = dict.fromkeys(EVENT_SCHEMA)
+        row["session_id"] = session_id
+        row["line"] = line
+        row["is_object"] = isinstance(value, dict)
+        row["is_null"] = value is None
+        row["is_checkpoint"] = False
+        if isinstance(value, dict):
+            self._object_event(row, session_id, line, value)
+        for name, column in self.events.items():
+            column.append(row[name])
+
+    def _object_event(self, row: dict[str, Any], session_id: str, line: int, value: dict[str, Any]) -> None:
+        kind = value.get("type")
+        row["type"] = well_formed(kind) if isinstance(kind, str) else None
+        stamp = value.get("timestamp")
+        if _is_js_number(stamp) and math.isfinite(stamp):
+            row["timestamp"] = float(stamp)
+        data = value.get("data")
+        if not isinstance(data, dict):
+            return
+        if kind in MESSAGE_EVENT_TYPES and is_replayable(data):
+            self._message(session_id, line, 0, False, data)
+        if kind in MESSAGE_EVENT_TYPES or kind in CHECKPOINT_EVENT_TYPES:
+            role = data.get("role")
+            row["role"] = well_formed(role) if isinstance(role, str) else None
+            content = data.get("content")
+            if isinstance(content, str):
+                row["content"] = well_formed(content)
+            elif content is not None:
+                row["content_json"] = well_formed(js_stringify(content))
+            calls = data.get("tool_calls")
+            if calls is not None:
+                row["tool_calls"] = well_formed(js_stringify(calls))
+        if kind in CHECKPOINT_EVENT_TYPES and isinstance(data.get("messages"), list):
+            row["is_checkpoint"] = True
+            kept = (m for m in data["messages"] if is_replayable(m))
+            for position, message in enumerate(kept):
+                self._message(session_id, line, position, True, message)
+        elif kind == "ws_turn":
+            for position, message in enumerate(ws_turn_messages(data)):
+                self._message(session_id, line, position, False, message)
+        elif kind == "session_start":
+            row["model"] = well_formed(js_string(data["model"])) if js_truthy(data.get("model")) else ""
+            provider = data.get("provider")
+            row["provider"] = well_formed(js_string(provider)) if js_truthy(provider) else ""
+        elif kind == "token_usage":
+            self._usage(row, data)
+
+    def _usage(self, row: dict[str, Any], data: dict[str, Any]) -> None:
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        row["usage_input_tokens"] = _int_or_none(usage.get("input_tokens"))
+        row["usage_output_tokens"] = _int_or_none(usage.get("output_tokens"))
+        row["usage_cache_read_tokens"] = _int_or_none(usage.get("cache_read_input_tokens"))
+        row["usage_cache_creation_tokens"] = _int_or_none(usage.get("cache_creation_input_tokens"))
+        window = data.get("contextWindow")
+        if _is_js_number(window) and math.isfinite(window):
+            row["context_window"] = float(window)
+        row["recorded_window"] = _recorded_window(window)
+        attribution = data.get("attribution")
+        source = data.get("source")
+        row["attribution"] = None if attribution is None else well_formed(js_stringify(attribution))
+        row["source"] = well_formed(source) if isinstance(source, str) else None
+        row["is_main_usage"] = not js_truthy(attribution) and source in MAIN_USAGE_SOURCES
+        model, provider = data.get("model"), data.get("provider")
+        row["model"] = well_formed(model) if isinstance(model, str) else None
+        row["provider"] = well_formed(provider) if isinstance(provider, str) else None

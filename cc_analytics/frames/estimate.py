@@ -1,0 +1,193 @@
+"""The token estimate: one definition, as a Polars expression, shared by every format.
+
+Imports: polars, orjson and the standard library. The rule (spec ``cc-context.md`` §7):
+``ceil(cjk / 1.5 + other / 4)`` where ``cjk`` counts UTF-16 units in U+4E00–U+9FA5 and
+``other`` is the rest of the UTF-16 length. Non-string values are measured through
+:func:`js_stringify`, which reproduces ECMAScript ``JSON.stringify``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+import orjson
+import polars as pl
+
+CJK_PATTERN = "[\u4e00-\u9fa5]"
+ASTRAL_PATTERN = r"[\x{10000}-\x{10FFFF}]"
+NULL_CONTENT_TEXT = '""'
+
+_FLOAT_IN_JSON = re.compile(rb"[0-9][.eE]")
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
+
+
+def utf16_length(expr: pl.Expr) -> pl.Expr:
+    """UTF-16 code units of a string column (a character above U+FFFF counts twice)."""
+    return expr.str.len_chars() + expr.str.count_matches(ASTRAL_PATTERN)
+
+
+def estimate_tokens(expr: pl.Expr | str) -> pl.Expr:
+    """Estimated tokens of each string: ``ceil(cjk / 1.5 + other / 4)``; null stays null.
+
+    Examples:
+        >>> import polars as pl
+        >>> pl.select(estimate_tokens(pl.lit("你好世界"))).item()
+        3
+        >>> pl.select(estimate_tokens(pl.lit("👍👍👍"))).item()
+        2
+    """
+    text = pl.col(expr) if isinstance(expr, str) else expr
+    cjk = text.str.count_matches(CJK_PATTERN).cast(pl.Float64)
+    other = utf16_length(text).cast(pl.Float64) - cjk
+    return ((cjk / 1.5) + (other / 4.0)).ceil().cast(pl.Int64)
+
+
+def estimate_text_tokens(text: str) -> int:
+    """Scalar form of :func:`estimate_tokens` (evaluates the same expression).
+
+    Examples:
+        >>> estimate_text_tokens("I am fine. 你好世界")
+        6
+        >>> estimate_text_tokens("")
+        0
+    """
+    return int(pl.select(estimate_tokens(pl.lit(_well_formed(text), dtype=pl.String))).item())
+
+
+def content_text(content: Any) -> str:
+    """The text a message's ``content`` is measured by (spec §7.1).
+
+    A string is itself; any other truthy value is its ``JSON.stringify``; null, missing,
+    ``false`` and ``0`` measure as the two characters ``""``.
+
+    Examples:
+        >>> content_text(None), content_text([]), content_text({"v": 1.0})
+        ('""', '[]', '{"v":1}')
+    """
+    if isinstance(content, str):
+        return content
+    if content is None or content is False or (_is_number(content) and content == 0):
+        return NULL_CONTENT_TEXT
+    return js_stringify(content)
+
+
+def js_stringify(value: Any) -> str:
+    """ECMAScript ``JSON.stringify(value)`` for values decoded from JSON.
+
+    Compact, raw non-ASCII, JavaScript number formatting (``1.0`` → ``1``, ``1e-7``,
+    ``1e+21``), non-finite numbers as ``null``, lone surrogates escaped.
+
+    Examples:
+        >>> js_stringify({"zero": -0.0, "k": 1e3, "small": 1e-7, "s": "日本"})
+        '{"zero":0,"k":1000,"small":1e-7,"s":"日本"}'
+    """
+    try:
+        raw = orjson.dumps(value)
+    except TypeError:
+        raw = None
+    if raw is not None and not _FLOAT_IN_JSON.search(raw):
+        return raw.decode()
+    parts: list[str] = []
+    _stringify_into(value, parts)
+    return "".join(parts)
+
+
+def js_number(value: float | int) -> str:
+    """ECMAScript ``Number.prototype.toString()`` of a double (ints are taken as doubles).
+
+    Examples:
+        >>> [js_number(x) for x in (1.0, 2.5, 1e-7, 1e21, 1e16, -0.0, 0.000001)]
+        ['1', '2.5', '1e-7', '1e+21', '10000000000000000', '0', '0.000001']
+    """
+    x = float(value) if not isinstance(value, float) else value
+    if math.isnan(x) or math.isinf(x):
+        return "null"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    digits_tuple = Decimal(repr(abs(x))).as_tuple()
+    digits = "".join(map(str, digits_tuple.digits)).rstrip("0") or "0"
+    exponent = int(digits_tuple.exponent) + (len(digits_tuple.digits) - len(digits))
+    k = len(digits)
+    n = exponent + k
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+        body = f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + body
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _js_string(text: str) -> str:
+    return '"' + _NEEDS_ESCAPE.sub(_escape_char, text) + '"'
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+
+def _stringify_into(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(_js_string(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int | float):
+        out.append(js_number(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        first = True
+        for key, item in value.items():
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_js_string(str(key)))
+            out.append(":")
+            _stringify_into(item, out)
+        out.append("}")
+    elif isinstance(value, list | tuple):
+        out.append("[")
+        for index, item in enumerate(value):
+            if index:
+                out.append(",")
+            _stringify_into(item, out)
+        out.append("]")
+    else:
+        msg = f"cannot stringify a value of type {type(value).__name__!r}"
+        raise TypeError(msg)
+
+
+def _well_formed(text: str) -> str:
+    # Lone surrogates cannot live in an Arrow string; U+FFFD has the same UTF-16 length
+    # and is not CJK, so the estimate is unchanged.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if _has_lone(text) else text
+
+
+def _has_lone(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def well_formed(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD (same UTF-16 length, same estimate)."""
+    return _well_formed(text)
