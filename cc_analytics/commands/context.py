@@ -49,6 +49,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cc_analytics.frames.chainless import default_sessions_dir, live_transcripts, session_path
+    import polars as pl
+
     from cc_analytics.frames.context import read_context, report_dict
 
     _tolerant_streams()
@@ -65,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
                 return _fail(NO_TRANSCRIPT.format(id=args.id), as_json=args.json)
             return _emit(report, as_json=args.json)
         paths = [path]
-    frame, _problems = read_context(paths, model=args.model, provider=args.provider)
+    frame, problems = read_context(paths, model=args.model, provider=args.provider)
+    unreadable = problems.filter(pl.col("line").is_null())
+    if args.id is not None and unreadable.height:
+        file, reason = unreadable.row(0)[0], unreadable.row(0)[2]
+        sys.stderr.write(f"cc-analytics: error: cannot read {file}: {reason}\n")
+        return 1
     if args.id is None:
         frame = frame.sort(["last_activity", "session_id"], descending=True).head(1)
     report = report_dict(frame.row(0, named=True))

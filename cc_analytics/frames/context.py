@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from cc_analytics.format import fraction_4
-from cc_analytics.frames.chainless import decode_files, iter_batches, replayed
+from cc_analytics.frames.chainless import decode_files, iter_batches, replayed, session_id_of
 from cc_analytics.frames.estimate import estimate_tokens
 
 DEFAULT_WINDOW = 32768
@@ -132,12 +132,15 @@ def context_frame(
     events: pl.DataFrame | pl.LazyFrame,
     messages: pl.DataFrame | pl.LazyFrame,
     *,
+    sessions: Iterable[str] | None = None,
     model: str | None = None,
     provider: str | None = None,
 ) -> pl.LazyFrame:
     """One row per session with the ``cc context`` report columns (see ``CONTEXT_SCHEMA``).
 
-    ``model``/``provider`` are the ``--model``/``--provider`` flags; an empty string is no flag.
+    ``sessions`` lists the session ids to report (default: those with at least one event), so
+    an empty transcript still gets its row. ``model``/``provider`` are the ``--model``/``--provider``
+    flags; an empty string is no flag.
 
     Examples:
         >>> from cc_analytics.frames.chainless import decode_files
@@ -149,6 +152,12 @@ def context_frame(
     provider = provider or None
     events = events.lazy()
     headers = session_headers(events)
+    if sessions is not None:
+        ids = pl.LazyFrame({"session_id": list(sessions)}, schema={"session_id": pl.String})
+        headers = ids.join(headers, on="session_id", how="left").with_columns(
+            pl.col("recorded_model", "recorded_provider").fill_null(""),
+            pl.col("last_activity").fill_null(0.0),
+        )
     counts = message_buckets(replayed(messages, events))
     model_expr = pl.lit(model, dtype=pl.String) if model else pl.col("recorded_model").replace("", None)
     provider_expr = (
@@ -198,7 +207,10 @@ def read_context(
     parts, problems = [], []
     for batch in iter_batches(list(paths), batch_bytes=batch_bytes):
         frames = decode_files(batch)
-        parts.append(context_frame(frames.events, frames.messages, model=model, provider=provider).collect())
+        ids = [session_id_of(path) for path in batch]
+        parts.append(
+            context_frame(frames.events, frames.messages, sessions=ids, model=model, provider=provider).collect()
+        )
         problems.append(frames.problems)
     if not parts:
         frames = decode_files([])

@@ -16,11 +16,14 @@ from typing import Any
 import orjson
 import polars as pl
 
+from cc_analytics.format import well_formed as _format_well_formed
+
 CJK_PATTERN = "[\u4e00-\u9fa5]"
 ASTRAL_PATTERN = r"[\x{10000}-\x{10FFFF}]"
 NULL_CONTENT_TEXT = '""'
 
-_FLOAT_IN_JSON = re.compile(rb"[0-9][.eE]")
+# Floats and integers of 16+ digits (beyond 2**53) print differently in JavaScript.
+_NOT_JS_NUMBER = re.compile(rb"[0-9][.eE]|[0-9]{16}")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 
@@ -55,7 +58,7 @@ def estimate_text_tokens(text: str) -> int:
         >>> estimate_text_tokens("")
         0
     """
-    return int(pl.select(estimate_tokens(pl.lit(_well_formed(text), dtype=pl.String))).item())
+    return int(pl.select(estimate_tokens(pl.lit(well_formed(text), dtype=pl.String))).item())
 
 
 def content_text(content: Any) -> str:
@@ -89,7 +92,7 @@ def js_stringify(value: Any) -> str:
         raw = orjson.dumps(value)
     except TypeError:
         raw = None
-    if raw is not None and not _FLOAT_IN_JSON.search(raw):
+    if raw is not None and not _NOT_JS_NUMBER.search(raw):
         return raw.decode()
     parts: list[str] = []
     _stringify_into(value, parts)
@@ -103,7 +106,10 @@ def js_number(value: float | int) -> str:
         >>> [js_number(x) for x in (1.0, 2.5, 1e-7, 1e21, 1e16, -0.0, 0.000001)]
         ['1', '2.5', '1e-7', '1e+21', '10000000000000000', '0', '0.000001']
     """
-    x = float(value) if not isinstance(value, float) else value
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf if value > 0 else -math.inf
     if math.isnan(x) or math.isinf(x):
         return "null"
     if x == 0:
@@ -174,20 +180,14 @@ def _stringify_into(value: Any, out: list[str]) -> None:
         raise TypeError(msg)
 
 
-def _well_formed(text: str) -> str:
-    # Lone surrogates cannot live in an Arrow string; U+FFFD has the same UTF-16 length
-    # and is not CJK, so the estimate is unchanged.
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if _has_lone(text) else text
+def well_formed(text: str) -> str:
+    """``text`` with lone surrogates replaced by U+FFFD.
 
-
-def _has_lone(text: str) -> bool:
+    Lone surrogates cannot live in an Arrow string; U+FFFD has the same UTF-16 length and is
+    not CJK, so the estimate is unchanged.
+    """
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return True
-    return False
-
-
-def well_formed(text: str) -> str:
-    """``text`` with lone surrogates replaced by U+FFFD (same UTF-16 length, same estimate)."""
-    return _well_formed(text)
+        return _formatwell_formed(text)
+    return text

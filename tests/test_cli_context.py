@@ -1,0 +1,116 @@
+"""``cc-analytics context`` on bad input and colour settings, through the installed console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SCRIPT, run_cli
+
+SESSION = "\n".join(
+    json.dumps(e)
+    for e in (
+        {"type": "session_start", "timestamp": 1, "data": {"title": "", "provider": "deepseek", "model": "deepseek-chat"}},
+        {"type": "user_message", "timestamp": 2, "data": {"role": "user", "content": "hello there"}},
+    )
+) + "\n"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    store = tmp_path / ".chainlesschain" / "sessions"
+    store.mkdir(parents=True)
+    (store / "s1.jsonl").write_text(SESSION)
+    return tmp_path
+
+
+def test_missing_session_is_one_line_exit_1(home: Path) -> None:
+    result = run_cli(["context", "nope"], env={"HOME": str(home)})
+    assert result.returncode == 1
+    assert result.stdout == b""
+    assert result.stderr.decode().count("\n") == 1
+    assert b"Traceback" not in result.stderr
+
+
+def test_directory_named_like_a_transcript_is_not_a_session(home: Path) -> None:
+    (home / ".chainlesschain" / "sessions" / "dir.jsonl").mkdir()
+    result = run_cli(["context", "dir", "--json"], env={"HOME": str(home)})
+    assert result.returncode == 1
+    assert json.loads(result.stderr)["error"]["message"].startswith('No headless transcript for session "dir"')
+    latest = run_cli(["context", "--json"], env={"HOME": str(home)})
+    assert json.loads(latest.stdout)["sessionId"] == "s1"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read a chmod 000 file")
+def test_unreadable_session(home: Path) -> None:
+    path = home / ".chainlesschain" / "sessions" / "s1.jsonl"
+    path.chmod(0)
+    result = run_cli(["context", "s1"], env={"HOME": str(home)})
+    assert result.returncode == 1
+    assert b"cannot read" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_chainlesschain_home_and_sessions_dir(home: Path, tmp_path_factory) -> None:
+    other = tmp_path_factory.mktemp("other")
+    (other / "sessions").mkdir()
+    (other / "sessions" / "s2.jsonl").write_text(SESSION)
+    env = {"HOME": str(home), "CHAINLESSCHAIN_HOME": str(other)}
+    assert json.loads(run_cli(["context", "--json"], env=env).stdout)["sessionId"] == "s2"
+    flag = ["context", "--json", "--sessions-dir", str(home / ".chainlesschain" / "sessions")]
+    assert json.loads(run_cli(flag, env=env).stdout)["sessionId"] == "s1"
+
+
+def test_store_is_never_written(home: Path) -> None:
+    store = home / ".chainlesschain" / "sessions"
+    before = {p.name: p.stat().st_mtime_ns for p in store.iterdir()}
+    run_cli(["context"], env={"HOME": str(home)})
+    run_cli(["context", "s1", "--json"], env={"HOME": str(home)})
+    assert {p.name: p.stat().st_mtime_ns for p in store.iterdir()} == before
+
+
+def test_absent_store_means_no_session(tmp_path: Path) -> None:
+    result = run_cli(["context"], env={"HOME": str(tmp_path)})
+    assert result.returncode == 1
+    assert result.stderr.startswith("\u2716 No session found".encode())
+
+
+def run_on_tty(args: list[str], env: dict[str, str]) -> bytes:
+    leader, follower = pty.openpty()
+    base = {"PATH": os.environ["PATH"], "LANG": "C", "TERM": "xterm-256color"}
+    proc = subprocess.Popen([str(SCRIPT), *args], stdout=follower, stderr=subprocess.PIPE, env={**base, **env})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait(timeout=60)
+    os.close(leader)
+    return b"".join(chunks)
+
+
+def test_colour_follows_terminal_and_no_color(home: Path) -> None:
+    coloured = run_on_tty(["context", "s1"], {"HOME": str(home)})
+    assert b"\x1b[" in coloured
+    plain = run_on_tty(["context", "s1"], {"HOME": str(home), "NO_COLOR": "1"})
+    assert b"\x1b[" not in plain and b"Context" in plain
+    forced_off = run_on_tty(["context", "s1"], {"HOME": str(home), "FORCE_COLOR": "0"})
+    assert b"\x1b[" not in forced_off
+
+
+def test_python_dash_m_is_the_same_program(home: Path) -> None:
+    import sys
+
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "FORCE_COLOR": "0"}
+    module = subprocess.run([sys.executable, "-m", "cc_analytics", "context", "s1"], env=env, capture_output=True)
+    assert module.stdout == run_cli(["context", "s1"], env={"HOME": str(home)}).stdout
+    assert module.returncode == 0

@@ -1,0 +1,49 @@
+"""Layer fences: core is standard library only; the CLI's help loads no view libraries."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "cc_analytics"
+
+
+def loaded_modules(code: str) -> set[str]:
+    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    import json
+
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_core_imports_no_polars() -> None:
+    modules = loaded_modules("import cc_analytics.core")
+    assert not {m for m in modules if m.split(".")[0] in {"polars", "pyarrow", "altair", "ipywidgets", "orjson"}}
+
+
+def test_cli_help_loads_no_views() -> None:
+    modules = loaded_modules("import contextlib, io\nfrom cc_analytics.cli import build_parser\nbuild_parser().format_help()")
+    assert not {m for m in modules if m.split(".")[0] in {"altair", "ipywidgets", "vl_convert", "polars"}}
+
+
+def test_core_sources_import_only_stdlib_and_core() -> None:
+    allowed = set(sys.stdlib_module_names) | {"cc_analytics"}
+    for path in (PACKAGE / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
+                if name.startswith("cc_analytics."):
+                    assert name.startswith(("cc_analytics.core", "cc_analytics.errors")), f"{path.name} reaches {name}"
+
+
+def test_frames_never_import_views() -> None:
+    for path in (PACKAGE / "frames").rglob("*.py"):
+        source = path.read_text()
+        assert "cc_analytics.views" not in source and "import altair" not in source, path.name
