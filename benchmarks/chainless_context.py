@@ -28,11 +28,25 @@ CJK = "上下文窗口压缩令牌会话解析测试"
 def generate(root: Path, sessions: int, target_bytes: int, seed: int = 7) -> None:
     rng = random.Random(seed)
     root.mkdir(parents=True, exist_ok=True)
-    models = [("ollama", "qwen2.5:7b"), ("openai", "gpt-4o"), ("anthropic", "claude-sonnet-4-6"), ("deepseek", "deepseek-chat"), ("dashscope", "qwen-plus")]
+    models = [
+        ("ollama", "qwen2.5:7b"),
+        ("openai", "gpt-4o"),
+        ("anthropic", "claude-sonnet-4-6"),
+        ("deepseek", "deepseek-chat"),
+        ("dashscope", "qwen-plus"),
+    ]
     for n in range(sessions):
         provider, model = models[n % len(models)]
         ts = 1_780_000_000_000 + n * 60_000
-        lines = [json.dumps({"type": "session_start", "timestamp": ts, "data": {"title": f"s{n}", "provider": provider, "model": model}})]
+        lines = [
+            json.dumps(
+                {
+                    "type": "session_start",
+                    "timestamp": ts,
+                    "data": {"title": f"s{n}", "provider": provider, "model": model},
+                }
+            )
+        ]
         size = 0
         turn = 0
         while size < target_bytes:
@@ -41,16 +55,62 @@ def generate(root: Path, sessions: int, target_bytes: int, seed: int = 7) -> Non
             words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 400)))
             if turn % 7 == 0:
                 words += CJK * rng.randint(1, 20)
-            lines.append(json.dumps({"type": "user_message", "timestamp": ts, "data": {"role": "user", "content": words}}, ensure_ascii=False))
-            calls = [{"id": f"c{turn}", "type": "function", "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{turn}.py"})}}] if turn % 3 == 0 else None
+            lines.append(
+                json.dumps(
+                    {"type": "user_message", "timestamp": ts, "data": {"role": "user", "content": words}},
+                    ensure_ascii=False,
+                )
+            )
+            calls = (
+                [
+                    {
+                        "id": f"c{turn}",
+                        "type": "function",
+                        "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/m{turn}.py"})},
+                    }
+                ]
+                if turn % 3 == 0
+                else None
+            )
             data = {"role": "assistant", "content": words[::-1][: rng.randint(50, 2000)]}
             if calls:
                 data["tool_calls"] = calls
-            lines.append(json.dumps({"type": "assistant_message", "timestamp": ts + 1, "data": data}, ensure_ascii=False))
-            lines.append(json.dumps({"type": "tool_result", "timestamp": ts + 2, "data": {"tool": "read_file", "result": words[:300]}}))
-            lines.append(json.dumps({"type": "token_usage", "timestamp": ts + 3, "data": {"provider": provider, "model": model, "usage": {"input_tokens": 100 * turn, "output_tokens": 50}, "source": "model", "contextWindow": 128000}}))
+            lines.append(
+                json.dumps({"type": "assistant_message", "timestamp": ts + 1, "data": data}, ensure_ascii=False)
+            )
+            lines.append(
+                json.dumps(
+                    {"type": "tool_result", "timestamp": ts + 2, "data": {"tool": "read_file", "result": words[:300]}}
+                )
+            )
+            lines.append(
+                json.dumps(
+                    {
+                        "type": "token_usage",
+                        "timestamp": ts + 3,
+                        "data": {
+                            "provider": provider,
+                            "model": model,
+                            "usage": {"input_tokens": 100 * turn, "output_tokens": 50},
+                            "source": "model",
+                            "contextWindow": 128000,
+                        },
+                    }
+                )
+            )
             if turn % 40 == 0:
-                lines.append(json.dumps({"type": "compact", "timestamp": ts + 4, "data": {"strategy": "summarize", "messages": [{"role": "system", "content": "summary " + words[:500]}]}}))
+                lines.append(
+                    json.dumps(
+                        {
+                            "type": "compact",
+                            "timestamp": ts + 4,
+                            "data": {
+                                "strategy": "summarize",
+                                "messages": [{"role": "system", "content": "summary " + words[:500]}],
+                            },
+                        }
+                    )
+                )
             size += sum(len(x) for x in lines[-4:])
         (root / f"session-{n:05d}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -111,8 +171,12 @@ def main() -> None:
     print(f"corpus: {args.sessions} sessions, {total_mb:.1f} MB, {bare['out']} lines ({root})")
     print(f"{'task':<28}{'wall s':>9}{'cpu s':>9}{'RSS MB':>9}{'sess/s':>10}{'MB/s':>9}")
     for name, row in (("orjson bare parse", bare), ("cc_analytics read_context", ours)):
-        print(f"{name:<28}{row['wall']:>9.2f}{row['cpu']:>9.2f}{row['rss_mb']:>9.0f}{args.sessions / row['wall']:>10.0f}{total_mb / row['wall']:>9.1f}")
-    print(f"ratio ours/bare: wall {ours['wall'] / bare['wall']:.2f}x, cpu {ours['cpu'] / bare['cpu']:.2f}x  (target: wall <= 2x, RSS < 500 MB)")
+        print(
+            f"{name:<28}{row['wall']:>9.2f}{row['cpu']:>9.2f}{row['rss_mb']:>9.0f}{args.sessions / row['wall']:>10.0f}{total_mb / row['wall']:>9.1f}"
+        )
+    print(
+        f"ratio ours/bare: wall {ours['wall'] / bare['wall']:.2f}x, cpu {ours['cpu'] / bare['cpu']:.2f}x  (target: wall <= 2x, RSS < 500 MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -165,7 +165,9 @@ def context_gauge(report: dict, *, colour: bool = False) -> str:
     used = total / window
     model = report["model"]
     lines = [
-        paint("bold", f"Context {EM_DASH} session " + paint("gray", utf16_prefix(report["sessionId"], HEADER_ID_UNITS))),
+        paint(
+            "bold", f"Context {EM_DASH} session " + paint("gray", utf16_prefix(report["sessionId"], HEADER_ID_UNITS))
+        ),
         paint(
             "gray",
             f"  model {'(default)' if model is None else model} {MIDDLE_DOT} provider {report['provider']}"

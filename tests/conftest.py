@@ -22,7 +22,9 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
-def run_cli(args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+def run_cli(
+    args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """Run the installed ``cc-analytics`` console script with a minimal, deterministic environment."""
     base = {"PATH": os.environ.get("PATH", ""), "LANG": "C", "LC_ALL": "C", "TZ": "UTC", "FORCE_COLOR": "0"}
     base.update(env or {})

@@ -12,13 +12,20 @@ import pytest
 
 from tests.conftest import SCRIPT, run_cli
 
-SESSION = "\n".join(
-    json.dumps(e)
-    for e in (
-        {"type": "session_start", "timestamp": 1, "data": {"title": "", "provider": "deepseek", "model": "deepseek-chat"}},
-        {"type": "user_message", "timestamp": 2, "data": {"role": "user", "content": "hello there"}},
+SESSION = (
+    "\n".join(
+        json.dumps(e)
+        for e in (
+            {
+                "type": "session_start",
+                "timestamp": 1,
+                "data": {"title": "", "provider": "deepseek", "model": "deepseek-chat"},
+            },
+            {"type": "user_message", "timestamp": 2, "data": {"role": "user", "content": "hello there"}},
+        )
     )
-) + "\n"
+    + "\n"
+)
 
 
 @pytest.fixture

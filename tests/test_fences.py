@@ -24,7 +24,9 @@ def test_core_imports_no_polars() -> None:
 
 
 def test_cli_help_loads_no_views() -> None:
-    modules = loaded_modules("import contextlib, io\nfrom cc_analytics.cli import build_parser\nbuild_parser().format_help()")
+    modules = loaded_modules(
+        "import contextlib, io\nfrom cc_analytics.cli import build_parser\nbuild_parser().format_help()"
+    )
     assert not {m for m in modules if m.split(".")[0] in {"altair", "ipywidgets", "vl_convert", "polars"}}
 
 

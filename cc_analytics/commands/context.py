@@ -48,9 +48,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cc_analytics.frames.chainless import default_sessions_dir, live_transcripts, session_path
     import polars as pl
 
+    from cc_analytics.frames.chainless import default_sessions_dir, live_transcripts, session_path
     from cc_analytics.frames.context import read_context, report_dict
 
     _tolerant_streams()

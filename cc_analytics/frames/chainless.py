@@ -75,9 +75,7 @@ def live_transcripts(sessions_dir: Path | None = None) -> list[Path]:
         entries = sorted(folder.iterdir())
     except (FileNotFoundError, NotADirectoryError):
         return []
-    return [
-        p for p in entries if p.name.endswith(TRANSCRIPT_SUFFIX) and p.is_file() and not is_deleted(p)
-    ]
+    return [p for p in entries if p.name.endswith(TRANSCRIPT_SUFFIX) and p.is_file() and not is_deleted(p)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +119,12 @@ def resolve_sources(source: Source | None) -> list[Path]:
     return paths
 
 
-def decode_files(paths: Iterable[Path]) -> ChainlessFrames:
-    """Decode transcripts into events, replay candidates and problems (unreadable files are problems)."""
-    buffer = ColumnBuffer()
+def decode_files(paths: Iterable[Path], *, details: bool = True) -> ChainlessFrames:
+    """Decode transcripts into events, replay candidates and problems (unreadable files are problems).
+
+    ``details=False`` leaves the events frame's message-text columns empty (faster, smaller).
+    """
+    buffer = ColumnBuffer(details=details)
     for path in paths:
         try:
             data = path.read_bytes()
@@ -169,8 +170,12 @@ def replayed(messages: pl.DataFrame | pl.LazyFrame, events: pl.DataFrame | pl.La
         .agg(pl.col("line").max().alias("checkpoint_line"))
     )
     line, checkpoint = pl.col("line"), pl.col("checkpoint_line")
-    keep = pl.when(checkpoint.is_null()).then(~pl.col("from_checkpoint")).otherwise(
-        (pl.col("from_checkpoint") & (line == checkpoint)) | (~pl.col("from_checkpoint") & (line > checkpoint))
+    keep = (
+        pl.when(checkpoint.is_null())
+        .then(~pl.col("from_checkpoint"))
+        .otherwise(
+            (pl.col("from_checkpoint") & (line == checkpoint)) | (~pl.col("from_checkpoint") & (line > checkpoint))
+        )
     )
     return (
         messages.lazy()

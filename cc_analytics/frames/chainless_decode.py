@@ -101,17 +101,6 @@ def parse_line(raw: bytes) -> tuple[bool, Any, str | None]:
         return False, None, first_error.split(":")[0]
 
 
-def split_lines(data: bytes) -> list[tuple[int, bytes]]:
-    """Non-empty lines with their 1-based line numbers; one trailing CR removed from each."""
-    out = []
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if line:
-            out.append((number, line))
-    return out
-
-
 def js_truthy(value: Any) -> bool:
     """JavaScript truthiness of a decoded JSON value."""
     if value is None or value is False or value == "":
@@ -202,27 +191,83 @@ def ws_turn_messages(data: Any) -> list[dict[str, Any]]:
     return [{"role": "user", "content": u_text}, {"role": "assistant", "content": a_text}]
 
 
-class ColumnBuffer:
-    """Column lists for events, replay candidates and problems of many files."""
+CORE_COLUMNS = ("session_id", "line", "type", "timestamp", "is_object", "is_null")
+DETAIL_COLUMNS = tuple(name for name in EVENT_SCHEMA if name not in CORE_COLUMNS or name in ("session_id", "line"))
+DETAIL_TYPES = MESSAGE_EVENT_TYPES | CHECKPOINT_EVENT_TYPES | {"session_start", "token_usage"}
 
-    def __init__(self) -> None:
-        self.events: dict[str, list[Any]] = {name: [] for name in EVENT_SCHEMA}
+
+def _same(text: str) -> str:
+    return text
+
+
+class ColumnBuffer:
+    """Column lists for events, replay candidates and problems of many files.
+
+    Every line fills the six core columns; only the lines whose type carries details
+    (messages, checkpoints, headers, usage) fill a detail row, joined on at the end.
+    With ``details=False`` the detail rows skip the message text columns of the events
+    frame (the replay candidates still carry the text): what a context summary needs.
+    """
+
+    def __init__(self, *, details: bool = True) -> None:
+        self.with_text = details
+        self.core: dict[str, list[Any]] = {name: [] for name in CORE_COLUMNS}
+        self.detail: dict[str, list[Any]] = {name: [] for name in DETAIL_COLUMNS}
         self.messages: dict[str, list[Any]] = {name: [] for name in MESSAGE_SCHEMA}
         self.problems: dict[str, list[Any]] = {name: [] for name in PROBLEM_SCHEMA}
 
     def add_file(self, path: Path, session_id: str, data: bytes) -> None:
         """Decode every line of one transcript into the buffers."""
-        for number, raw in split_lines(data):
-            ok, value, reason = parse_line(raw)
-            if not ok:
-                self._problem(path, number, f"not strict JSON ({reason}); line skipped")
+        core = self.core
+        sid_col, line_col, type_col = core["session_id"], core["line"], core["type"]
+        ts_col, obj_col, null_col = core["timestamp"], core["is_object"], core["is_null"]
+        loads = orjson.loads
+        for number, raw in enumerate(data.split(b"\n"), start=1):
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if not raw:
                 continue
-            self._event(session_id, number, value)
+            try:
+                value = loads(raw)
+                clean = _same
+            except orjson.JSONDecodeError:
+                ok, value, reason = parse_line(raw)
+                if not ok:
+                    self._problem(path, number, f"not strict JSON ({reason}); line skipped")
+                    continue
+                clean = well_formed
+            sid_col.append(session_id)
+            line_col.append(number)
+            is_dict = type(value) is dict
+            obj_col.append(is_dict)
+            null_col.append(value is None)
+            if not is_dict:
+                type_col.append(None)
+                ts_col.append(None)
+                continue
+            kind = value.get("type")
+            stamp = value.get("timestamp")
+            type_col.append(clean(kind) if isinstance(kind, str) else None)
+            ts_col.append(float(stamp) if _is_js_number(stamp) and math.isfinite(stamp) else None)
+            if kind in DETAIL_TYPES:
+                data_value = value.get("data")
+                if isinstance(data_value, dict):
+                    self._details(session_id, number, kind, data_value, clean)
+            elif kind == "ws_turn":
+                for position, message in enumerate(ws_turn_messages(value.get("data"))):
+                    self._message(session_id, number, position, False, message, clean)
 
     def frames(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
         """Events, replay candidates and problems as DataFrames with explicit schemas."""
+        core = pl.DataFrame(self.core, schema={name: EVENT_SCHEMA[name] for name in CORE_COLUMNS})
+        detail = pl.DataFrame(self.detail, schema={name: EVENT_SCHEMA[name] for name in DETAIL_COLUMNS})
+        events = (
+            core.join(detail, on=["session_id", "line"], how="left", maintain_order="left")
+            .with_columns(pl.col("is_checkpoint").fill_null(False))
+            .select(list(EVENT_SCHEMA))
+        )
         return (
-            pl.DataFrame(self.events, schema=EVENT_SCHEMA),
+            events,
             pl.DataFrame(self.messages, schema=MESSAGE_SCHEMA),
             pl.DataFrame(self.problems, schema=PROBLEM_SCHEMA),
         )
@@ -232,69 +277,62 @@ class ColumnBuffer:
         self.problems["line"].append(line)
         self.problems["reason"].append(reason)
 
-    def _message(self, session_id: str, line: int, position: int, checkpoint: bool, message: dict[str, Any]) -> None:
+    def _message(
+        self, session_id: str, line: int, position: int, checkpoint: bool, message: dict[str, Any], clean: Any
+    ) -> None:
         calls = message.get("tool_calls")
+        content = message.get("content")
         cols = self.messages
         cols["session_id"].append(session_id)
         cols["line"].append(line)
         cols["position"].append(position)
         cols["from_checkpoint"].append(checkpoint)
-        cols["role"].append(well_formed(message["role"]))
-        cols["text"].append(well_formed(content_text(message.get("content"))))
-        cols["tool_calls_text"].append(
-            well_formed(js_stringify(calls)) if isinstance(calls, list) and calls else None
-        )
+        cols["role"].append(clean(message["role"]))
+        cols["text"].append(clean(content) if type(content) is str else well_formed(content_text(content)))
+        cols["tool_calls_text"].append(well_formed(js_stringify(calls)) if isinstance(calls, list) and calls else None)
 
-    def _event(self, session_id: str, line: int, value: Any) -> None:
-        row = dict.fromkeys(EVENT_SCHEMA)
+    def _details(self, session_id: str, line: int, kind: str, data: dict[str, Any], clean: Any) -> None:
+        row = dict.fromkeys(DETAIL_COLUMNS)
         row["session_id"] = session_id
         row["line"] = line
-        row["is_object"] = isinstance(value, dict)
-        row["is_null"] = value is None
         row["is_checkpoint"] = False
-        if isinstance(value, dict):
-            self._object_event(row, session_id, line, value)
-        for name, column in self.events.items():
-            column.append(row[name])
-
-    def _object_event(self, row: dict[str, Any], session_id: str, line: int, value: dict[str, Any]) -> None:
-        kind = value.get("type")
-        row["type"] = well_formed(kind) if isinstance(kind, str) else None
-        stamp = value.get("timestamp")
-        if _is_js_number(stamp) and math.isfinite(stamp):
-            row["timestamp"] = float(stamp)
-        data = value.get("data")
-        if not isinstance(data, dict):
-            return
-        if kind in MESSAGE_EVENT_TYPES and is_replayable(data):
-            self._message(session_id, line, 0, False, data)
-        if kind in MESSAGE_EVENT_TYPES or kind in CHECKPOINT_EVENT_TYPES:
-            role = data.get("role")
-            row["role"] = well_formed(role) if isinstance(role, str) else None
-            content = data.get("content")
-            if isinstance(content, str):
-                row["content"] = well_formed(content)
-            elif content is not None:
-                row["content_json"] = well_formed(js_stringify(content))
-            calls = data.get("tool_calls")
-            if calls is not None:
-                row["tool_calls"] = well_formed(js_stringify(calls))
-        if kind in CHECKPOINT_EVENT_TYPES and isinstance(data.get("messages"), list):
-            row["is_checkpoint"] = True
-            kept = (m for m in data["messages"] if is_replayable(m))
-            for position, message in enumerate(kept):
-                self._message(session_id, line, position, True, message)
-        elif kind == "ws_turn":
-            for position, message in enumerate(ws_turn_messages(data)):
-                self._message(session_id, line, position, False, message)
+        if kind in MESSAGE_EVENT_TYPES:
+            if is_replayable(data):
+                self._message(session_id, line, 0, False, data, clean)
+            if not self.with_text:
+                return
+            self._message_columns(row, data, clean)
+        elif kind in CHECKPOINT_EVENT_TYPES:
+            self._message_columns(row, data, clean)
+            if isinstance(data.get("messages"), list):
+                row["is_checkpoint"] = True
+                kept = (m for m in data["messages"] if is_replayable(m))
+                for position, message in enumerate(kept):
+                    self._message(session_id, line, position, True, message, clean)
         elif kind == "session_start":
             row["model"] = well_formed(js_string(data["model"])) if js_truthy(data.get("model")) else ""
             provider = data.get("provider")
             row["provider"] = well_formed(js_string(provider)) if js_truthy(provider) else ""
-        elif kind == "token_usage":
-            self._usage(row, data)
+        else:
+            self._usage(row, data, clean)
+        for name, column in self.detail.items():
+            column.append(row[name])
 
-    def _usage(self, row: dict[str, Any], data: dict[str, Any]) -> None:
+    def _message_columns(self, row: dict[str, Any], data: dict[str, Any], clean: Any) -> None:
+        role = data.get("role")
+        row["role"] = clean(role) if isinstance(role, str) else None
+        if not self.with_text:
+            return
+        content = data.get("content")
+        if isinstance(content, str):
+            row["content"] = clean(content)
+        elif content is not None:
+            row["content_json"] = well_formed(js_stringify(content))
+        calls = data.get("tool_calls")
+        if calls is not None:
+            row["tool_calls"] = well_formed(js_stringify(calls))
+
+    def _usage(self, row: dict[str, Any], data: dict[str, Any], clean: Any) -> None:
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         row["usage_input_tokens"] = _int_or_none(usage.get("input_tokens"))
         row["usage_output_tokens"] = _int_or_none(usage.get("output_tokens"))
@@ -307,8 +345,8 @@ class ColumnBuffer:
         attribution = data.get("attribution")
         source = data.get("source")
         row["attribution"] = None if attribution is None else well_formed(js_stringify(attribution))
-        row["source"] = well_formed(source) if isinstance(source, str) else None
+        row["source"] = clean(source) if isinstance(source, str) else None
         row["is_main_usage"] = not js_truthy(attribution) and source in MAIN_USAGE_SOURCES
         model, provider = data.get("model"), data.get("provider")
-        row["model"] = well_formed(model) if isinstance(model, str) else None
-        row["provider"] = well_formed(provider) if isinstance(provider, str) else None
+        row["model"] = clean(model) if isinstance(model, str) else None
+        row["provider"] = clean(provider) if isinstance(provider, str) else None

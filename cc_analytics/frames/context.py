@@ -7,7 +7,10 @@ counts, window, used fraction, remaining and overflow — all per ``cc-context.m
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -17,6 +20,7 @@ from cc_analytics.frames.chainless import decode_files, iter_batches, replayed, 
 from cc_analytics.frames.estimate import estimate_tokens
 
 DEFAULT_WINDOW = 32768
+BATCH_BYTES = 48 * 1024 * 1024
 MODEL_WINDOWS: dict[str, int] = {
     "qwen2.5:7b": 32768,
     "qwen2.5:14b": 32768,
@@ -119,7 +123,10 @@ def session_headers(events: pl.LazyFrame) -> pl.LazyFrame:
     at_last_main = main & (pl.col("line") == last_main)
     return events.group_by("session_id").agg(
         pl.when(null_before).then(pl.lit("")).otherwise(start_value("model").fill_null("")).alias("recorded_model"),
-        pl.when(null_before).then(pl.lit("")).otherwise(start_value("provider").fill_null("")).alias("recorded_provider"),
+        pl.when(null_before)
+        .then(pl.lit(""))
+        .otherwise(start_value("provider").fill_null(""))
+        .alias("recorded_provider"),
         last_main.is_not_null().alias("has_main_record"),
         pl.col("recorded_window").filter(at_last_main).first().alias("record_window"),
         pl.col("model").filter(at_last_main).first().alias("record_model"),
@@ -198,25 +205,40 @@ def read_context(
     *,
     model: str | None = None,
     provider: str | None = None,
-    batch_bytes: int = 64 * 1024 * 1024,
+    batch_bytes: int = BATCH_BYTES,
+    workers: int | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Context report rows and problems for many transcripts, decoded in bounded batches.
 
-    Returns ``(context, problems)``; memory is bounded by ``batch_bytes`` of input at a time.
+    Returns ``(context, problems)``. Memory is bounded by ``batch_bytes`` of input per worker;
+    large inputs are spread over ``workers`` processes (default: the CPU count).
+
+    Examples:
+        >>> frame, problems = read_context([])
+        >>> frame.height, problems.height
+        (0, 0)
     """
-    parts, problems = [], []
-    for batch in iter_batches(list(paths), batch_bytes=batch_bytes):
-        frames = decode_files(batch)
-        ids = [session_id_of(path) for path in batch]
-        parts.append(
-            context_frame(frames.events, frames.messages, sessions=ids, model=model, provider=provider).collect()
-        )
-        problems.append(frames.problems)
-    if not parts:
-        frames = decode_files([])
-        parts.append(context_frame(frames.events, frames.messages).collect())
-        problems.append(frames.problems)
-    return pl.concat(parts), pl.concat(problems)
+    batches = list(iter_batches(list(paths), batch_bytes=batch_bytes))
+    jobs = [(batch, model, provider) for batch in batches]
+    workers = workers or os.cpu_count() or 1
+    if len(jobs) > 1 and workers > 1:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+            results = list(pool.map(_context_batch, jobs))
+    else:
+        results = [_context_batch(job) for job in jobs] or [_context_batch(([], None, None))]
+    return (
+        pl.concat([frame for frame, _ in results]),
+        pl.concat([problems for _, problems in results]),
+    )
+
+
+def _context_batch(job: tuple[list[Path], str | None, str | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    batch, model, provider = job
+    frames = decode_files(batch, details=False)
+    ids = [session_id_of(path) for path in batch]
+    frame = context_frame(frames.events, frames.messages, sessions=ids, model=model, provider=provider)
+    return frame.collect(), frames.problems
 
 
 def report_dict(row: dict) -> dict:

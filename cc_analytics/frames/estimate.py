@@ -23,7 +23,7 @@ ASTRAL_PATTERN = r"[\x{10000}-\x{10FFFF}]"
 NULL_CONTENT_TEXT = '""'
 
 # Floats and integers of 16+ digits (beyond 2**53) print differently in JavaScript.
-_NOT_JS_NUMBER = re.compile(rb"[0-9][.eE]|[0-9]{16}")
+_NOT_JS_NUMBER = re.compile(rb"(?:^|[:,\[])-?[0-9]+[.eE]|(?:^|[:,\[])-?[0-9]{16}")
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 
@@ -44,8 +44,13 @@ def estimate_tokens(expr: pl.Expr | str) -> pl.Expr:
         2
     """
     text = pl.col(expr) if isinstance(expr, str) else expr
-    cjk = text.str.count_matches(CJK_PATTERN).cast(pl.Float64)
-    other = utf16_length(text).cast(pl.Float64) - cjk
+    chars = text.str.len_chars()
+    # Only non-ASCII strings can hold CJK or astral characters; running the two regexes on
+    # those alone makes the estimate about three times cheaper on typical transcripts.
+    wide = pl.when(text.str.len_bytes() != chars).then(text)
+    cjk = wide.str.count_matches(CJK_PATTERN).fill_null(0).cast(pl.Float64)
+    units = chars + wide.str.count_matches(ASTRAL_PATTERN).fill_null(0)
+    other = units.cast(pl.Float64) - cjk
     return ((cjk / 1.5) + (other / 4.0)).ceil().cast(pl.Int64)
 
 
@@ -189,5 +194,5 @@ def well_formed(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _formatwell_formed(text)
+        return _format_well_formed(text)
     return text

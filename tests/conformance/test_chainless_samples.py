@@ -8,7 +8,6 @@ against the spec's rules, so a regeneration that changes them fails here too.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -44,7 +44,16 @@ def report(path: Path, **flags: str) -> dict:
 
 
 def test_typical_session_buckets(tmp_path: Path) -> None:
-    path = write(tmp_path, "s", [start(), msg("system", "abcd", "system"), msg("user", "你好世界"), msg("assistant", "x" * 9, "assistant_message")])
+    path = write(
+        tmp_path,
+        "s",
+        [
+            start(),
+            msg("system", "abcd", "system"),
+            msg("user", "你好世界"),
+            msg("assistant", "x" * 9, "assistant_message"),
+        ],
+    )
     r = report(path)
     assert r["breakdown"] == {"system": 1, "user": 3, "assistant": 3, "tool": 0, "toolCalls": 0}
     assert r["counts"] == {"system": 1, "user": 1, "assistant": 1, "tool": 0}
@@ -57,8 +66,25 @@ def test_per_message_ceiling(tmp_path: Path) -> None:
 
 
 def test_role_decides_bucket_and_tool_calls_counted_separately(tmp_path: Path) -> None:
-    calls = [{"id": "call_7f1", "type": "function", "function": {"name": "read_file", "arguments": '{"path":"docs/deprecations.md"}'}}]
-    path = write(tmp_path, "s", [start(), msg("system", "sys", "user_message"), msg("tool", "ok", "assistant_message"), msg("assistant", None, "assistant_message", tool_calls=calls), msg("developer", "d", "assistant_message"), event("user_message", {"role": 7, "content": "dropped"})])
+    calls = [
+        {
+            "id": "call_7f1",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path":"docs/deprecations.md"}'},
+        }
+    ]
+    path = write(
+        tmp_path,
+        "s",
+        [
+            start(),
+            msg("system", "sys", "user_message"),
+            msg("tool", "ok", "assistant_message"),
+            msg("assistant", None, "assistant_message", tool_calls=calls),
+            msg("developer", "d", "assistant_message"),
+            event("user_message", {"role": 7, "content": "dropped"}),
+        ],
+    )
     r = report(path)
     assert r["counts"] == {"system": 1, "user": 0, "assistant": 2, "tool": 1}
     assert r["breakdown"]["toolCalls"] == 30  # the spec's worked example: 119 UTF-16 units
@@ -66,8 +92,20 @@ def test_role_decides_bucket_and_tool_calls_counted_separately(tmp_path: Path) -
 
 
 def test_latest_checkpoint_with_array_wins(tmp_path: Path) -> None:
-    snapshot = [{"role": "system", "content": "summary"}, "junk", None, {"content": "no role"}, {"role": "user", "content": "q"}]
-    lines = [start(), msg("user", "before"), event("compact", {"messages": snapshot}), msg("user", "after"), event("compact", {"strategy": "x"})]
+    snapshot = [
+        {"role": "system", "content": "summary"},
+        "junk",
+        None,
+        {"content": "no role"},
+        {"role": "user", "content": "q"},
+    ]
+    lines = [
+        start(),
+        msg("user", "before"),
+        event("compact", {"messages": snapshot}),
+        msg("user", "after"),
+        event("compact", {"strategy": "x"}),
+    ]
     r = report(write(tmp_path, "s", lines))
     assert r["messageCount"] == 3
     assert r["counts"] == {"system": 1, "user": 2, "assistant": 0, "tool": 0}
@@ -79,12 +117,17 @@ def test_empty_checkpoint_drops_history(tmp_path: Path) -> None:
 
 
 def test_tool_events_are_not_replayed(tmp_path: Path) -> None:
-    lines = [start(), event("tool_call", {"tool": "read", "args": {}}), event("tool_result", {"tool": "read", "result": "x" * 400}), msg("user", "hi")]
+    lines = [
+        start(),
+        event("tool_call", {"tool": "read", "args": {}}),
+        event("tool_result", {"tool": "read", "result": "x" * 400}),
+        msg("user", "hi"),
+    ]
     assert report(write(tmp_path, "s", lines))["totalTokens"] == 1
 
 
 def test_malformed_lines_are_skipped_and_counted(tmp_path: Path) -> None:
-    lines = ['\ufeff' + start(), "NaN", '{"a":1,}', "{'a':1}", "   ", msg("user", "kept"), '{"type":"user_message"']
+    lines = ["\ufeff" + start(), "NaN", '{"a":1,}', "{'a':1}", "   ", msg("user", "kept"), '{"type":"user_message"']
     path = write(tmp_path, "s", lines, newline="\r\n")
     frames = decode_files([path])
     assert frames.problems.height == 6
@@ -107,12 +150,25 @@ def test_first_session_start_wins(tmp_path: Path) -> None:
 
 
 def test_window_resolution_order() -> None:
-    frame = pl.DataFrame({"m": ["gpt-4o", "unknown", None, "unknown", ""], "p": ["ollama", "deepseek", "kimi", "acme", "gemini"]})
-    assert frame.select(table_window(pl.col("m"), pl.col("p"))).to_series().to_list() == [128000, 64000, 131072, 32768, 1048576]
+    frame = pl.DataFrame(
+        {"m": ["gpt-4o", "unknown", None, "unknown", ""], "p": ["ollama", "deepseek", "kimi", "acme", "gemini"]}
+    )
+    assert frame.select(table_window(pl.col("m"), pl.col("p"))).to_series().to_list() == [
+        128000,
+        64000,
+        131072,
+        32768,
+        1048576,
+    ]
 
 
 def usage(window: object, **extra: object) -> str:
-    data = {"provider": "openai", "model": "gpt-4o", "usage": {"input_tokens": 5, "output_tokens": 2}, "contextWindow": window}
+    data = {
+        "provider": "openai",
+        "model": "gpt-4o",
+        "usage": {"input_tokens": 5, "output_tokens": 2},
+        "contextWindow": window,
+    }
     data.update(extra)
     return event("token_usage", data)
 
@@ -120,7 +176,12 @@ def usage(window: object, **extra: object) -> str:
 def test_recorded_window_rules(tmp_path: Path) -> None:
     base = [start("gpt-4o", "openai"), msg("user", "x")]
     assert report(write(tmp_path, "a", base + [usage(100000)]))["contextWindow"] == 100000
-    skipped = [usage(65536), usage(200000, source="subagent"), usage(8192, source="semantic-compaction"), usage(4096, attribution={"origin": "skill"})]
+    skipped = [
+        usage(65536),
+        usage(200000, source="subagent"),
+        usage(8192, source="semantic-compaction"),
+        usage(4096, attribution={"origin": "skill"}),
+    ]
     assert report(write(tmp_path, "b", base + skipped))["contextWindow"] == 65536
     for bad in (512, 16777217, "200000", 1024.5, None, True):
         assert report(write(tmp_path, "c", base + [usage(bad)]))["contextWindow"] == 128000
@@ -132,7 +193,13 @@ def test_recorded_window_rules(tmp_path: Path) -> None:
 
 
 def test_ws_turns(tmp_path: Path) -> None:
-    good = {"schemaVersion": 1, "requestId": "req-1", "outcome": "completed", "user": {"role": "user", "content": "hi"}, "assistant": {"role": "assistant", "content": "hello"}}
+    good = {
+        "schemaVersion": 1,
+        "requestId": "req-1",
+        "outcome": "completed",
+        "user": {"role": "user", "content": "hi"},
+        "assistant": {"role": "assistant", "content": "hello"},
+    }
     failed = dict(good, outcome="failed")
     blank = dict(good, assistant={"role": "assistant", "content": "  \u3000"})
     extra = dict(good, extra=1)
@@ -164,11 +231,18 @@ def test_events_frame_columns(tmp_path: Path) -> None:
     assert events["type"].to_list() == ["session_start", "user_message", "token_usage", None]
     assert events["content_json"].to_list()[1] == '{"k":1}'
     row = events.row(2, named=True)
-    assert (row["usage_input_tokens"], row["recorded_window"], row["is_main_usage"], row["attribution"]) == (5, 100000, False, '{"origin":"x"}')
+    assert (row["usage_input_tokens"], row["recorded_window"], row["is_main_usage"], row["attribution"]) == (
+        5,
+        100000,
+        False,
+        '{"origin":"x"}',
+    )
     assert events["is_null"].to_list() == [False, False, False, True]
 
 
-contents = st.one_of(st.text(max_size=40), st.none(), st.booleans(), st.integers(-5, 5), st.lists(st.text(max_size=5), max_size=3))
+contents = st.one_of(
+    st.text(max_size=40), st.none(), st.booleans(), st.integers(-5, 5), st.lists(st.text(max_size=5), max_size=3)
+)
 roles = st.sampled_from(["system", "user", "assistant", "tool", "developer", ""])
 messages = st.lists(st.tuples(roles, contents, st.booleans()), max_size=12)
 

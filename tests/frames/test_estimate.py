@@ -10,7 +10,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cc_analytics.format import bar, round_half_up
-from cc_analytics.frames.estimate import content_text, estimate_text_tokens, estimate_tokens, js_number, js_stringify
+from cc_analytics.frames.estimate import (
+    content_text,
+    estimate_text_tokens,
+    estimate_tokens,
+    js_number,
+    js_stringify,
+    well_formed,
+)
 
 WORKED = [
     ("你好世界", 3),
@@ -23,6 +30,8 @@ WORKED = [
     ("𠀀𠀁", 1),
     ("", 0),
     ("a", 1),
+    ("\ud800", 1),
+    ("x\udc00y", 1),
 ]
 
 
@@ -32,7 +41,7 @@ def test_worked_examples(text: str, tokens: int) -> None:
 
 
 def test_expression_matches_reference_formula_on_a_column() -> None:
-    texts = [t for t, _ in WORKED]
+    texts = [well_formed(t) for t, _ in WORKED]
     got = pl.DataFrame({"t": texts}).select(estimate_tokens("t")).to_series().to_list()
     assert got == [tokens for _, tokens in WORKED]
 
@@ -55,7 +64,7 @@ def test_null_text_stays_null() -> None:
         ({"v": 1.0}, '{"v":1}'),
         ({"abc": 0.0000001}, '{"abc":1e-7}'),
         ({"zero": -0.0, "k": 1e3}, '{"zero":0,"k":1000}'),
-        ({"s": "a\"b\\c\n\x01é"}, '{"s":"a\\"b\\\\c\\n\\u0001é"}'),
+        ({"s": 'a"b\\c\n\x01é'}, '{"s":"a\\"b\\\\c\\n\\u0001é"}'),
         ([1e21, 1.5e-7, 123456789012345678901234567890], "[1e+21,1.5e-7,1.2345678901234568e+29]"),
         ({"inf": math.inf}, '{"inf":null}'),
         ("\ud800", "\ud800"),
@@ -76,8 +85,22 @@ def test_spec_sample_nonstring_tokens() -> None:
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(1.0, "1"), (2.5, "2.5"), (1e-7, "1e-7"), (1e-6, "0.000001"), (1e21, "1e+21"), (1e20, "100000000000000000000"),
-     (-0.0, "0"), (10**400, "null"), (9999999999999999, "10000000000000000"), (0.1 + 0.2, "0.30000000000000004"), (-1.5e300, "-1.5e+300"), (10**400, "null"), (9999999999999999, "10000000000000000"), (2**53 + 1, "9007199254740992")],
+    [
+        (1.0, "1"),
+        (2.5, "2.5"),
+        (1e-7, "1e-7"),
+        (1e-6, "0.000001"),
+        (1e21, "1e+21"),
+        (1e20, "100000000000000000000"),
+        (-0.0, "0"),
+        (10**400, "null"),
+        (9999999999999999, "10000000000000000"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (-1.5e300, "-1.5e+300"),
+        (10**400, "null"),
+        (9999999999999999, "10000000000000000"),
+        (2**53 + 1, "9007199254740992"),
+    ],
 )
 def test_js_number(value: float, text: str) -> None:
     assert js_number(value) == text
