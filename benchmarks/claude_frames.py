@@ -1,0 +1,172 @@
+"""Benchmark: ``cc-analytics sessions`` against a bare orjson parse (and ccusage when installed).
+
+Imports: the standard library only (every measured task is a fresh process).
+
+    python benchmarks/claude_frames.py --smoke                  # tiny corpus, a few seconds
+    python benchmarks/claude_frames.py --make 100 --make 1000   # generate under $TMPDIR, measure
+    python benchmarks/claude_frames.py --corpus c1000=/tmp/c1000 --rounds 3
+
+Corpora come from ``../shared/bench/make_corpus.py`` (``--make SIZE_MB`` runs it with 200
+sessions per 100 MB, as its README does). Each round runs every task on every corpus,
+alternating the order; the table shows medians of wall time, CPU seconds (user + system,
+worker processes included) and peak RSS, and the ratios to the bare orjson parse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("CC_SHARED_DIR", ROOT.parent / "shared"))
+MAKE_CORPUS = SHARED / "bench" / "make_corpus.py"
+VENV_BIN = Path(sys.executable).parent
+
+ORJSON_PARSE = """
+import os, sys, orjson
+loads = orjson.loads
+lines = 0
+for dirpath, _, names in os.walk(sys.argv[1]):
+    for name in names:
+        if name.endswith(".jsonl"):
+            with open(os.path.join(dirpath, name), "rb") as handle:
+                for line in handle:
+                    loads(line)
+                    lines += 1
+print(lines)
+"""
+
+
+def measure(command: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run ``command``; wall seconds, CPU seconds and peak RSS (MB) of it and its children."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
+    _pid, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if process.stderr:
+        process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        msg = f"{command[0]} failed: {stderr.strip()[:300]}"
+        raise RuntimeError(msg)
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024}
+
+
+def tasks(corpus: Path, workers: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
+    projects = str(corpus / "projects")
+    ours = [str(VENV_BIN / "cc-analytics"), "sessions", projects, "--json", "--quiet"]
+    if workers:
+        ours += ["--workers", workers]
+    out: dict[str, tuple[list[str], dict[str, str]]] = {
+        "cc-analytics sessions": (ours, {}),
+        "orjson parse (bare)": ([sys.executable, "-c", ORJSON_PARSE, projects], {}),
+    }
+    ccusage = shutil.which("ccusage")
+    if ccusage:
+        out["ccusage daily --json"] = (
+            [ccusage, "daily", "--json"],
+            {"CLAUDE_CONFIG_DIR": str(corpus)},
+        )
+    return out
+
+
+def make_corpus(size_mb: int, parent: Path) -> Path:
+    if not MAKE_CORPUS.exists():
+        sys.exit(f"{MAKE_CORPUS} is absent: pass --corpus NAME=DIR instead")
+    target = parent / f"claude-corpus-{size_mb}mb"
+    if not (target / "projects").is_dir():
+        sessions = max(4, size_mb * 2)
+        command = [sys.executable, str(MAKE_CORPUS), str(target), "--sessions", str(sessions)]
+        command += ["--seed", "1", "--size-mb", str(size_mb), "--jobs", "2"]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return target
+
+
+def corpus_bytes(corpus: Path) -> int:
+    return sum(p.stat().st_size for p in (corpus / "projects").rglob("*.jsonl") if p.is_file())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="one round on a ~2 MB corpus")
+    parser.add_argument("--make", type=int, action="append", default=[], metavar="SIZE_MB")
+    parser.add_argument("--corpus", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", default=None, help="pass --workers N to cc-analytics")
+    parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--json-out", type=Path, default=None, help="also write the medians as JSON")
+    args = parser.parse_args(argv)
+
+    corpora: dict[str, Path] = {}
+    if args.smoke:
+        corpora["smoke"] = make_corpus(2, args.tmp)
+        args.rounds = 1
+    for size in args.make:
+        corpora[f"{size}MB"] = make_corpus(size, args.tmp)
+    for spec in args.corpus:
+        name, _, folder = spec.partition("=")
+        corpora[name] = Path(folder)
+    if not corpora:
+        parser.error("give --smoke, --make SIZE_MB or --corpus NAME=DIR")
+    if not shutil.which("ccusage"):
+        print("ccusage: not installed (npx ccusage would need a download); skipped", file=sys.stderr)
+
+    samples: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for round_index in range(args.rounds):
+        order = list(corpora.items())
+        if round_index % 2:
+            order.reverse()
+        for name, corpus in order:
+            plan = list(tasks(corpus, args.workers).items())
+            if round_index % 2:
+                plan.reverse()
+            for task, (command, env) in plan:
+                samples.setdefault((name, task), []).append(measure(command, env))
+
+    medians = {
+        key: {metric: statistics.median(run[metric] for run in runs) for metric in ("wall", "cpu", "rss")}
+        for key, runs in samples.items()
+    }
+    header = "| corpus | MB | task | wall s | CPU s | peak RSS MB | wall / orjson | CPU / orjson |"
+    print(header)
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for name, corpus in corpora.items():
+        base = medians[(name, "orjson parse (bare)")]
+        size = corpus_bytes(corpus) / 1e6
+        for (corpus_name, task), m in medians.items():
+            if corpus_name != name:
+                continue
+            figures = f"{m['wall']:.2f} | {m['cpu']:.2f} | {m['rss']:.0f}"
+            ratios = f"{m['wall'] / base['wall']:.2f}× | {m['cpu'] / base['cpu']:.2f}×"
+            print(f"| {name} | {size:,.0f} | {task} | {figures} | {ratios} |")
+    names = list(corpora)
+    if len(names) >= 2:
+        small, large = names[0], names[-1]
+        ours_small = medians[(small, "cc-analytics sessions")]
+        ours_large = medians[(large, "cc-analytics sessions")]
+        print(
+            f"\nscaling {small} → {large}: wall ×{ours_large['wall'] / ours_small['wall']:.1f}, "
+            f"CPU ×{ours_large['cpu'] / ours_small['cpu']:.1f}, "
+            f"RSS {ours_small['rss']:.0f} → {ours_large['rss']:.0f} MB"
+        )
+    if args.json_out:
+        rows = [{"corpus": c, "task": t, **m} for (c, t), m in medians.items()]
+        args.json_out.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,238 @@
+"""``cc-analytics sessions [SOURCES...]``: one row per Claude Code session (table, JSON or Parquet).
+
+Imports: argparse, the standard library and ``format``; ``frames`` and orjson are imported
+inside ``run``. Data goes to stdout (or the Parquet file); the progress bar, notes and the
+count of malformed lines go to stderr. Nothing is ever written inside a Claude config folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from cc_analytics.format import Painter, bar, colour_enabled, human_int, round_half_up
+
+PROG = "cc-analytics sessions"
+TABLE_COLUMNS = (
+    ("session", 8, "<"),
+    ("last active", 16, "<"),
+    ("project", 24, "<"),
+    ("model", 18, "<"),
+    ("turns", 5, ">"),
+    ("context", 15, ">"),
+    ("peak", 6, ">"),
+    ("compact", 7, ">"),
+    ("output", 6, ">"),
+    ("cache hit", 9, ">"),
+)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sessions",
+        help="one row per Claude Code session: occupancy, window, tokens, compactions",
+        description=(
+            "Summarise Claude Code sessions (main transcript plus subagent files): recorded "
+            "context occupancy, window, deduplicated token totals, compactions and heuristic "
+            "token buckets. SOURCES are transcript files, folders or globs; by default the "
+            "projects folders of ~/.claude or of every CLAUDE_CONFIG_DIR entry."
+        ),
+    )
+    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="files, folders or globs")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON array")
+    output.add_argument("--parquet", type=Path, metavar="FILE", help="write a Parquet file")
+    parser.add_argument("--force", action="store_true", help="let --parquet replace FILE")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no notes")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: up to 2 for large corpora, else 1)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cc_analytics.errors import InputError
+
+    try:
+        return _run(args)
+    except InputError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else "invalid input"
+        print(f"{PROG}: error: {first}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from cc_analytics.errors import InputError
+    from cc_analytics.frames.claude_discovery import default_roots, discover
+    from cc_analytics.frames.claude_sessions import iter_sessions
+
+    if args.workers is not None and args.workers < 1:
+        msg = f"--workers must be at least 1, got {args.workers}"
+        raise InputError(msg)
+    if args.force and args.parquet is None:
+        msg = "--force only applies to --parquet"
+        raise InputError(msg)
+    if args.parquet is not None:
+        _check_parquet_target(args.parquet, force=args.force, roots=default_roots())
+    files = discover(args.sources or None)
+    notes = not args.quiet
+    progress = _Progress(sys.stderr) if notes and _isatty(sys.stderr) else None
+    summaries: list[pl.DataFrame] = []
+    problem_lines = 0
+    problem_files: set[str] = set()
+    first_problem: tuple[str, int, str] | None = None
+    try:
+        for sessions, problems in iter_sessions(files, workers=args.workers, on_progress=progress):
+            summaries.append(sessions)
+            if problems.height:
+                problem_lines += problems.height
+                problem_files.update(problems["source_file"].to_list())
+                first_problem = first_problem or problems.row(0)
+    finally:
+        if progress:
+            progress.close()
+    from cc_analytics.frames import claude_schema as S
+
+    table = pl.concat(summaries) if summaries else pl.DataFrame(schema=S.SESSIONS_SCHEMA)
+    table = table.sort([S.LAST_TIME, S.SESSION_ID], descending=[True, False], nulls_last=True)
+    if notes and not files:
+        where = ", ".join(args.sources) if args.sources else ", ".join(map(str, default_roots()))
+        print(f"note: no Claude Code transcripts found in {where}", file=sys.stderr)
+    if notes and problem_lines:
+        assert first_problem is not None
+        source, line, reason = first_problem
+        print(
+            f"note: {problem_lines} malformed line{'s' * (problem_lines != 1)} skipped or read "
+            f"in part, in {len(problem_files)} file{'s' * (len(problem_files) != 1)} "
+            f"(first: {source}:{line}: {reason})",
+            file=sys.stderr,
+        )
+    if args.parquet is not None:
+        _write_parquet(table, args.parquet, force=args.force)
+        if notes:
+            print(f"wrote {table.height} sessions to {args.parquet}", file=sys.stderr)
+        return 0
+    if args.json:
+        _print_json(table)
+        return 0
+    _print_table(table)
+    return 0
+
+
+def _check_parquet_target(path: Path, *, force: bool, roots: list[Path]) -> None:
+    from cc_analytics.errors import InputError
+
+    target = path.expanduser().resolve()
+    for root in roots:
+        config = root.expanduser().resolve().parent
+        if target == config or config in target.parents:
+            msg = f"refusing to write inside the Claude config folder {str(config)!r}"
+            raise InputError(msg)
+    if target.is_dir():
+        msg = f"{str(path)!r} is a folder; give a file name for --parquet"
+        raise InputError(msg)
+    if target.exists() and not force:
+        msg = f"{str(path)!r} already exists; pass --force to replace it"
+        raise InputError(msg)
+    if not target.parent.is_dir():
+        msg = f"folder {str(target.parent)!r} does not exist"
+        raise InputError(msg)
+
+
+def _write_parquet(table: Any, path: Path, *, force: bool) -> None:
+    target = path.expanduser()
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    table.write_parquet(temporary)
+    if force:
+        os.replace(temporary, target)
+        return
+    try:
+        os.link(temporary, target)  # fails if a file appeared meanwhile: never overwrite
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _print_json(table: Any) -> None:
+    import orjson
+
+    rows = table.rows(named=True)
+    options = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
+    sys.stdout.write(orjson.dumps(rows, option=options).decode() + "\n")
+
+
+def _print_table(table: Any) -> None:
+    paint = Painter(colour_enabled(sys.stdout))
+    header = "  ".join(_cell(name, width, align) for name, width, align in TABLE_COLUMNS)
+    print(paint("bold", header.rstrip()))
+    for row in table.iter_rows(named=True):
+        cells = _row_cells(row)
+        line = "  ".join(
+            _cell(value, width, align) for value, (_name, width, align) in zip(cells, TABLE_COLUMNS, strict=True)
+        )
+        print(line.rstrip())
+    print(paint("gray", f"{table.height} session{'s' * (table.height != 1)}"))
+
+
+def _row_cells(row: dict[str, Any]) -> list[str]:
+    last = row["last_time"]
+    used = row["used_fraction"]
+    context = "-"
+    if row["last_occupancy"] is not None:
+        percent = round_half_up(used * 100) if used is not None else 0
+        context = f"{human_int(row['last_occupancy'])}/{human_int(row['window'])} {percent}%"
+    ratio = row["cache_hit_ratio"]
+    project = row["project"] or ""
+    return [
+        row["session_id"][:8],
+        last.strftime("%Y-%m-%d %H:%M") if last is not None else "-",
+        _tail(project, 24),
+        (row["last_model"] or "-")[:18],
+        str(row["turns"]),
+        context,
+        human_int(row["peak_occupancy"]),
+        str(row["compactions"]),
+        human_int(row["output_tokens"]),
+        "-" if ratio is None else f"{round_half_up(ratio * 100)}%",
+    ]
+
+
+def _cell(value: str, width: int, align: str) -> str:
+    return f"{value:{align}{width}}"
+
+
+def _tail(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+def _isatty(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class _Progress:
+    """A one-line progress bar redrawn on stderr (only used when stderr is a terminal)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        fraction = done / total if total else 1.0
+        percent = int(fraction * 100)
+        self.stream.write(f"\r{bar(fraction)} {percent:3d}%  {done / 1e6:,.0f}/{total / 1e6:,.0f} MB")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()

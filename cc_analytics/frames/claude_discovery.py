@@ -1,0 +1,197 @@
+"""Where Claude Code transcripts are: config roots, explicit sources, subagent layouts.
+
+Imports: standard library and ``cc_analytics.errors`` only. Nothing here writes anywhere;
+the only reads are directory listings and, for files whose name does not say which session
+they belong to, the first few lines.
+
+Layouts recognised (spec ``claude-code-jsonl.md``):
+
+* ``<project>/<session-id>.jsonl``: a main session;
+* ``<project>/<session-id>/subagents/agent-<agent-id>.jsonl``: a subagent (Claude Code ≥ 2.1.2);
+* ``<project>/agent-<agent-id>.jsonl``: a subagent of an earlier version, beside its session;
+* sidechain lines inside a main file (older still) are found by the line decoder.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cc_analytics.errors import InputError
+
+CONFIG_ENV = "CLAUDE_CONFIG_DIR"
+DEFAULT_CONFIG = Path("~/.claude")
+PROJECTS = "projects"
+SUFFIX = ".jsonl"
+PEEK_BYTES = 1 << 16
+PEEK_LINES = 16
+
+UUID_STEM = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+AGENT_STEM = re.compile(r"^agent-(.+)$")
+SESSION_ID_FIELD = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
+GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptFile:
+    """One transcript file and the session it belongs to.
+
+    ``session_id`` is the main session the file counts towards (the parent's id for a
+    subagent file); ``agent_id`` is set for subagent files; ``layout`` is ``"main"``,
+    ``"subagents-dir"`` or ``"agent-file"``.
+    """
+
+    path: Path
+    session_id: str
+    agent_id: str | None
+    layout: str
+    project_dir: str
+    size: int
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.layout != "main"
+
+
+def default_roots() -> list[Path]:
+    """The projects folders to scan: ``$CLAUDE_CONFIG_DIR`` (comma-separated) or ``~/.claude``.
+
+    Examples:
+        >>> import os
+        >>> os.environ["CLAUDE_CONFIG_DIR"] = "/a,/b/"
+        >>> [str(p) for p in default_roots()]
+        ['/a/projects', '/b/projects']
+        >>> del os.environ["CLAUDE_CONFIG_DIR"]
+    """
+    configured = os.environ.get(CONFIG_ENV, "")
+    dirs = [part.strip() for part in configured.split(",") if part.strip()]
+    if not dirs:
+        return [DEFAULT_CONFIG.expanduser() / PROJECTS]
+    return [Path(d).expanduser() / PROJECTS for d in dirs]
+
+
+def discover(
+    sources: Sequence[str | os.PathLike[str]] | None = None, *, missing_ok: bool = False
+) -> list[TranscriptFile]:
+    """Every transcript under ``sources`` (files, folders, globs); default roots when None.
+
+    Folders are searched recursively for ``*.jsonl`` regular files (a directory named
+    ``x.jsonl`` is not a transcript). A source that does not exist raises
+    :class:`InputError`, except default roots that are simply absent. The result is sorted
+    by session, main file first, then path.
+    """
+    if sources is None:
+        paths = _walk_all(root for root in default_roots() if root.is_dir())
+    else:
+        paths = []
+        for source in sources:
+            paths.extend(_expand(source, missing_ok=missing_ok))
+    seen: set[Path] = set()
+    files: list[TranscriptFile] = []
+    for path in paths:
+        key = path.resolve()
+        if key in seen:
+            continue
+        seen.add(key)
+        files.append(classify(path))
+    files.sort(key=lambda f: (f.session_id, f.is_subagent, str(f.path)))
+    return files
+
+
+def classify(path: Path) -> TranscriptFile:
+    """Session id, agent id and layout of one transcript path (peeking at its lines if needed)."""
+    stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    parent = path.parent
+    size = _size(path)
+    agent = AGENT_STEM.match(stem)
+    if agent and parent.name == "subagents" and parent.parent.name:
+        session_dir = parent.parent
+        return TranscriptFile(path, session_dir.name, agent.group(1), "subagents-dir", session_dir.parent.name, size)
+    if agent:
+        session = peek_session_id(path) or stem
+        return TranscriptFile(path, session, agent.group(1), "agent-file", parent.name, size)
+    if UUID_STEM.match(stem):
+        return TranscriptFile(path, stem, None, "main", parent.name, size)
+    return TranscriptFile(path, peek_session_id(path) or stem, None, "main", parent.name, size)
+
+
+def peek_session_id(path: Path) -> str | None:
+    """The first ``sessionId`` written in the first lines of ``path``, if any."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(PEEK_BYTES)
+    except OSError:
+        return None
+    for line in head.split(b"\n")[:PEEK_LINES]:
+        found = SESSION_ID_FIELD.search(line)
+        if found:
+            try:
+                return found.group(1).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    return None
+
+
+def find_session(session_id: str, roots: Iterable[Path] | None = None) -> list[TranscriptFile]:
+    """The files of one session (main and subagents) under ``roots`` (default roots if None)."""
+    if not session_id or "/" in session_id or "\\" in session_id or ".." in session_id:
+        return []
+    roots = list(roots) if roots is not None else default_roots()
+    found: list[TranscriptFile] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for main in root.glob(f"*/{glob.escape(session_id)}{SUFFIX}"):
+            if main.is_file():
+                found.append(classify(main))
+                found.extend(classify(p) for p in _walk_all([main.with_suffix("")]))
+        for old_agent in root.glob(f"*/agent-*{SUFFIX}"):
+            if old_agent.is_file() and peek_session_id(old_agent) == session_id:
+                found.append(classify(old_agent))
+    unique = {f.path.resolve(): f for f in found if f.session_id == session_id}
+    return sorted(unique.values(), key=lambda f: (f.is_subagent, str(f.path)))
+
+
+def _expand(source: str | os.PathLike[str], *, missing_ok: bool) -> list[Path]:
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return _walk_all([path])
+    if path.is_file():
+        return [path]
+    text = os.fspath(source)
+    if GLOB_CHARS.intersection(text):
+        matched = sorted(Path(p) for p in glob.glob(os.path.expanduser(text), recursive=True))
+        out: list[Path] = []
+        for match in matched:
+            out.extend(_walk_all([match]) if match.is_dir() else [match] if match.is_file() else [])
+        return out
+    if missing_ok:
+        return []
+    msg = f"no such file or folder: {text!r}\nHint: pass transcript files, folders or globs."
+    raise InputError(msg)
+
+
+def _walk_all(roots: Iterable[Path]) -> list[Path]:
+    out: list[Path] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for dirpath, _dirnames, names in os.walk(root, followlinks=False):
+            for name in names:
+                if name.endswith(SUFFIX):
+                    candidate = Path(dirpath) / name
+                    if candidate.is_file():
+                        out.append(candidate)
+    out.sort()
+    return out
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

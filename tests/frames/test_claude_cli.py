@@ -1,0 +1,105 @@
+"""``cc-analytics sessions`` through the installed console script."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cc_analytics.frames import claude_schema as S
+from tests.conftest import ROOT, run_cli
+
+FIXTURES = ROOT / "tests" / "fixtures" / "claude"
+MAIN = "0b7e5c1a-7d2e-4c1b-9a55-2f0e8d3c4a10"
+BROKEN = "5d3f9e22-1c4b-4e8a-b7d6-93a0c2e1f7b4"
+
+
+def test_json_array_with_required_keys() -> None:
+    done = run_cli(["sessions", str(FIXTURES), "--json"])
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [row["session_id"] for row in rows] == [BROKEN, MAIN]
+    required = {
+        "session_id", "project", "first_time", "last_time", "models", "turns", "last_occupancy",
+        "peak_occupancy", "window", "input_tokens", "cache_creation_tokens", "cache_read_tokens",
+        "output_tokens", "compactions", *S.BUCKETS,
+    }  # fmt: skip
+    assert all(required <= set(row) for row in rows)
+    main = next(row for row in rows if row["session_id"] == MAIN)
+    assert main["subagent_files"] == 1
+    assert main["output_tokens"] == 60 + 20 + 15 + 12 + 30
+    assert main["models"] == ["claude-sonnet-4-5", "claude-haiku-4-5"]
+    assert main["last_occupancy"] == 4 + 120 + 16650
+    assert main["last_time"].endswith("Z")
+    # Problems are counted on stderr; stderr is not a terminal, so there is no progress bar.
+    stderr = done.stderr.decode()
+    assert "4 malformed lines" in stderr
+    assert "\r" not in stderr
+
+
+def test_table_quiet_and_default_root(tmp_path: Path) -> None:
+    done = run_cli(["sessions", str(FIXTURES), "--quiet"])
+    assert done.returncode == 0
+    assert done.stderr == b""
+    text = done.stdout.decode()
+    assert MAIN[:8] in text and BROKEN[:8] in text and "2 sessions" in text
+    home = run_cli(["sessions", "--json"], env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(FIXTURES)})
+    assert home.returncode == 0, home.stderr
+    assert len(json.loads(home.stdout)) == 2
+    empty = run_cli(["sessions", "--json"], env={"HOME": str(tmp_path)})
+    assert (empty.returncode, json.loads(empty.stdout)) == (0, [])
+    assert b"no Claude Code transcripts found" in empty.stderr
+
+
+def test_parquet_never_overwrites_without_force(tmp_path: Path) -> None:
+    target = tmp_path / "sessions.parquet"
+    first = run_cli(["sessions", str(FIXTURES), "--parquet", str(target), "--quiet"])
+    assert first.returncode == 0, first.stderr
+    frame = pl.read_parquet(target)
+    assert frame.schema == S.SESSIONS_SCHEMA
+    assert frame.height == 2
+    target.write_bytes(b"precious")
+    again = run_cli(["sessions", str(FIXTURES), "--parquet", str(target)])
+    assert again.returncode == 1
+    assert target.read_bytes() == b"precious"
+    assert again.stderr.decode().count("\n") == 1
+    assert "already exists" in again.stderr.decode()
+    forced = run_cli(["sessions", str(FIXTURES), "--parquet", str(target), "--force", "--quiet"])
+    assert forced.returncode == 0
+    assert pl.read_parquet(target).height == 2
+
+
+def test_refuses_to_write_inside_the_claude_config(tmp_path: Path) -> None:
+    config = tmp_path / "claude"
+    (config / "projects").mkdir(parents=True)
+    done = run_cli(
+        ["sessions", str(FIXTURES), "--parquet", str(config / "out.parquet")],
+        env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)},
+    )
+    assert done.returncode == 1
+    assert b"refusing to write inside the Claude config folder" in done.stderr
+    assert not (config / "out.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sessions", "/definitely/not/here"], b"no such file or folder"),
+        (["sessions", "--force"], b"--force only applies to --parquet"),
+        (["sessions", "--workers", "0"], b"--workers must be at least 1"),
+    ],
+)
+def test_user_mistakes_are_one_line_errors(args: list[str], message: bytes, tmp_path: Path) -> None:
+    done = run_cli(args, env={"HOME": str(tmp_path)})
+    assert done.returncode == 1
+    assert message in done.stderr
+    assert done.stderr.count(b"\n") == 1
+    assert b"Traceback" not in done.stderr
+
+
+def test_json_and_parquet_are_exclusive(tmp_path: Path) -> None:
+    done = run_cli(["sessions", "--json", "--parquet", str(tmp_path / "x.parquet")])
+    assert done.returncode == 2
+    assert b"not allowed with" in done.stderr
