@@ -33,6 +33,7 @@ oracle:
 ## test: unit, conformance, notebooks (nbval) and benchmarks in smoke mode
 test: $(VENV)/.stamp-dev oracle
 	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) -m pytest
+	$(PY) -m pytest --nbval-lax notebooks/
 	$(PY) benchmarks/chainless_context.py --smoke
 	@for b in benchmarks/claude_frames.py benchmarks/windows.py; do \
 		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done

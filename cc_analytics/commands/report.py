@@ -1,0 +1,83 @@
+"""``cc-analytics report [SOURCES...] [--out DIR]``: the offline HTML report and Parquet files.
+
+Imports: argparse, ``format``, ``errors``; ``cc_analytics.report`` (Polars, Altair,
+vl-convert) is imported inside ``run`` so ``cc-analytics --help`` stays light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from cc_analytics.errors import InputError
+from cc_analytics.format import bar, colour_enabled, error_line
+
+BAR_WIDTH = 24
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="an offline HTML report over many sessions, plus sessions/turns Parquet",
+        description=(
+            "Read every session of both formats (Claude Code under ~/.claude/projects or "
+            "CLAUDE_CONFIG_DIR, ChainlessChain under ~/.chainlesschain/sessions; the samples in "
+            "data-samples/ when asked or when neither has sessions) and write report.html "
+            "(self-contained, works offline), sessions.parquet and turns.parquet into --out."
+        ),
+    )
+    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="transcript files, folders or globs")
+    parser.add_argument("--out", type=Path, default=Path("report"), help="output folder (default: ./report)")
+    parser.add_argument("--samples", action="store_true", help="report on the sessions in data-samples/")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+class ProgressBar:
+    """One line on a terminal, redrawn as each loading phase advances."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.phase: str | None = None
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        fraction = done / total if total else 1.0
+        self.stream.write(f"\r{bar(fraction, BAR_WIDTH)} {fraction * 100:3.0f}%  {phase}\x1b[K")
+        self.stream.flush()
+        self.phase = phase
+
+    def close(self) -> None:
+        if self.phase is not None:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    from cc_analytics.report import check_out_dir, load, write_report
+
+    stderr = sys.stderr
+    progress = ProgressBar(stderr) if not args.quiet and stderr.isatty() else None
+    try:
+        check_out_dir(args.out)
+        data = load(args.sources or None, samples=args.samples, on_progress=progress)
+    except InputError as exc:
+        if progress:
+            progress.close()
+        stderr.write(error_line(str(exc), colour=colour_enabled(stderr)))
+        return 1
+    if progress:
+        progress.close()
+    try:
+        written = write_report(data, args.out)
+    except (InputError, OSError) as exc:
+        stderr.write(error_line(str(exc), colour=colour_enabled(stderr)))
+        return 1
+    for path in written.values():
+        print(path)
+    if not args.quiet:
+        problems = f", {data.problems.height} unreadable line(s) skipped" if data.problems.height else ""
+        turns = data.turns.height
+        stderr.write(f"{data.sessions.height} sessions, {turns} turns{problems}\n")
+    return 0

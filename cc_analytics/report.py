@@ -1,0 +1,526 @@
+"""Batch report over many sessions of both formats: one offline ``report.html`` plus Parquet.
+
+Imports: polars, orjson, the standard library, ``frames`` (Claude Code and ChainlessChain
+loaders), ``format``; ``views.charts`` and ``vl_convert`` only inside :func:`render_html`.
+
+The page is self-contained: the Vega, Vega-Lite and Vega-Embed libraries are inlined from
+vl-convert's bundle and every chart's data is pre-aggregated, so it opens offline and stays
+small whatever the corpus. ``sessions.parquet`` holds one row per session of both formats
+(``format`` tells which); ``turns.parquet`` one row per Claude Code turn.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from glob import glob
+from pathlib import Path
+
+import orjson
+import polars as pl
+
+from cc_analytics.errors import InputError
+from cc_analytics.format import group_thousands, zone
+from cc_analytics.frames import claude_schema as S
+
+REPORT_HTML = "report.html"
+SESSIONS_PARQUET = "sessions.parquet"
+TURNS_PARQUET = "turns.parquet"
+OUTPUTS = (REPORT_HTML, SESSIONS_PARQUET, TURNS_PARQUET)
+MARKER = '<meta name="generator" content="cc-analytics report">'
+FORMAT = "format"
+OCCUPANCY_SOURCE = "occupancy_source"
+CLAUDE = "claude-code"
+CHAINLESS = "chainlesschain"
+SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data-samples"
+PEEK_LINES = 8
+TOP_SESSIONS = 20
+TABLE_HEADERS = (
+    "format",
+    "project",
+    "session",
+    "model",
+    "started",
+    "turns",
+    "peak",
+    "window",
+    "peak %",
+    "compactions",
+    "occupancy",
+)
+CHAINLESS_COLUMNS = {
+    "session_id": S.SESSION_ID,
+    "context_window": S.WINDOW,
+    "used_fraction": S.USED_FRACTION,
+    "remaining_tokens": S.HEADROOM,
+    "system_tokens": S.TOKENS_SYSTEM,
+    "user_tokens": S.TOKENS_USER,
+    "assistant_tokens": S.TOKENS_ASSISTANT,
+    "tool_tokens": S.TOKENS_TOOL,
+    "tool_calls_tokens": S.TOKENS_TOOL_CALLS,
+}
+
+STYLE = """\
+body {
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", sans-serif;
+  margin: 0;
+  color: #222;
+  background: #f6f7f9;
+}
+header, main { max-width: 1080px; margin: 0 auto; padding: 0 20px; }
+header h1 { font-size: 22px; margin: 22px 0 2px; }
+header p { color: #666; margin: 0 0 14px; }
+.kpis { display: grid; grid-template-columns: repeat(6, 1fr); gap: 10px; }
+.kpi {
+  background: #fff;
+  border-radius: 8px;
+  padding: 10px 12px;
+  box-shadow: 0 1px 2px rgba(0,0,0,.08);
+}
+.kpi .label { color: #666; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.kpi .value { font-size: 24px; font-weight: 600; }
+.kpi .note { color: #888; font-size: 12px; }
+section {
+  background: #fff;
+  border-radius: 8px;
+  padding: 12px 16px;
+  margin: 14px 0;
+  box-shadow: 0 1px 2px rgba(0,0,0,.08);
+  overflow-x: auto;
+}
+.caption { color: #555; margin: 0 0 8px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td {
+  text-align: left;
+  padding: 4px 8px;
+  border-bottom: 1px solid #eee;
+  white-space: nowrap;
+}
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.green { color: #2e9e44; }
+td.yellow { color: #b07f00; font-weight: 600; }
+td.red { color: #d1343a; font-weight: 600; }
+footer {
+  color: #888;
+  font-size: 12px;
+  max-width: 1080px;
+  margin: 0 auto 30px;
+  padding: 0 20px;
+}
+"""
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportData:
+    """What a report is made of: sessions of both formats, Claude Code turns, problems."""
+
+    sessions: pl.DataFrame
+    turns: pl.DataFrame
+    problems: pl.DataFrame
+    sources: tuple[str, ...]
+
+
+# ------------------------------------------------------------------ sources
+
+
+def sniff_format(path: Path) -> str:
+    """``"chainlesschain"`` when the first object line has a numeric ``timestamp`` and ``data``,
+    else ``"claude-code"`` (whose decoder reports whatever it cannot read)."""
+    try:
+        with path.open("rb") as handle:
+            for _, line in zip(range(PEEK_LINES), handle, strict=False):
+                try:
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict):
+                    stamp = value.get("timestamp")
+                    numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)
+                    return CHAINLESS if numeric and "data" in value else CLAUDE
+    except OSError:
+        pass
+    return CLAUDE
+
+
+def split_sources(sources: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Path]]:
+    """Files, folders and globs → (Claude Code transcripts, live ChainlessChain transcripts)."""
+    from cc_analytics.frames.chainless import is_deleted
+
+    claude: list[Path] = []
+    chainless: list[Path] = []
+    for source in sources:
+        text = os.fspath(source)
+        path = Path(text).expanduser()
+        if any(ch in text for ch in "*?["):
+            candidates = [Path(p) for p in sorted(glob(os.path.expanduser(text), recursive=True))]
+        elif path.is_dir():
+            candidates = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+        elif path.is_file():
+            candidates = [path]
+        else:
+            msg = f"no such transcript or folder: {text!r}\nHint: pass files, folders or globs."
+            raise InputError(msg)
+        for candidate in candidates:
+            if not candidate.is_file():
+                continue
+            if sniff_format(candidate) == CHAINLESS:
+                if not is_deleted(candidate):
+                    chainless.append(candidate)
+            else:
+                claude.append(candidate)
+    return claude, chainless
+
+
+def default_sources() -> tuple[list[Path], list[Path]]:
+    """The Claude Code projects roots that exist, and the live ChainlessChain transcripts."""
+    from cc_analytics.frames.chainless import live_transcripts
+    from cc_analytics.frames.claude_discovery import default_roots
+
+    return [root for root in default_roots() if root.is_dir()], live_transcripts()
+
+
+def sample_sources() -> tuple[list[Path], list[Path]]:
+    """The sessions under ``data-samples/`` (present in a source checkout)."""
+    from cc_analytics.frames.chainless import live_transcripts
+
+    claude_root = SAMPLES_DIR / "claude" / "projects"
+    if not claude_root.is_dir():
+        msg = f"no samples at {SAMPLES_DIR}\nHint: run `make samples` in a source checkout."
+        raise InputError(msg)
+    return [claude_root], live_transcripts(SAMPLES_DIR / "chainless")
+
+
+# ------------------------------------------------------------------ loading
+
+
+def load(
+    sources: Sequence[str | os.PathLike[str]] | None = None,
+    *,
+    samples: bool = False,
+    on_progress: Progress | None = None,
+) -> ReportData:
+    """Sessions, turns and problems of ``sources`` (default roots; samples when asked or empty).
+
+    Examples:
+        >>> data = load(samples=True)
+        >>> sorted(data.sessions["format"].unique())
+        ['chainlesschain', 'claude-code']
+    """
+    if samples:
+        claude, chainless = sample_sources()
+        used = [str(p) for p in claude] + [str(SAMPLES_DIR / "chainless")]
+    elif sources:
+        claude, chainless = split_sources(sources)
+        used = [os.fspath(s) for s in sources]
+    else:
+        claude, chainless = default_sources()
+        used = [str(p) for p in claude] + ([str(chainless[0].parent)] if chainless else [])
+        if not claude and not chainless:
+            claude, chainless = sample_sources()
+            used = ["data-samples (no sessions found under the default roots)"]
+    sessions, turns, problems = _load_claude(claude, on_progress)
+    chainless_sessions, chainless_problems = _load_chainless(chainless, on_progress)
+    all_sessions = pl.concat([sessions, chainless_sessions], how="diagonal_relaxed")
+    all_problems = pl.concat([problems, chainless_problems], how="diagonal_relaxed")
+    return ReportData(all_sessions, turns, all_problems, tuple(used))
+
+
+def _load_claude(paths: list[Path], on_progress: Progress | None) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    from cc_analytics.frames.claude_events import resolve, run_batches
+    from cc_analytics.frames.claude_sessions import sessions_batch
+    from cc_analytics.frames.claude_turns import turns_batch
+
+    files = resolve(paths) if paths else []
+    session_parts, problem_parts, turn_parts = [], [], []
+    step = (lambda done, total: on_progress("Claude Code sessions", done, total)) if on_progress else None
+    for sessions, problems in run_batches(sessions_batch, files, on_progress=step):
+        session_parts.append(sessions)
+        problem_parts.append(problems)
+    step = (lambda done, total: on_progress("Claude Code turns", done, total)) if on_progress else None
+    turn_parts.extend(run_batches(turns_batch, files, on_progress=step))
+    sessions = pl.concat(session_parts) if session_parts else pl.DataFrame(schema=S.SESSIONS_SCHEMA)
+    turns = pl.concat(turn_parts) if turn_parts else pl.DataFrame(schema=S.TURNS_SCHEMA)
+    problems = pl.concat(problem_parts) if problem_parts else pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
+    sessions = sessions.sort(S.SESSION_ID).with_columns(
+        pl.lit(CLAUDE).alias(FORMAT), pl.lit("recorded").alias(OCCUPANCY_SOURCE)
+    )
+    return sessions, turns.sort(S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX), problems
+
+
+def _load_chainless(paths: list[Path], on_progress: Progress | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """ChainlessChain sessions in the Claude columns: occupancy is the heuristic estimate."""
+    from cc_analytics.frames.context import read_context
+
+    if on_progress:
+        on_progress("ChainlessChain sessions", 0, len(paths))
+    context, problems = read_context(paths)
+    if on_progress:
+        on_progress("ChainlessChain sessions", len(paths), len(paths))
+    total = pl.col("total_tokens")
+    last = pl.when(pl.col("last_activity") > 0).then(pl.col("last_activity"))
+    sessions = context.select(
+        *(pl.col(old).alias(new) for old, new in CHAINLESS_COLUMNS.items()),
+        pl.lit(CHAINLESS).alias(S.PROJECT),
+        pl.concat_list(pl.col("model").fill_null("(default)")).alias(S.MODELS),
+        pl.col("model").fill_null("(default)").alias(S.LAST_MODEL),
+        (last * 1000).cast(pl.Int64).cast(S.UTC_TIME).alias(S.LAST_TIME),
+        total.alias(S.LAST_OCCUPANCY),
+        total.alias(S.PEAK_OCCUPANCY),
+        total.alias(S.ESTIMATED_TOKENS),
+        total.alias(S.CONTEXT_ESTIMATE),
+        pl.col("message_count"),
+        pl.lit(CHAINLESS).alias(FORMAT),
+        pl.lit("estimated").alias(OCCUPANCY_SOURCE),
+    )
+    return sessions, problems.rename({"file": S.SOURCE_FILE}, strict=False)
+
+
+# ------------------------------------------------------------------ writing
+
+
+def forbidden_roots() -> list[Path]:
+    """Folders a report must never be written into: Claude config dirs, the ChainlessChain store."""
+    from cc_analytics.frames.chainless import default_sessions_dir
+    from cc_analytics.frames.claude_discovery import default_roots
+
+    roots = [root.parent for root in default_roots()] + [Path("~/.claude").expanduser()]
+    return [*roots, default_sessions_dir()]
+
+
+def check_out_dir(out: Path) -> Path:
+    """``out`` resolved, after refusing folders we must not write into or do not own.
+
+    A report folder is new, empty, or holds a ``report.html`` written by us.
+    """
+    target = out.expanduser().resolve()
+    for root in forbidden_roots():
+        root = root.expanduser().resolve()
+        if target == root or root in target.parents:
+            msg = f"refusing to write a report inside {str(root)!r}\nHint: pass --out DIR elsewhere."
+            raise InputError(msg)
+    if target.exists() and not target.is_dir():
+        msg = f"--out {str(out)!r} is not a folder"
+        raise InputError(msg)
+    if target.is_dir() and any(target.iterdir()):
+        page = target / REPORT_HTML
+        try:
+            ours = MARKER.encode() in page.read_bytes()[:4096]
+        except OSError:
+            ours = False
+        if not ours:
+            msg = (
+                f"refusing to overwrite {str(out)!r}: not empty, and no cc-analytics report in it\n"
+                "Hint: pass --out with a new or empty folder."
+            )
+            raise InputError(msg)
+    return target
+
+
+def write_report(data: ReportData, out: str | os.PathLike[str]) -> dict[str, Path]:
+    """Write ``report.html``, ``sessions.parquet`` and ``turns.parquet`` into ``out``.
+
+    Each file is written beside its final name and renamed into place.
+    """
+    target = check_out_dir(Path(out))
+    page = render_html(data)
+    target.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for name, write in (
+        (SESSIONS_PARQUET, lambda p: data.sessions.write_parquet(p)),
+        (TURNS_PARQUET, lambda p: data.turns.write_parquet(p)),
+        (REPORT_HTML, lambda p: Path(p).write_text(page, encoding="utf-8")),
+    ):
+        temp = target / f".{name}.{os.getpid()}.tmp"
+        try:
+            write(temp)
+            os.replace(temp, target / name)
+        finally:
+            temp.unlink(missing_ok=True)
+        written[name] = target / name
+    return written
+
+
+# ------------------------------------------------------------------ the page
+
+
+def report_charts(data: ReportData) -> list[tuple[str, str, object]]:
+    """(id, caption, chart) for every chart of the page, in page order."""
+    from cc_analytics.views import charts as C
+
+    sessions, turns = data.sessions, data.turns
+    claude = sessions.filter(pl.col(FORMAT) == CLAUDE)
+    out: list[tuple[str, str, object]] = [
+        (
+            "peak-distribution",
+            "How full windows get: each session's peak occupancy over its window.",
+            C.peak_distribution(sessions),
+        ),
+        (
+            "occupancy-over-turns",
+            "Recorded occupancy per turn for the sessions with the highest peaks; dashed rules show the window, the effective window (minus the output reserve) and the auto-compact threshold; red triangles mark compactions.",
+            C.occupancy_over_turns(turns),
+        ),
+        (
+            "bucket-breakdown",
+            "What fills the context, by the heuristic estimate (the same rule for both formats).",
+            C.bucket_breakdown(sessions),
+        ),
+        (
+            "daily-trend",
+            "Tokens per day (each API request counted once), sessions started and compactions.",
+            C.daily_trend(claude if claude.height else sessions),
+        ),
+        (
+            "by-model",
+            "Sessions, tokens and peak occupancy per model.",
+            C.comparison(sessions, by="model"),
+        ),
+        (
+            "by-project",
+            "The same per project (ChainlessChain sessions are grouped together).",
+            C.comparison(sessions, by="project"),
+        ),
+        (
+            "calibration",
+            "The heuristic estimate against the recorded occupancy, per Claude Code turn. Points above the line are context the transcript text does not explain: system prompt, tool schemas, outputs saved to disk.",
+            C.calibration(turns),
+        ),
+    ]
+    return out
+
+
+def _kpis(data: ReportData) -> list[tuple[str, str]]:
+    s = data.sessions
+    claude = s.filter(pl.col(FORMAT) == CLAUDE)
+    fraction = (s[S.PEAK_OCCUPANCY] / s[S.WINDOW]).drop_nulls()
+    token_cols = [S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS]
+    tokens = int(claude.select(pl.sum_horizontal(token_cols).sum()).item() or 0) if claude.height else 0
+    return [
+        (
+            "sessions",
+            f"{s.height}",
+            f"{claude.height} Claude Code · {s.height - claude.height} ChainlessChain",
+        ),
+        (
+            "turns",
+            group_thousands(data.turns.filter(~pl.col(S.IS_SUBAGENT_FILE)).height),
+            "Claude Code main transcripts",
+        ),
+        ("tokens", f"{tokens / 1e6:.1f}M", "input + cache + output, deduplicated"),
+        ("compactions", f"{int(claude[S.COMPACTIONS].sum() or 0)}", "auto and manual"),
+        ("median peak", f"{(fraction.median() or 0) * 100:.0f}%", "of the window"),
+        ("above 90%", f"{int((fraction > 0.9).sum())}", f"{int((fraction > 0.7).sum())} above 70%"),
+    ]
+
+
+def _cell(value: object, *, css: str = "") -> str:
+    text = "" if value is None else html.escape(str(value))
+    return f"<td class='{css}'>{text}</td>" if css else f"<td>{text}</td>"
+
+
+def _top_table(data: ReportData) -> str:
+    fraction = (pl.col(S.PEAK_OCCUPANCY) / pl.col(S.WINDOW)).alias("peak_fraction")
+    rows = (
+        data.sessions.with_columns(fraction)
+        .sort("peak_fraction", S.SESSION_ID, descending=[True, False], nulls_last=True)
+        .head(TOP_SESSIONS)
+    )
+    body = []
+    for r in rows.iter_rows(named=True):
+        peak = r["peak_fraction"] or 0.0
+        started = r[S.FIRST_TIME] or r[S.LAST_TIME]
+        cells = [
+            _cell(r[FORMAT]),
+            _cell(r[S.PROJECT]),
+            f"<td><code>{html.escape(r[S.SESSION_ID])}</code></td>",
+            _cell(r[S.LAST_MODEL]),
+            _cell(started and f"{started:%Y-%m-%d}"),
+            _cell(r[S.TURNS], css="num"),
+            _cell(group_thousands(r[S.PEAK_OCCUPANCY] or 0), css="num"),
+            _cell(group_thousands(r[S.WINDOW] or 0), css="num"),
+            _cell(f"{peak * 100:.1f}%", css=f"num {zone(peak)}"),
+            _cell(r[S.COMPACTIONS], css="num"),
+            _cell(r[OCCUPANCY_SOURCE]),
+        ]
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    head = "".join(f"<th>{h}</th>" for h in TABLE_HEADERS)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _script_json(value: object) -> str:
+    """JSON safe inside a ``<script>`` element."""
+    return orjson.dumps(value).decode().replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def render_html(data: ReportData, *, title: str = "cc-analytics report") -> str:
+    """The self-contained page: KPIs, every chart (Vega-Embed, inlined), the top sessions."""
+    import vl_convert
+
+    charts = report_charts(data)
+    specs = {chart_id: chart.to_dict() for chart_id, _, chart in charts}  # type: ignore[attr-defined]
+    bundle = vl_convert.javascript_bundle()
+    cards = "".join(
+        f"<div class=kpi><div class=label>{html.escape(k)}</div>"
+        f"<div class=value>{html.escape(v)}</div><div class=note>{html.escape(n)}</div></div>"
+        for k, v, n in _kpis(data)
+    )
+    sections = "".join(
+        f"<section><p class=caption>{html.escape(caption)}</p><div class=chart id='{chart_id}'></div></section>"
+        for chart_id, caption, _ in charts
+    )
+    problems = data.problems.height
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    sources = ", ".join(html.escape(s) for s in data.sources) or "(none)"
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+{MARKER}
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+{STYLE}
+</style>
+<script type="text/javascript">{bundle}</script>
+</head>
+<body>
+<header><h1>{html.escape(title)}</h1>
+<p>Context-window usage of {data.sessions.height} sessions · generated {generated}</p></header>
+<main>
+<div class=kpis>{cards}</div>
+{sections}
+<section><p class=caption>Sessions with the highest peak occupancy
+(ChainlessChain occupancy is the heuristic estimate).</p>{_top_table(data)}</section>
+</main>
+<footer>Sources: {sources} · {problems} unreadable line(s) skipped
+· data files: sessions.parquet, turns.parquet</footer>
+<script type="text/javascript">
+const specs = {_script_json(specs)};
+const opts = {{renderer: "svg", actions: false}};
+for (const [id, spec] of Object.entries(specs)) {{
+  vegaEmbed("#" + id, spec, opts).catch((error) => {{
+    console.error(error);
+    document.getElementById(id).textContent = "chart failed to render: " + error;
+  }});
+}}
+</script>
+</body>
+</html>
+"""
+
+
+__all__ = [
+    "OUTPUTS",
+    "ReportData",
+    "check_out_dir",
+    "load",
+    "render_html",
+    "report_charts",
+    "split_sources",
+    "write_report",
+]

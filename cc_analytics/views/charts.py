@@ -1,0 +1,449 @@
+"""The one chart module: each function takes a sessions or turns frame and returns an Altair chart.
+
+Imports: altair, polars, ``frames.claude_schema`` (column names) and ``format`` (colour zones).
+Every function aggregates with Polars first and hands Altair only the few rows it draws, so
+a chart's size does not grow with the corpus (no raw events, no 5,000-row limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import altair as alt
+import polars as pl
+
+from cc_analytics.frames import claude_schema as S
+
+Frame = pl.DataFrame | pl.LazyFrame
+
+ZONE_COLOURS = {"green": "#2e9e44", "yellow": "#e3a500", "red": "#d1343a"}
+YELLOW_FROM = 0.7
+RED_FROM = 0.9
+BUCKET_LABELS = {
+    S.TOKENS_SYSTEM: "system",
+    S.TOKENS_USER: "user prompts",
+    S.TOKENS_ASSISTANT: "assistant text",
+    S.TOKENS_TOOL: "tool results",
+    S.TOKENS_TOOL_CALLS: "tool calls",
+}
+UNATTRIBUTED = "not in transcript"
+BUCKET_COLOURS = ["#6c8ebf", "#82b366", "#d6b656", "#ae4132", "#9673a6", "#c8c8c8"]
+LIMIT_LABELS = {
+    S.WINDOW: "window",
+    S.EFFECTIVE_WINDOW: "effective window",
+    S.AUTOCOMPACT_THRESHOLD: "auto-compact",
+}
+LIMIT_COLOURS = ["#555555", "#e3a500", "#d1343a"]
+TOKEN_KINDS = {
+    S.INPUT_TOKENS: "input",
+    S.CACHE_CREATION_TOKENS: "cache write",
+    S.CACHE_READ_TOKENS: "cache read",
+    S.OUTPUT_TOKENS: "output",
+}
+WIDTH = 560
+
+
+def collect(frame: Frame) -> pl.DataFrame:
+    """A DataFrame from a DataFrame or LazyFrame (the views' one ``collect`` edge)."""
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+def zone(fraction: pl.Expr) -> pl.Expr:
+    """Colour zone of a used fraction: above 0.9 red, above 0.7 yellow, else green."""
+    return (
+        pl.when(fraction > RED_FROM)
+        .then(pl.lit("red"))
+        .when(fraction > YELLOW_FROM)
+        .then(pl.lit("yellow"))
+        .otherwise(pl.lit("green"))
+    )
+
+
+def session_label() -> pl.Expr:
+    """``project-basename · 1a2b3c4d``: short, unique enough to read on an axis."""
+    project = pl.col(S.PROJECT).fill_null("?").str.replace(r".*/", "")
+    return pl.concat_str(project, pl.lit(" · "), pl.col(S.SESSION_ID).str.slice(0, 8))
+
+
+def model_of() -> pl.Expr:
+    """The model a session is filed under: its last model, else its first listed one."""
+    return pl.coalesce(pl.col(S.LAST_MODEL), pl.col(S.MODELS).list.first()).fill_null("unknown")
+
+
+def _zone_scale() -> alt.Scale:
+    return alt.Scale(domain=list(ZONE_COLOURS), range=list(ZONE_COLOURS.values()))
+
+
+def bucket_breakdown(
+    sessions: Frame, *, top: int = 25, normalize: bool = True, unattributed: bool = False
+) -> alt.Chart:
+    """Stacked bars of the five heuristic buckets for the ``top`` sessions by peak occupancy.
+
+    ``normalize`` shows each session's shares (tooltips keep the tokens). With
+    ``unattributed``, a sixth grey segment shows what the recorded last occupancy holds
+    beyond the transcript's text (system prompt, tool schemas, outputs saved to disk).
+    """
+    df = collect(sessions)
+    buckets = list(BUCKET_LABELS)
+    frame = (
+        df.with_columns(session_label().alias("session"))
+        .sort(pl.col(S.PEAK_OCCUPANCY).fill_null(pl.col(S.ESTIMATED_TOKENS)), descending=True)
+        .head(top)
+        .select("session", *buckets, S.LAST_OCCUPANCY, S.ESTIMATED_TOKENS)
+        .with_columns(
+            (pl.col(S.LAST_OCCUPANCY) - pl.col(S.ESTIMATED_TOKENS)).clip(lower_bound=0).fill_null(0).alias(UNATTRIBUTED)
+        )
+        .rename(BUCKET_LABELS)
+    )
+    names = list(BUCKET_LABELS.values()) + ([UNATTRIBUTED] if unattributed else [])
+    long = frame.unpivot(index="session", on=names, variable_name="bucket", value_name="tokens").with_columns(
+        pl.col("tokens").fill_null(0),
+        pl.col("bucket").replace_strict({n: i for i, n in enumerate(names)}).alias("order"),
+    )
+    order = frame["session"].to_list()
+    return (
+        alt.Chart(long, title="What fills the context: buckets per session (estimated, all turns)")
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "tokens:Q",
+                stack="normalize" if normalize else "zero",
+                title="share of estimated tokens" if normalize else "tokens",
+                axis=alt.Axis(format="%" if normalize else ",d"),
+            ),
+            y=alt.Y("session:N", sort=order, title=None),
+            color=alt.Color(
+                "bucket:N",
+                scale=alt.Scale(domain=names, range=BUCKET_COLOURS[: len(names)]),
+                title="bucket",
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=["session:N", "bucket:N", alt.Tooltip("tokens:Q", format=",")],
+        )
+        .properties(width=WIDTH)
+    )
+
+
+def _one_session_turns(turns: pl.DataFrame, session_id: str) -> alt.LayerChart:
+    rows = (
+        turns.filter((pl.col(S.SESSION_ID) == session_id) & ~pl.col(S.IS_SUBAGENT_FILE).fill_null(False))
+        .filter(pl.col(S.OCCUPANCY).is_not_null())
+        .select(
+            S.TURN_INDEX,
+            S.OCCUPANCY,
+            S.USED_FRACTION,
+            S.COMPACTED,
+            S.WINDOW,
+            S.EFFECTIVE_WINDOW,
+            S.AUTOCOMPACT_THRESHOLD,
+            S.MODEL,
+        )
+        .with_columns(zone(pl.col(S.USED_FRACTION)).alias("zone"))
+        .sort(S.TURN_INDEX)
+    )
+    if rows.is_empty():
+        empty = pl.DataFrame({"text": [f"no recorded usage in session {session_id[:8]}"]})
+        return alt.layer(alt.Chart(empty).mark_text().encode(text="text:N"))
+    limits = pl.DataFrame({"limit": list(LIMIT_LABELS.values()), "tokens": [rows[c].max() for c in LIMIT_LABELS]})
+    base = alt.Chart(rows)
+    ticks = rows[S.TURN_INDEX].to_list() if rows.height <= 16 else alt.Undefined
+    x = alt.X(f"{S.TURN_INDEX}:Q", title="turn", axis=alt.Axis(values=ticks, format="d"))
+    line = base.mark_line(color="#4a6fa5").encode(x=x, y=alt.Y(f"{S.OCCUPANCY}:Q", title="occupancy (tokens)"))
+    points = base.mark_circle(size=45).encode(
+        x=x,
+        y=f"{S.OCCUPANCY}:Q",
+        color=alt.Color("zone:N", scale=_zone_scale(), legend=None),
+        tooltip=[
+            alt.Tooltip(f"{S.TURN_INDEX}:Q", title="turn"),
+            alt.Tooltip(f"{S.OCCUPANCY}:Q", format=","),
+            alt.Tooltip(f"{S.USED_FRACTION}:Q", format=".1%", title="used"),
+            f"{S.MODEL}:N",
+        ],
+    )
+    rules = (
+        alt.Chart(limits)
+        .mark_rule(strokeDash=[6, 3])
+        .encode(
+            y="tokens:Q",
+            color=alt.Color(
+                "limit:N",
+                scale=alt.Scale(domain=list(LIMIT_LABELS.values()), range=LIMIT_COLOURS),
+                title="limits",
+            ),
+            tooltip=["limit:N", alt.Tooltip("tokens:Q", format=",")],
+        )
+    )
+    layers = [rules, line, points]
+    compacted = rows.filter(pl.col(S.COMPACTED))
+    if compacted.height:
+        layers.append(
+            alt.Chart(compacted)
+            .mark_point(shape="triangle-down", size=140, filled=True, color="#d1343a")
+            .encode(
+                x=x,
+                y=f"{S.OCCUPANCY}:Q",
+                tooltip=[alt.Tooltip(f"{S.TURN_INDEX}:Q", title="compacted in turn")],
+            )
+        )
+    return (
+        alt.layer(*layers)
+        .resolve_scale(color="independent")
+        .properties(title=f"session {session_id[:8]}", width=WIDTH // 2 - 20, height=180)
+    )
+
+
+def occupancy_over_turns(
+    turns: Frame,
+    *,
+    session_id: str | None = None,
+    session_ids: Sequence[str] | None = None,
+    limit: int = 4,
+    columns: int = 2,
+) -> alt.LayerChart | alt.ConcatChart:
+    """Recorded occupancy per turn with the window, effective-window and auto-compact rules.
+
+    A red triangle marks each turn in which the context was compacted. One session gives one
+    layered chart; several (``session_ids``, or the ``limit`` sessions of highest peak) give
+    small multiples, each with its own window.
+    """
+    df = collect(turns)
+    if session_id is not None:
+        return _one_session_turns(df, session_id).properties(width=WIDTH, height=260)
+    if session_ids is None:
+        session_ids = (
+            df.filter(pl.col(S.OCCUPANCY).is_not_null() & ~pl.col(S.IS_SUBAGENT_FILE).fill_null(False))
+            .group_by(S.SESSION_ID)
+            .agg(pl.col(S.OCCUPANCY).max().alias("peak"), pl.len().alias("n"))
+            .filter(pl.col("n") > 1)
+            .sort("peak", S.SESSION_ID, descending=[True, False])
+            .head(limit)[S.SESSION_ID]
+            .to_list()
+        )
+    charts = [_one_session_turns(df, sid) for sid in session_ids]
+    if not charts:
+        charts = [_one_session_turns(df, "")]
+    return alt.concat(
+        *charts, columns=columns, title="Occupancy over turns (sessions with the highest peaks)"
+    ).resolve_scale(color="independent")
+
+
+def peak_distribution(sessions: Frame, *, bin_width: float = 0.05) -> alt.LayerChart:
+    """How full do windows get: sessions per bin of peak occupancy / window, coloured by zone."""
+    df = collect(sessions)
+    bins = (
+        df.filter(pl.col(S.PEAK_OCCUPANCY).is_not_null() & (pl.col(S.WINDOW) > 0))
+        .select((pl.col(S.PEAK_OCCUPANCY) / pl.col(S.WINDOW)).clip(upper_bound=1.2).alias("peak"))
+        .with_columns(((pl.col("peak") / bin_width).floor() * bin_width).round(4).alias("bin_start"))
+        .group_by("bin_start")
+        .agg(pl.len().alias("sessions"))
+        .with_columns((pl.col("bin_start") + bin_width).round(4).alias("bin_end"))
+        .with_columns(zone(pl.col("bin_start") + bin_width / 2).alias("zone"))
+        .sort("bin_start")
+    )
+    bars = (
+        alt.Chart(bins)
+        .mark_bar(stroke="white")
+        .encode(
+            x=alt.X(
+                "bin_start:Q",
+                bin="binned",
+                title="peak occupancy / window",
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, max(1.0, bins["bin_end"].max() or 1.0)]),
+            ),
+            x2="bin_end:Q",
+            y=alt.Y("sessions:Q", title="sessions", axis=alt.Axis(tickMinStep=1)),
+            color=alt.Color("zone:N", scale=_zone_scale(), title="zone"),
+            tooltip=[
+                alt.Tooltip("bin_start:Q", format=".0%", title="from"),
+                alt.Tooltip("bin_end:Q", format=".0%", title="to"),
+                "sessions:Q",
+            ],
+        )
+    )
+    marks = pl.DataFrame({"at": [YELLOW_FROM, RED_FROM, 0.835], "label": ["70%", "90%", "auto-compact (200k)"]})
+    rules = alt.Chart(marks).mark_rule(strokeDash=[4, 3], color="#777").encode(x="at:Q", tooltip=["label:N"])
+    return alt.layer(bars, rules).properties(
+        title="Distribution of peak occupancy across sessions", width=WIDTH, height=220
+    )
+
+
+def _day(df: pl.DataFrame) -> pl.Expr:
+    time = pl.coalesce(pl.col(S.FIRST_TIME), pl.col(S.LAST_TIME)) if S.FIRST_TIME in df.columns else pl.col(S.LAST_TIME)
+    return time.dt.replace_time_zone(None).dt.date().alias("day")
+
+
+def daily_trend(sessions: Frame) -> alt.VConcatChart:
+    """Per day (of a session's start, UTC): tokens by kind, sessions started, and compactions."""
+    df = collect(sessions)
+    kinds = [c for c in TOKEN_KINDS if c in df.columns]
+    daily = (
+        df.with_columns(_day(df))
+        .filter(pl.col("day").is_not_null())
+        .group_by("day")
+        .agg(
+            *(pl.col(c).fill_null(0).sum() for c in kinds),
+            pl.len().alias("sessions"),
+            pl.col(S.COMPACTIONS).fill_null(0).sum().alias("compactions"),
+        )
+        .sort("day")
+        .with_columns(pl.col("day").cast(pl.String))
+    )
+    tokens = (
+        daily.select("day", *kinds)
+        .rename({c: TOKEN_KINDS[c] for c in kinds})
+        .unpivot(index="day", variable_name="kind", value_name="tokens")
+    )
+    x = alt.X("day:T", timeUnit="utcyearmonthdate", title="day (UTC)", axis=alt.Axis(format="%b %d"))
+    top = (
+        alt.Chart(tokens, title="Daily tokens (deduplicated), sessions and compactions")
+        .mark_bar()
+        .encode(
+            x=x,
+            y=alt.Y("tokens:Q", title="tokens", axis=alt.Axis(format="~s")),
+            color=alt.Color("kind:N", title="tokens", sort=list(TOKEN_KINDS.values())),
+            tooltip=[
+                alt.Tooltip("day:T", timeUnit="utcyearmonthdate"),
+                "kind:N",
+                alt.Tooltip("tokens:Q", format=","),
+            ],
+        )
+        .properties(width=WIDTH, height=170)
+    )
+    counts = daily.select("day", "sessions", "compactions").unpivot(index="day", variable_name="count", value_name="n")
+    bottom = (
+        alt.Chart(counts)
+        .mark_bar()
+        .encode(
+            x=x,
+            xOffset="count:N",
+            y=alt.Y("n:Q", title="count", axis=alt.Axis(tickMinStep=1)),
+            color=alt.Color(
+                "count:N",
+                scale=alt.Scale(domain=["sessions", "compactions"], range=["#4a6fa5", "#d1343a"]),
+                title="count",
+            ),
+            tooltip=[alt.Tooltip("day:T", timeUnit="utcyearmonthdate"), "count:N", "n:Q"],
+        )
+        .properties(width=WIDTH, height=110)
+    )
+    return alt.vconcat(top, bottom).resolve_scale(color="independent")
+
+
+def comparison(sessions: Frame, *, by: Literal["model", "project"] = "model") -> alt.HConcatChart:
+    """Sessions, total tokens and mean/max peak occupancy per model or per project."""
+    df = collect(sessions)
+    group = model_of() if by == "model" else pl.col(S.PROJECT).fill_null("?").str.replace(r".*/", "")
+    kinds = [c for c in TOKEN_KINDS if c in df.columns]
+    table = (
+        df.with_columns(group.alias(by), (pl.col(S.PEAK_OCCUPANCY) / pl.col(S.WINDOW)).alias("peak_fraction"))
+        .group_by(by)
+        .agg(
+            pl.len().alias("sessions"),
+            pl.sum_horizontal(*(pl.col(c).fill_null(0) for c in kinds)).sum().alias("tokens")
+            if kinds
+            else pl.lit(0).alias("tokens"),
+            pl.col("peak_fraction").mean().alias("mean_peak"),
+            pl.col("peak_fraction").max().alias("max_peak"),
+            pl.col(S.COMPACTIONS).fill_null(0).sum().alias("compactions"),
+        )
+        .with_columns(zone(pl.col("max_peak")).alias("zone"))
+        .sort("sessions", by, descending=[True, False])
+    )
+    order = table[by].to_list()
+    y = alt.Y(f"{by}:N", sort=order, title=None)
+    base = alt.Chart(table).encode(
+        y=y,
+        tooltip=[
+            f"{by}:N",
+            "sessions:Q",
+            alt.Tooltip("tokens:Q", format=","),
+            alt.Tooltip("mean_peak:Q", format=".1%"),
+            alt.Tooltip("max_peak:Q", format=".1%"),
+            "compactions:Q",
+        ],
+    )
+    count = (
+        base.mark_bar(color="#4a6fa5").encode(x=alt.X("sessions:Q", axis=alt.Axis(tickMinStep=1))).properties(width=140)
+    )
+    tokens = (
+        base.mark_bar(color="#82b366").encode(x=alt.X("tokens:Q", axis=alt.Axis(format="~s"))).properties(width=160)
+    )
+    peak = alt.layer(
+        base.mark_bar(opacity=0.55).encode(
+            x=alt.X("max_peak:Q", title="peak / window (bar max, dot mean)", axis=alt.Axis(format="%")),
+            color=alt.Color("zone:N", scale=_zone_scale(), legend=None),
+        ),
+        base.mark_circle(size=70, color="#333333").encode(x="mean_peak:Q"),
+    ).properties(width=180)
+    return alt.hconcat(count, tokens, peak, title=f"Comparison by {by}")
+
+
+def _log_cell(column: str, bins: int) -> pl.Expr:
+    """The lower edge of the log-spaced cell (one of ``bins``) each value falls in."""
+    log = pl.col(column).log10()
+    low, span = log.min(), pl.max_horizontal(log.max() - log.min(), pl.lit(1e-9))
+    index = ((log - low) / span * bins).floor().clip(0, bins - 1)
+    return (10 ** (low + index * span / bins)).alias(column)
+
+
+def calibration(turns: Frame, *, max_points: int = 2000, bins: int = 40) -> alt.LayerChart:
+    """Heuristic estimate against recorded occupancy, per turn (log-log, with the y = x line).
+
+    Up to ``max_points`` turns are drawn as points; beyond that, turns are counted in a
+    ``bins`` × ``bins`` grid of log-spaced cells and each cell is one sized circle.
+    """
+    df = collect(turns)
+    pairs = df.filter(
+        (pl.col(S.OCCUPANCY) > 0) & (pl.col(S.ESTIMATED_CONTEXT) > 0) & ~pl.col(S.IS_SUBAGENT_FILE).fill_null(False)
+    ).select(
+        pl.col(S.ESTIMATED_CONTEXT).alias("estimated"),
+        pl.col(S.OCCUPANCY).alias("recorded"),
+        pl.lit(1).alias("turns"),
+        pl.col(S.SESSION_ID).str.slice(0, 8).alias("session"),
+    )
+    if pairs.height > max_points:
+        pairs = (
+            pairs.with_columns(_log_cell("estimated", bins).round(0), _log_cell("recorded", bins).round(0))
+            .group_by("estimated", "recorded")
+            .agg(pl.len().alias("turns"))
+            .with_columns(pl.lit("(binned)").alias("session"))
+        )
+    low = float(min(pairs["recorded"].min() or 1, pairs["estimated"].min() or 1))
+    high = float(max(pairs["recorded"].max() or 1, pairs["estimated"].max() or 1))
+    diagonal = pl.DataFrame({"estimated": [low, high], "recorded": [low, high]})
+    scale = alt.Scale(type="log", domain=[low, high])
+    binned = pairs["turns"].max() > 1
+    points = (
+        alt.Chart(pairs)
+        .mark_circle(opacity=0.6, color="#4a6fa5")
+        .encode(
+            x=alt.X("estimated:Q", scale=scale, title="estimated context (tokens, heuristic)"),
+            y=alt.Y("recorded:Q", scale=scale, title="recorded occupancy (tokens)"),
+            size=alt.Size("turns:Q", legend=None, scale=alt.Scale(range=[30, 400])) if binned else alt.value(40),
+            tooltip=[
+                "session:N",
+                alt.Tooltip("estimated:Q", format=","),
+                alt.Tooltip("recorded:Q", format=","),
+                "turns:Q",
+            ],
+        )
+    )
+    line = alt.Chart(diagonal).mark_line(strokeDash=[4, 4], color="#999").encode(x="estimated:Q", y="recorded:Q")
+    return alt.layer(line, points).properties(
+        title="Calibration: estimate vs recorded, per turn", width=WIDTH // 2 + 80, height=300
+    )
+
+
+__all__ = [
+    "bucket_breakdown",
+    "calibration",
+    "collect",
+    "comparison",
+    "daily_trend",
+    "occupancy_over_turns",
+    "peak_distribution",
+    "session_label",
+    "zone",
+]

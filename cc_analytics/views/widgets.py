@@ -1,0 +1,568 @@
+"""Notebook views of sessions: ``ContextGauge`` (one session) and ``SessionExplorer`` (many).
+
+Imports: polars, ``format``, ``frames.claude_schema``, ``views.charts``; ipywidgets only when
+a live widget is built, ``core`` only when a turn's window is captured. Both classes render
+a static HTML/text repr wherever no widget front end runs (plain IPython, nbval, HTML export).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cc_analytics.format import bar, group_thousands, zone
+from cc_analytics.frames import claude_schema as S
+from cc_analytics.views.charts import BUCKET_COLOURS, BUCKET_LABELS, ZONE_COLOURS, Frame, collect
+
+ALL = "(all)"
+WARNING_SIGN = "\u26a0"
+TEXT_BAR = 30
+TURN_PROMPT_CHARS = 60
+STATIC_SESSIONS = 15
+
+
+# ------------------------------------------------------------------ ContextGauge
+
+
+@dataclass(frozen=True, slots=True)
+class GaugeFigures:
+    """The numbers a gauge shows, derived once from a session row."""
+
+    session_id: str
+    label: str
+    model: str
+    used: int
+    window: int
+    effective_window: int | None
+    threshold: int | None
+    peak: int | None
+    recorded: int | None
+    estimated: int | None
+    buckets: tuple[tuple[str, int], ...]
+    compactions: int | None
+
+    @property
+    def fraction(self) -> float:
+        return self.used / self.window if self.window else 0.0
+
+    @property
+    def zone(self) -> str:
+        return zone(self.fraction)
+
+    @property
+    def headroom(self) -> int:
+        return max(self.window - self.used, 0)
+
+    @property
+    def overflows(self) -> bool:
+        return self.used > self.window
+
+    @property
+    def past_threshold(self) -> bool:
+        return self.threshold is not None and self.used >= self.threshold
+
+
+def gauge_figures(row: Mapping[str, Any]) -> GaugeFigures:
+    """Figures of one session row (Claude Code sessions frame, or the report's unified one).
+
+    The gauge shows the recorded last occupancy when there is one, else the estimate.
+    """
+    recorded = row.get(S.LAST_OCCUPANCY) if row.get("occupancy_source", "recorded") == "recorded" else None
+    estimated = row.get(S.CONTEXT_ESTIMATE) if row.get(S.CONTEXT_ESTIMATE) is not None else row.get(S.ESTIMATED_TOKENS)
+    used = recorded if recorded is not None else (estimated or 0)
+    models = row.get(S.MODELS) or []
+    project = str(row.get(S.PROJECT) or "").rstrip("/").rsplit("/", 1)[-1]
+    return GaugeFigures(
+        session_id=str(row[S.SESSION_ID]),
+        label=f"{project} · {str(row[S.SESSION_ID])[:8]}" if project else str(row[S.SESSION_ID]),
+        model=row.get(S.LAST_MODEL) or (models[-1] if models else "unknown"),
+        used=int(used),
+        window=int(row.get(S.WINDOW) or 200_000),
+        effective_window=row.get(S.EFFECTIVE_WINDOW),
+        threshold=row.get(S.AUTOCOMPACT_THRESHOLD),
+        peak=row.get(S.PEAK_OCCUPANCY),
+        recorded=recorded,
+        estimated=estimated,
+        buckets=tuple((label, int(row.get(column) or 0)) for column, label in BUCKET_LABELS.items()),
+        compactions=row.get(S.COMPACTIONS),
+    )
+
+
+def _pct(value: int, window: int) -> float:
+    return 100.0 * min(value / window, 1.0) if window else 0.0
+
+
+def _marker(value: int | None, window: int, colour: str, title: str) -> str:
+    if value is None or not window:
+        return ""
+    return (
+        f"<div title='{html.escape(title)}' style='position:absolute;top:-3px;bottom:-3px;"
+        f"left:{_pct(value, window):.2f}%;border-left:2px dashed {colour}'></div>"
+    )
+
+
+def gauge_html(g: GaugeFigures) -> str:
+    """The gauge as one self-contained HTML fragment (inline styles only)."""
+    colour = ZONE_COLOURS[g.zone]
+    used_pct = _pct(g.used, g.window)
+    markers = _marker(g.threshold, g.window, "#d1343a", f"auto-compact at {group_thousands(g.threshold or 0)}")
+    markers += _marker(
+        g.effective_window,
+        g.window,
+        "#e3a500",
+        f"effective window {group_thousands(g.effective_window or 0)}",
+    )
+    if g.peak is not None and g.peak != g.used:
+        markers += _marker(g.peak, g.window, "#555", f"peak {group_thousands(g.peak)}")
+    notes = []
+    if g.overflows:
+        notes.append(
+            f"<div style='color:#d1343a;font-weight:600'>{WARNING_SIGN} exceeds the context window — compaction required</div>"
+        )
+    elif g.past_threshold:
+        notes.append(
+            f"<div style='color:#d1343a'>{WARNING_SIGN} past the auto-compact threshold ({group_thousands(g.threshold or 0)})</div>"
+        )
+    total = sum(tokens for _, tokens in g.buckets) or 1
+    segments = "".join(
+        f"<div title='{html.escape(label)}: {group_thousands(tokens)}' style='width:{100 * tokens / total:.2f}%;background:{BUCKET_COLOURS[i]}'></div>"
+        for i, (label, tokens) in enumerate(g.buckets)
+        if tokens
+    )
+    legend = " ".join(
+        f"<span style='white-space:nowrap'><span style='display:inline-block;width:9px;height:9px;background:{BUCKET_COLOURS[i]}'></span> {html.escape(label)} {group_thousands(tokens)}</span>"
+        for i, (label, tokens) in enumerate(g.buckets)
+    )
+    side = ""
+    if g.recorded is not None and g.estimated is not None:
+        rows = (("recorded", g.recorded, "#4a6fa5"), ("estimated", g.estimated, "#9aa5b1"))
+        side = "".join(
+            f"<div style='display:flex;align-items:center;gap:6px;margin-top:3px'><span style='width:68px;color:#666'>{name}</span>"
+            f"<div style='flex:1;background:#eee;height:8px;border-radius:4px'><div style='width:{_pct(value, g.window):.2f}%;height:8px;border-radius:4px;background:{c}'></div></div>"
+            f"<span style='width:90px;text-align:right'>{group_thousands(value)}</span></div>"
+            for name, value, c in rows
+        )
+    compactions = "" if g.compactions is None else f" · {g.compactions} compaction(s)"
+    return f"""<div class='cc-gauge' style='font:13px/1.4 system-ui,sans-serif;max-width:640px;border:1px solid #ddd;border-radius:8px;padding:10px 12px'>
+<div style='font-weight:600'>Context — {html.escape(g.label)}</div>
+<div style='color:#666'>{html.escape(g.model)} · window {group_thousands(g.window)} tokens{compactions}</div>
+<div style='position:relative;margin:10px 0 4px;background:#eee;height:18px;border-radius:4px'>
+<div style='width:{used_pct:.2f}%;height:18px;border-radius:4px;background:{colour}'></div>{markers}</div>
+<div><b>{group_thousands(g.used)}</b> / {group_thousands(g.window)} tokens (<b style='color:{colour}'>{g.fraction * 100:.1f}%</b>) · headroom {group_thousands(g.headroom)}</div>
+{"".join(notes)}{side}
+<div style='margin-top:8px;color:#666'>what the session's turns held (estimated, all turns)</div>
+<div style='display:flex;height:10px;border-radius:3px;overflow:hidden;background:#eee'>{segments}</div>
+<div style='font-size:12px;color:#444;margin-top:3px'>{legend}</div>
+</div>"""
+
+
+def gauge_text(g: GaugeFigures) -> str:
+    """The gauge as plain text (for terminals and text-only front ends)."""
+    lines = [
+        f"Context — {g.label}",
+        f"  {g.model} · window {group_thousands(g.window)} tokens",
+        f"  {bar(g.fraction, TEXT_BAR)} {g.fraction * 100:.1f}% ({g.zone})  "
+        f"{group_thousands(g.used)} used, headroom {group_thousands(g.headroom)}",
+    ]
+    if g.threshold is not None:
+        lines.append(f"  auto-compact at {group_thousands(g.threshold)}")
+    if g.recorded is not None and g.estimated is not None:
+        lines.append(f"  recorded {group_thousands(g.recorded)} · estimated {group_thousands(g.estimated)}")
+    if g.overflows:
+        lines.append(f"  {WARNING_SIGN} exceeds the context window — compaction required")
+    lines += [f"  {label:<15}{tokens:>9,}" for label, tokens in g.buckets]
+    return "\n".join(lines)
+
+
+def find_session(sessions: Frame, session_id: str) -> dict[str, Any]:
+    """The row of ``session_id`` (a unique prefix will do) in a sessions frame."""
+    df = collect(sessions)
+    rows = df.filter(pl.col(S.SESSION_ID) == session_id)
+    if rows.is_empty():
+        rows = df.filter(pl.col(S.SESSION_ID).str.starts_with(session_id))
+    if rows.height != 1:
+        msg = f"session {session_id!r} matches {rows.height} sessions"
+        raise LookupError(msg)
+    return rows.row(0, named=True)
+
+
+class ContextGauge:
+    """How full one session's context window is: a coloured bar, headroom and what fills it.
+
+    Green up to 70% of the window, yellow above, red above 90%; dashed marks for the
+    auto-compact threshold, the effective window and the peak; recorded and estimated
+    occupancy side by side; the five heuristic buckets as a stacked bar.
+
+    Examples:
+        >>> row = {"session_id": "abc", "window": 200_000, "last_occupancy": 150_000,
+        ...        "autocompact_threshold": 167_000, "context_estimate": 40_000}
+        >>> g = ContextGauge(row)
+        >>> g.figures.zone, g.figures.headroom
+        ('yellow', 50000)
+        >>> "75.0%" in g._repr_html_()
+        True
+    """
+
+    def __init__(self, session: Mapping[str, Any]) -> None:
+        self.figures = gauge_figures(session)
+
+    @classmethod
+    def from_frame(cls, sessions: Frame, session_id: str) -> ContextGauge:
+        """The gauge of ``session_id`` in a sessions frame (``frames.read_sessions`` or the report's)."""
+        return cls(find_session(sessions, session_id))
+
+    def to_html(self) -> str:
+        return gauge_html(self.figures)
+
+    def widget(self) -> Any:
+        """An ``ipywidgets.HTML`` showing the gauge (to place inside other widgets)."""
+        import ipywidgets
+
+        return ipywidgets.HTML(value=self.to_html())
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": gauge_text(self.figures), "text/html": self.to_html()}
+
+    def __repr__(self) -> str:
+        return gauge_text(self.figures)
+
+
+# ------------------------------------------------------------------ SessionExplorer
+
+
+def filter_sessions(
+    sessions: Frame,
+    *,
+    project: str | None = None,
+    model: str | None = None,
+    start: date | None = None,
+    end: date | None = None,
+    min_peak: float = 0.0,
+    search: str = "",
+) -> pl.DataFrame:
+    """Sessions matching every given filter, highest peak occupancy first.
+
+    ``min_peak`` is a fraction of the window; ``search`` matches (case-insensitively) the
+    session id, project and models.
+    """
+    df = collect(sessions).with_columns(
+        (pl.col(S.PEAK_OCCUPANCY) / pl.col(S.WINDOW)).fill_null(0.0).alias("peak_fraction"),
+        pl.coalesce(pl.col(S.FIRST_TIME), pl.col(S.LAST_TIME)).dt.date().alias("day"),
+    )
+    if project and project != ALL:
+        df = df.filter(pl.col(S.PROJECT) == project)
+    if model and model != ALL:
+        df = df.filter(pl.col(S.MODELS).list.contains(model))
+    if start is not None:
+        df = df.filter(pl.col("day") >= start)
+    if end is not None:
+        df = df.filter(pl.col("day") <= end)
+    if min_peak:
+        df = df.filter(pl.col("peak_fraction") >= min_peak)
+    if search.strip():
+        needle = search.strip().lower()
+        haystack = pl.concat_str(
+            pl.col(S.SESSION_ID),
+            pl.col(S.PROJECT).fill_null(""),
+            pl.col(S.MODELS).list.join(" ").fill_null(""),
+            separator=" ",
+        ).str.to_lowercase()
+        df = df.filter(haystack.str.contains(needle, literal=True))
+    return df.sort("peak_fraction", S.SESSION_ID, descending=[True, False])
+
+
+def session_turns(turns: Frame, session_id: str) -> pl.DataFrame:
+    """The main-transcript turns of one session, in order."""
+    return (
+        collect(turns)
+        .filter((pl.col(S.SESSION_ID) == session_id) & ~pl.col(S.IS_SUBAGENT_FILE).fill_null(False))
+        .sort(S.TURN_INDEX)
+    )
+
+
+def turn_label(turn: Mapping[str, Any]) -> str:
+    occupancy = turn.get(S.OCCUPANCY)
+    used = "" if occupancy is None else f"{occupancy:>9,} tok {100 * (turn.get(S.USED_FRACTION) or 0):5.1f}%"
+    tools = ",".join(dict.fromkeys(turn.get(S.TOOL_NAMES) or []))
+    prompt = " ".join((turn.get(S.PROMPT) or "").split())[:TURN_PROMPT_CHARS]
+    flags = (" ⤵compacted" if turn.get(S.COMPACTED) else "") + (
+        f" ✖{turn[S.TOOL_ERRORS]}" if turn.get(S.TOOL_ERRORS) else ""
+    )
+    return f"#{turn[S.TURN_INDEX]:<3} {used:>20}{flags} · {tools or '-'} · {prompt}"
+
+
+def turn_preview(turn: Mapping[str, Any], *, before: int = 2, after: int = 1) -> str:
+    """The ContextWindow preview around a turn's first event (``render_preview(budget=Budget())``)."""
+    from cc_analytics.core import Budget, EventRef, capture_window
+
+    uuids = turn.get(S.EVENT_UUIDS) or []
+    if not uuids:
+        return f"(turn {turn[S.TURN_INDEX]} has no events to anchor a window on)"
+    raw = Path(turn[S.SOURCE_FILE]).read_bytes()
+    window = capture_window(raw, EventRef(turn[S.SESSION_ID], uuids[0]), before=before, after=after)
+    return window.render_preview(budget=Budget())
+
+
+class SessionExplorer:
+    """Pick a session by project, model, date, peak occupancy or text; see its gauge, its
+    occupancy over turns and its turns; select a turn to read its ContextWindow preview.
+
+    In JupyterLab it is a live ipywidgets UI; elsewhere it renders the static state: the
+    matching sessions, the selected session's gauge, chart and turns, and one preview.
+
+    Examples:
+        >>> from cc_analytics.report import load
+        >>> data = load(samples=True)
+        >>> ex = SessionExplorer(data.sessions, data.turns)
+        >>> ex.turn_rows().height > 0 and ex.preview().startswith("user: ")
+        True
+    """
+
+    def __init__(self, sessions: Frame, turns: Frame, *, session_id: str | None = None) -> None:
+        self.sessions = collect(sessions)
+        self.turns = collect(turns)
+        self.filters: dict[str, Any] = {}
+        self.session_id: str | None = session_id or self._default_session()
+        self.turn_index: int | None = self._peak_turn()
+        self._widget: Any = None
+
+    @classmethod
+    def from_source(cls, source: str | Sequence[str] | None = None) -> SessionExplorer:
+        """Read Claude Code sessions and turns from ``source`` (default roots when None)."""
+        from cc_analytics.frames.claude_sessions import read_sessions
+        from cc_analytics.frames.claude_turns import read_turns
+
+        return cls(read_sessions(source), read_turns(source))
+
+    # -- state, usable without a front end
+    def filtered(self) -> pl.DataFrame:
+        return filter_sessions(self.sessions, **self.filters)
+
+    def select(self, session_id: str, turn_index: int | None = None) -> SessionExplorer:
+        self.session_id = find_session(self.sessions, session_id)[S.SESSION_ID]
+        self.turn_index = turn_index if turn_index is not None else self._peak_turn()
+        if self._widget is not None:
+            self._sync_widget()
+        return self
+
+    def gauge(self) -> ContextGauge | None:
+        return ContextGauge.from_frame(self.sessions, self.session_id) if self.session_id else None
+
+    def turn_rows(self) -> pl.DataFrame:
+        return session_turns(self.turns, self.session_id) if self.session_id else self.turns.clear()
+
+    def chart(self) -> Any:
+        from cc_analytics.views.charts import occupancy_over_turns
+
+        return occupancy_over_turns(self.turns, session_id=self.session_id) if self.session_id else None
+
+    def preview(self) -> str:
+        if self.turn_index is None:
+            return "(no turn selected)"
+        rows = self.turn_rows().filter(pl.col(S.TURN_INDEX) == self.turn_index)
+        if rows.is_empty():
+            return "(no turn selected)"
+        return turn_preview(rows.row(0, named=True))
+
+    def _default_session(self) -> str | None:
+        """The highest-peak session that has turns (else the highest-peak one)."""
+        matching = self.filtered()
+        with_turns = matching.filter(pl.col(S.SESSION_ID).is_in(self.turns[S.SESSION_ID].implode()))
+        pick = with_turns if with_turns.height else matching
+        return pick[S.SESSION_ID][0] if pick.height else None
+
+    def _peak_turn(self) -> int | None:
+        rows = self.turn_rows().filter(pl.col(S.OCCUPANCY).is_not_null())
+        if rows.is_empty():
+            rows = self.turn_rows()
+            return rows[S.TURN_INDEX][-1] if rows.height else None
+        return rows.sort(S.OCCUPANCY, descending=True)[S.TURN_INDEX][0]
+
+    # -- static reprs
+    def to_html(self) -> str:
+        matching = self.filtered().head(STATIC_SESSIONS)
+        rows = []
+        for r in matching.iter_rows(named=True):
+            shade = " style='background:#eef3fb'" if r[S.SESSION_ID] == self.session_id else ""
+            colour = ZONE_COLOURS[zone(r["peak_fraction"])]
+            rows.append(
+                f"<tr{shade}><td>{html.escape(str(r[S.PROJECT] or ''))}</td>"
+                f"<td><code>{html.escape(r[S.SESSION_ID][:8])}</code></td>"
+                f"<td>{html.escape(r[S.LAST_MODEL] or '')}</td>"
+                f"<td style='text-align:right'>{group_thousands(r[S.PEAK_OCCUPANCY] or 0)}</td>"
+                f"<td style='text-align:right;color:{colour}'>{r['peak_fraction'] * 100:.1f}%</td></tr>"
+            )
+        table = (
+            "<table style='border-collapse:collapse;font:12px system-ui,sans-serif'><tr><th>project</th><th>session</th>"
+            f"<th>model</th><th>peak</th><th>peak %</th></tr>{''.join(rows)}</table>"
+        )
+        parts = [
+            f"<div style='font:600 14px system-ui,sans-serif'>SessionExplorer — {self.filtered().height} of {self.sessions.height} sessions</div>",
+            table,
+        ]
+        gauge = self.gauge()
+        if gauge is not None:
+            parts.append(gauge.to_html())
+            parts.append(self._chart_svg())
+            turns = "\n".join(html.escape(turn_label(t)) for t in self.turn_rows().iter_rows(named=True))
+            parts.append(f"<pre style='font-size:12px'>{turns}</pre>")
+            parts.append(
+                f"<div style='font:600 13px system-ui,sans-serif'>window around turn {self.turn_index}</div>"
+                f"<pre style='white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px'>{html.escape(self.preview())}</pre>"
+            )
+        return "<div class='cc-explorer'>" + "\n".join(parts) + "</div>"
+
+    def _chart_svg(self) -> str:
+        chart = self.chart()
+        if chart is None:
+            return ""
+        try:
+            import vl_convert
+        except ImportError:
+            return ""
+        return vl_convert.vegalite_to_svg(chart.to_dict())
+
+    def to_text(self) -> str:
+        lines = [f"SessionExplorer — {self.filtered().height} of {self.sessions.height} sessions"]
+        for r in self.filtered().head(STATIC_SESSIONS).iter_rows(named=True):
+            mark = ">" if r[S.SESSION_ID] == self.session_id else " "
+            lines.append(
+                f"{mark} {r[S.SESSION_ID][:8]}  {str(r[S.PROJECT] or '')[:28]:<28} {r['peak_fraction'] * 100:5.1f}%"
+            )
+        gauge = self.gauge()
+        if gauge is not None:
+            lines += ["", gauge_text(gauge.figures), ""]
+            lines += [turn_label(t) for t in self.turn_rows().iter_rows(named=True)]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        bundle: dict[str, Any] = {"text/plain": self.to_text(), "text/html": self.to_html()}
+        widget = self.widget
+        if widget is not None:
+            view = widget._repr_mimebundle_()
+            bundle.update({k: v for k, v in view.items() if k != "text/plain"})
+        return bundle
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    # -- the live widget
+    @property
+    def widget(self) -> Any:
+        """The ipywidgets UI (built on first use; None when ipywidgets is not installed)."""
+        if self._widget is None:
+            try:
+                import ipywidgets  # noqa: F401
+            except ImportError:
+                return None
+            self._widget = self._build_widget()
+        return self._widget
+
+    def _build_widget(self) -> Any:
+        import ipywidgets as W
+
+        df = self.sessions
+        projects = sorted(p for p in df[S.PROJECT].drop_nulls().unique().to_list())
+        models = sorted(m for m in df[S.MODELS].explode().drop_nulls().unique().to_list())
+        days = sorted(
+            str(d)
+            for d in df.select(pl.coalesce(S.FIRST_TIME, S.LAST_TIME).dt.date()).to_series().drop_nulls().unique()
+        )
+        self._project = W.Dropdown(options=[ALL, *projects], description="project")
+        self._model = W.Dropdown(options=[ALL, *models], description="model")
+        self._days = W.SelectionRangeSlider(
+            options=days or ["-"],
+            index=(0, max(len(days) - 1, 0)),
+            description="dates",
+            disabled=len(days) < 2,
+        )
+        self._min_peak = W.FloatSlider(value=0, min=0, max=100, step=5, description="peak ≥ %")
+        self._search = W.Text(placeholder="search id, project, model", description="search")
+        self._list = W.Select(rows=10, layout=W.Layout(width="100%"))
+        self._gauge = W.HTML()
+        self._chart = W.Output()
+        self._turns = W.Select(rows=12, layout=W.Layout(width="100%"))
+        self._preview = W.HTML()
+        for control in (self._project, self._model, self._days, self._min_peak, self._search):
+            control.observe(self._on_filter, names="value")
+        self._list.observe(self._on_session, names="value")
+        self._turns.observe(self._on_turn, names="value")
+        controls = W.VBox(
+            [self._project, self._model, self._days, self._min_peak, self._search, self._list],
+            layout=W.Layout(width="38%"),
+        )
+        detail = W.VBox(
+            [self._gauge, self._chart, W.HTML("<b>turns</b>"), self._turns, self._preview],
+            layout=W.Layout(width="62%"),
+        )
+        self._refresh_list()
+        self._sync_widget()
+        return W.HBox([controls, detail])
+
+    def _on_filter(self, _change: Any) -> None:
+        days = self._days.value if not self._days.disabled else None
+        self.filters = {
+            "project": self._project.value,
+            "model": self._model.value,
+            "start": date.fromisoformat(days[0]) if days else None,
+            "end": date.fromisoformat(days[1]) if days else None,
+            "min_peak": self._min_peak.value / 100,
+            "search": self._search.value,
+        }
+        self._refresh_list()
+
+    def _refresh_list(self) -> None:
+        matching = self.filtered()
+        options = [
+            (
+                f"{r['peak_fraction'] * 100:5.1f}%  {str(r[S.PROJECT] or '').rsplit('/', 1)[-1]} · {r[S.SESSION_ID][:8]} · {r[S.LAST_MODEL] or ''}",
+                r[S.SESSION_ID],
+            )
+            for r in matching.iter_rows(named=True)
+        ]
+        self._list.options = options
+        if self.session_id in {sid for _, sid in options}:
+            self._list.value = self.session_id
+
+    def _on_session(self, change: Any) -> None:
+        if change["new"] and change["new"] != self.session_id:
+            self.select(change["new"])
+
+    def _on_turn(self, change: Any) -> None:
+        if change["new"] is not None:
+            self.turn_index = change["new"]
+            self._preview.value = f"<pre style='white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px'>{html.escape(self.preview())}</pre>"
+
+    def _sync_widget(self) -> None:
+        gauge = self.gauge()
+        self._gauge.value = gauge.to_html() if gauge else "<i>no session matches</i>"
+        self._chart.outputs = ()
+        chart = self.chart()
+        if chart is not None:
+            self._chart.append_display_data(chart)
+        turn_index = self.turn_index
+        self._turns.options = [(turn_label(t), t[S.TURN_INDEX]) for t in self.turn_rows().iter_rows(named=True)]
+        self._turns.value = turn_index
+        self._on_turn({"new": turn_index})
+
+
+__all__ = [
+    "ContextGauge",
+    "GaugeFigures",
+    "SessionExplorer",
+    "filter_sessions",
+    "gauge_figures",
+    "turn_preview",
+]

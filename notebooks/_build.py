@@ -1,0 +1,274 @@
+"""Write the example notebooks from the cell sources below (outputs empty, so nothing to strip).
+
+Run: ``python notebooks/_build.py``. Edit the cells here, not the ``.ipynb`` files; the
+notebooks run in CI with ``pytest --nbval-lax notebooks/`` and assert their key numbers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).resolve().parent
+
+SETUP = """\
+from pathlib import Path
+
+import polars as pl
+
+# The repository's data-samples/: sessions we made ourselves, in both formats.
+ROOT = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "data-samples").is_dir())
+SAMPLES = ROOT / "data-samples"
+CLAUDE = SAMPLES / "claude" / "projects"
+pl.Config.set_tbl_rows(20)
+pl.Config.set_fmt_str_lengths(40)"""
+
+QUICKSTART = [
+    new_markdown_cell(
+        "# Quickstart: load sessions, look at the frames, read a gauge\n\n"
+        "Three steps: load Claude Code transcripts into Polars frames, find the sessions whose "
+        "context windows got fullest, and look at one of them with `ContextGauge`. Point the "
+        "loaders at `~/.claude/projects` (the default when you pass nothing) to see your own."
+    ),
+    new_code_cell(SETUP),
+    new_markdown_cell(
+        "## Sessions\n\nOne row per session (a main transcript plus its subagent files): "
+        "deduplicated token totals, last and peak occupancy, the window, compactions and the "
+        "heuristic buckets."
+    ),
+    new_code_cell(
+        """\
+import cc_analytics.frames as frames
+
+sessions = frames.read_sessions(CLAUDE)
+overview = sessions.select(
+    "session_id", "project", "last_model", "turns", "peak_occupancy", "window",
+    (pl.col("peak_occupancy") / pl.col("window")).alias("peak_fraction"), "compactions",
+).sort("peak_fraction", descending=True)
+assert sessions.height == 14
+assert sessions["compactions"].sum() == 3
+assert sessions["subagent_files"].sum() == 3
+overview"""
+    ),
+    new_markdown_cell(
+        "## Turns\n\nOne row per turn, cut exactly as the ContextWindow core cuts them, with the "
+        "recorded occupancy at the turn's last main-chain request."
+    ),
+    new_code_cell(
+        """\
+turns = frames.read_turns(CLAUDE)
+main = turns.filter(~pl.col("is_subagent_file"))
+assert main["session_id"].n_unique() == 14
+assert main.filter(pl.col("tool_errors") > 0).height >= 4
+main.select("session_id", "turn_index", "occupancy", "used_fraction", "tool_names", "compacted", "prompt").head(12)"""
+    ),
+    new_markdown_cell(
+        "## A gauge\n\nGreen up to 70% of the window, yellow above, red above 90%. The dashed "
+        "marks are the auto-compact threshold and the effective window (window minus the "
+        "output reserve); recorded and estimated occupancy sit side by side."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.views import ContextGauge
+
+fullest = overview["session_id"][0]
+gauge = ContextGauge.from_frame(sessions, fullest)
+assert gauge.figures.zone == "red" and not gauge.figures.overflows
+assert gauge.figures.threshold == 167_000
+gauge"""
+    ),
+    new_markdown_cell(
+        "## Both formats, one explorer\n\nThe report loader reads ChainlessChain sessions too "
+        "(their occupancy is the heuristic estimate). `SessionExplorer` filters by project, "
+        "model, date, peak occupancy or text, and shows the window preview of a selected turn."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.report import load
+from cc_analytics.views import SessionExplorer
+
+data = load(samples=True)
+assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7}
+explorer = SessionExplorer(data.sessions, data.turns)
+assert explorer.session_id == fullest
+explorer"""
+    ),
+]
+
+CONTEXT_USAGE = [
+    new_markdown_cell(
+        "# Context usage across sessions\n\nHow full do windows get, what fills them, when does "
+        "compaction strike, and how far is the heuristic estimate from what the API recorded."
+    ),
+    new_code_cell(SETUP),
+    new_code_cell(
+        """\
+import cc_analytics.frames as frames
+from cc_analytics.views import charts
+
+sessions = frames.read_sessions(CLAUDE)
+turns = frames.read_turns(CLAUDE)
+peak = (pl.col("peak_occupancy") / pl.col("window")).alias("peak_fraction")
+bands = sessions.select(peak).select(
+    (pl.col("peak_fraction") > 0.9).sum().alias("red"),
+    ((pl.col("peak_fraction") > 0.7) & (pl.col("peak_fraction") <= 0.9)).sum().alias("yellow"),
+)
+assert bands.row(0) == (1, 1)
+charts.peak_distribution(sessions)"""
+    ),
+    new_markdown_cell("## Occupancy over turns\n\nThe sessions with the highest peaks, with their limits."),
+    new_code_cell("charts.occupancy_over_turns(turns)"),
+    new_markdown_cell(
+        "## Compaction analysis\n\nEach compaction: its trigger, the occupancy before "
+        "(`preTokens`) and the first recorded occupancy after it."
+    ),
+    new_code_cell(
+        """\
+compactions = (
+    sessions.filter(pl.col("compactions") > 0)
+    .select("session_id", "window", "autocompact_threshold", "compaction_triggers",
+            "compaction_pre_tokens", "compaction_post_tokens")
+    .explode("compaction_triggers", "compaction_pre_tokens", "compaction_post_tokens")
+    .with_columns((pl.col("compaction_pre_tokens") - pl.col("compaction_post_tokens")).alias("freed"))
+)
+auto = compactions.filter(pl.col("compaction_triggers") == "auto")
+assert compactions.height == 3 and auto.height == 2
+assert (auto["compaction_pre_tokens"] >= auto["autocompact_threshold"]).all()
+assert (auto["freed"] > 100_000).all()
+compactions"""
+    ),
+    new_code_cell("charts.occupancy_over_turns(turns, session_id=auto['session_id'][0])"),
+    new_markdown_cell("## What fills the context, and the daily trend"),
+    new_code_cell("charts.bucket_breakdown(sessions)"),
+    new_code_cell(
+        """\
+daily = charts.daily_trend(sessions)
+token_columns = ["input_tokens", "cache_creation_tokens", "cache_read_tokens", "output_tokens"]
+total = sessions.select(pl.sum_horizontal(token_columns).sum()).item()
+assert sessions["cache_read_tokens"].sum() > total / 2  # the prompt cache serves most input
+daily"""
+    ),
+    new_markdown_cell("## By model and by project"),
+    new_code_cell(
+        """\
+by_model = sessions.group_by("last_model").agg(pl.len().alias("sessions"), peak.max().alias("max_peak"))
+assert by_model.height == 7
+charts.comparison(sessions, by="model")"""
+    ),
+    new_code_cell("charts.comparison(sessions, by='project')"),
+    new_markdown_cell(
+        "## Calibration\n\nThe heuristic estimate counts only the transcript's text; the recorded "
+        "occupancy also holds the system prompt, tool schemas and outputs saved outside the "
+        "transcript. The two still rise together."
+    ),
+    new_code_cell(
+        """\
+pairs = turns.filter(
+    ~pl.col("is_subagent_file") & (pl.col("occupancy") > 0) & (pl.col("estimated_context") > 0)
+)
+rank_correlation = pairs.select(pl.corr("estimated_context", "occupancy", method="spearman")).item()
+assert (pairs["occupancy"] > pairs["estimated_context"]).all()
+assert rank_correlation > 0.5, rank_correlation
+charts.calibration(turns)"""
+    ),
+]
+
+CONTEXT_WINDOWS = [
+    new_markdown_cell(
+        "# Context windows around the moments that matter\n\nPick anchors with ordinary Polars "
+        "filters (the turn of peak occupancy in each session, each compaction), capture a "
+        "`cc-transcript.context/2` window around each, render the previews, and check that the "
+        "JSON round-trips."
+    ),
+    new_code_cell(SETUP),
+    new_code_cell(
+        """\
+import cc_analytics.frames as frames
+from cc_analytics.frames.windows import capture_window_frame
+
+turns = frames.read_turns(CLAUDE)
+peak_turns = (
+    turns.filter(~pl.col("is_subagent_file") & pl.col("occupancy").is_not_null())
+    .sort("occupancy", descending=True)
+    .group_by("session_id", maintain_order=True)
+    .first()
+    .select("session_id", pl.col("event_uuids").list.first().alias("event_uuid"),
+            "source_file", "turn_index", "occupancy")
+)
+assert peak_turns.height == 14
+peak_windows = capture_window_frame(peak_turns, before=2, after=1)
+assert peak_windows["error"].null_count() == peak_windows.height
+peak_windows.select("session_id", "event_uuid", pl.col("window_json").str.len_bytes().alias("json_bytes"))"""
+    ),
+    new_markdown_cell("## The preview of the fullest moment"),
+    new_code_cell(
+        """\
+from cc_analytics.core import Budget, ContextWindow
+
+fullest = peak_turns.sort("occupancy", descending=True).row(0, named=True)
+window = ContextWindow.from_json(
+    peak_windows.filter(pl.col("session_id") == fullest["session_id"])["window_json"][0]
+)
+preview = window.render_preview(budget=Budget())
+assert window.trigger is not None and window.fidelity == "full"
+assert preview.count("Read(") >= 3
+print(preview)"""
+    ),
+    new_markdown_cell("## Windows around each compaction"),
+    new_code_cell(
+        """\
+events = frames.read_events(CLAUDE)
+boundaries = events.filter(pl.col("subtype") == "compact_boundary").select(
+    "session_id", pl.col("uuid").alias("event_uuid"), "source_file", "compact_trigger", "compact_pre_tokens"
+)
+compaction_windows = capture_window_frame(boundaries, before=1, after=1)
+assert compaction_windows.height == 3 and compaction_windows["error"].null_count() == 3
+for row in compaction_windows.iter_rows(named=True):
+    w = ContextWindow.from_json(row["window_json"])
+    assert any(ref.event_uuid == row["event_uuid"] for ref in w.trigger.refs)
+    print(f"--- {row['session_id'][:8]} ---")
+    print(w.render_preview(budget=Budget(turn_chars=300)))"""
+    ),
+    new_markdown_cell(
+        "## Round trip and hydration\n\nWindows are byte-stable JSON: parsing and serialising "
+        "again gives the same bytes. `hydrate()` re-reads the transcript for a full render."
+    ),
+    new_code_cell(
+        """\
+documents = pl.concat([peak_windows["window_json"], compaction_windows["window_json"]]).to_list()
+parsed = [ContextWindow.from_json(doc) for doc in documents]
+assert [w.to_json() for w in parsed] == documents
+assert all(ContextWindow.from_json(w.to_json()) == w for w in parsed)
+hydrated = window.hydrate(root=CLAUDE)
+assert hydrated is not None
+full = hydrated.render(budget=Budget())
+assert len(full) >= len(preview)
+print(full[:1500])"""
+    ),
+]
+
+
+def write(name: str, cells: list) -> None:
+    notebook = new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+    )
+    for index, cell in enumerate(notebook.cells):
+        cell["id"] = f"{Path(name).stem[:2]}-{index:02d}"
+    nbformat.validate(notebook)
+    (HERE / name).write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    write("01-quickstart.ipynb", QUICKSTART)
+    write("02-context-usage.ipynb", CONTEXT_USAGE)
+    write("03-context-windows.ipynb", CONTEXT_WINDOWS)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""``cc-analytics report``: the files it writes, where it refuses to write, and the Parquet."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cc_analytics.errors import InputError
+from cc_analytics.frames import claude_schema as S
+from cc_analytics.report import MARKER, check_out_dir, load, split_sources, write_report
+from tests.conftest import ROOT, run_cli
+
+SAMPLES = ROOT / "data-samples"
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load(samples=True)
+
+
+def test_load_reads_both_formats(data) -> None:
+    counts = dict(data.sessions.group_by("format").len().iter_rows())
+    assert counts == {"claude-code": 14, "chainlesschain": 7}
+    claude = data.sessions.filter(pl.col("format") == "claude-code")
+    assert claude[S.COMPACTIONS].sum() == 3
+    assert claude[S.SUBAGENT_FILES].sum() == 3
+    assert (claude[S.WINDOW] == 1_000_000).sum() >= 1
+    assert data.turns.filter(~pl.col(S.IS_SUBAGENT_FILE)).height > 40
+    assert data.problems.height == 0
+
+
+def test_write_report_and_parquet_round_trip(data, tmp_path: Path) -> None:
+    written = write_report(data, tmp_path / "out")
+    assert sorted(p.name for p in written.values()) == ["report.html", "sessions.parquet", "turns.parquet"]
+    assert pl.read_parquet(written["sessions.parquet"]).equals(data.sessions)
+    assert pl.read_parquet(written["turns.parquet"]).equals(data.turns)
+    page = written["report.html"].read_text(encoding="utf-8")
+    assert MARKER in page
+    assert not re.search(r"<(script|link)[^>]+(src|href)=", page), "the page must not load anything"
+    assert "vegaEmbed" in page and page.count("class=chart") == 7
+    write_report(data, tmp_path / "out")  # our own report folder may be rewritten
+
+
+def test_refuses_folders_it_does_not_own(data, tmp_path: Path) -> None:
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "todo.txt").write_text("keep me")
+    with pytest.raises(InputError, match="refusing to overwrite"):
+        write_report(data, other)
+    assert (other / "todo.txt").read_text() == "keep me"
+    (other / "report.html").write_text("<html>someone else's</html>")
+    with pytest.raises(InputError, match="refusing to overwrite"):
+        check_out_dir(other)
+
+
+def test_refuses_the_claude_config_and_chainless_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cfg"))
+    monkeypatch.setenv("CHAINLESSCHAIN_HOME", str(tmp_path / "cc"))
+    for inside in (tmp_path / ".claude" / "r", tmp_path / "cfg" / "projects" / "r", tmp_path / "cc" / "sessions" / "r"):
+        with pytest.raises(InputError, match="refusing to write a report inside"):
+            check_out_dir(inside)
+
+
+def test_split_sources_sniffs_each_format(tmp_path: Path) -> None:
+    mixed = tmp_path / "mixed"
+    shutil.copytree(SAMPLES / "chainless", mixed / "chainless")
+    shutil.copytree(SAMPLES / "claude", mixed / "claude")
+    claude, chainless = split_sources([mixed])
+    assert len(chainless) == 7
+    assert all("claude" in p.parts for p in claude) and len(claude) == 17
+    with pytest.raises(InputError, match="no such transcript"):
+        split_sources([tmp_path / "absent"])
+
+
+def test_cli_writes_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = run_cli(["report", str(SAMPLES), "--out", str(out)])
+    assert result.returncode == 0, result.stderr.decode()
+    printed = result.stdout.decode().split()
+    assert sorted(Path(p).name for p in printed) == ["report.html", "sessions.parquet", "turns.parquet"]
+    assert "21 sessions" in result.stderr.decode()
+    assert pl.read_parquet(out / "sessions.parquet").height == 21
+
+
+def test_cli_refusal_is_one_error_line(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("x")
+    result = run_cli(["report", "--samples", "--out", str(tmp_path)])
+    assert result.returncode == 1
+    assert result.stderr.decode().startswith("✖ refusing to overwrite")
+    assert result.stdout == b""
