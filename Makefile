@@ -38,8 +38,10 @@ test: $(VENV)/.stamp-dev oracle
 	@for b in benchmarks/claude_frames.py benchmarks/windows.py; do \
 		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done
 
-bench: $(VENV)/.stamp-dev
+bench: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/chainless_context.py
+	$(PY) benchmarks/claude_frames.py
+	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) benchmarks/windows.py
 
 lint: $(VENV)/.stamp-dev
 	$(VENV)/bin/ruff check cc_analytics tests benchmarks
