@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from typing import Any
 
 import orjson
 import polars as pl
 
+from cc_analytics.core.jsontext import es_float
 from cc_analytics.format import well_formed as _format_well_formed
 
 CJK_PATTERN = "[\u4e00-\u9fa5]"
@@ -117,25 +117,7 @@ def js_number(value: float | int) -> str:
         x = math.inf if value > 0 else -math.inf
     if math.isnan(x) or math.isinf(x):
         return "null"
-    if x == 0:
-        return "0"
-    sign = "-" if x < 0 else ""
-    digits_tuple = Decimal(repr(abs(x))).as_tuple()
-    digits = "".join(map(str, digits_tuple.digits)).rstrip("0") or "0"
-    exponent = int(digits_tuple.exponent) + (len(digits_tuple.digits) - len(digits))
-    k = len(digits)
-    n = exponent + k
-    if k <= n <= 21:
-        body = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        body = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        body = "0." + "0" * (-n) + digits
-    else:
-        e = n - 1
-        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
-        body = f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
-    return sign + body
+    return es_float(x)
 
 
 def _is_number(value: Any) -> bool:
