@@ -421,8 +421,8 @@ class SessionExplorer:
             )
         return "<div class='cc-explorer'>" + "\n".join(parts) + "</div>"
 
-    def _chart_svg(self) -> str:
-        chart = self.chart()
+    def _chart_svg(self, chart: Any = None) -> str:
+        chart = self.chart() if chart is None else chart
         if chart is None:
             return ""
         try:
@@ -487,8 +487,10 @@ class SessionExplorer:
             index=(0, max(len(days) - 1, 0)),
             description="dates",
             disabled=len(days) < 2,
+            layout=W.Layout(width="100%"),
+            style={"description_width": "initial"},
         )
-        self._min_peak = W.FloatSlider(value=0, min=0, max=100, step=5, description="peak ≥ %")
+        self._min_peak = W.IntSlider(value=0, min=0, max=100, step=5, description="peak ≥ %", readout_format="d")
         self._search = W.Text(placeholder="search id, project, model", description="search")
         self._list = W.Select(rows=10, layout=W.Layout(width="100%"))
         self._gauge = W.HTML()
@@ -551,7 +553,12 @@ class SessionExplorer:
         self._chart.outputs = ()
         chart = self.chart()
         if chart is not None:
-            self._chart.append_display_data(chart)
+            # An SVG drawn in the kernel: Altair's own renderer loads Vega from a CDN, which
+            # fails offline ("Error loading script"), and JupyterLab 4 has no Vega-Lite 6 renderer.
+            from IPython.display import HTML
+
+            svg = self._chart_svg(chart)
+            self._chart.append_display_data(HTML(svg) if svg else chart)
         turn_index = self.turn_index
         self._turns.options = [(turn_label(t), t[S.TURN_INDEX]) for t in self.turn_rows().iter_rows(named=True)]
         self._turns.value = turn_index
