@@ -56,7 +56,13 @@ def block_tokens() -> pl.Expr:
 
 
 def with_buckets(blocks: pl.LazyFrame) -> pl.LazyFrame:
-    """Add ``bucket`` and ``tokens`` to block rows (which carry ``system_like``)."""
+    """Add ``bucket`` and ``tokens`` to block rows (which carry ``system_like``).
+
+    Blocks that were measured as they were decoded (``claude_decode.decode_summary_files``)
+    already carry ``tokens`` and no text: only the bucket is added.
+    """
+    if TOKENS in blocks.collect_schema():
+        return blocks.with_columns(bucket_of().alias(BUCKET))
     return blocks.with_columns(bucket_of().alias(BUCKET), block_tokens().alias(TOKENS))
 
 

@@ -72,14 +72,16 @@ def run_batches(
     *,
     workers: int | None = 1,
     on_progress: Progress | None = None,
+    batch_bytes: int = BATCH_BYTES,
 ) -> Iterator[T]:
     """``work(batch)`` for every batch, results in batch order, in processes when worthwhile.
 
     ``workers=1`` (the loaders' default) runs in-process; ``workers=None`` picks up to two
     processes for corpora over ``PARALLEL_MIN_BYTES``. Worker processes are spawned, so a
-    script that asks for them needs the ``if __name__ == "__main__":`` guard.
+    script that asks for them needs the ``if __name__ == "__main__":`` guard. Batches hold
+    about ``batch_bytes`` of transcripts each (sessions are never split).
     """
-    plan = batches(files)
+    plan = batches(files, batch_bytes)
     total = sum(f.size for f in files)
     sizes = [sum(f.size for f in batch) for batch in plan]
     if workers is None:

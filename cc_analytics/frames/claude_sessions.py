@@ -17,9 +17,9 @@ import polars as pl
 from cc_analytics.format import fraction_4
 from cc_analytics.frames import claude_schema as S
 from cc_analytics.frames.claude_buckets import BUCKET, BUCKET_NAMES, TOKENS, bucket_sums
-from cc_analytics.frames.claude_decode import decode_files
+from cc_analytics.frames.claude_decode import decode_summary_files
 from cc_analytics.frames.claude_discovery import TranscriptFile, find_session
-from cc_analytics.frames.claude_events import Progress, Source, lazy_source, resolve, run_batches
+from cc_analytics.frames.claude_events import BATCH_BYTES, Progress, Source, lazy_source, resolve, run_batches
 from cc_analytics.frames.claude_turns import prepare
 from cc_analytics.frames.claude_usage import (
     ON_CHAIN,
@@ -33,6 +33,12 @@ from cc_analytics.frames.claude_windows import context_window, window_columns
 KEY = S.FILE_SESSION_ID
 PROVIDER = "anthropic"
 CONTEXT_KEYS = ("system", "user", "assistant", "tool", "toolCalls")
+# A batch is a few thousand rows: the in-memory engine runs these small queries in about
+# two thirds of the CPU time the default (streaming) engine takes to set them up.
+BATCH_ENGINE = "in-memory"
+# Session batches can be larger than the events' default: what a batch keeps per line is a
+# few dozen bytes (no text), so doubling it costs little memory and halves per-batch overhead.
+SESSIONS_BATCH_BYTES = 2 * BATCH_BYTES
 
 
 def summarize(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataFrame:
@@ -105,16 +111,16 @@ def summarize(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Transc
         .select(list(S.SESSIONS_SCHEMA))
         .sort(S.SESSION_ID)
     )
-    return summary.collect().cast(dict(S.SESSIONS_SCHEMA))
+    return summary.collect(engine=BATCH_ENGINE).cast(dict(S.SESSIONS_SCHEMA))
 
 
 def prepared(files: Sequence[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Decode ``files`` and materialise prepared events and blocks once, plus problems."""
-    decoded = decode_files(files)
+    """Decode ``files`` (the lean columns) and materialise prepared events and blocks once, plus problems."""
+    decoded = decode_summary_files(files)
     events, blocks = prepare(decoded)
     attributes = events.select(S.ROW, KEY, S.IS_SUBAGENT_FILE)
     blocks = blocks.join(attributes, on=S.ROW, how="left")
-    events_df, blocks_df = pl.collect_all([events, blocks])
+    events_df, blocks_df = pl.collect_all([events, blocks], engine=BATCH_ENGINE)
     return events_df, blocks_df, decoded.problems
 
 
@@ -129,7 +135,9 @@ def iter_sessions(
 ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
     """(sessions, problems) frames batch by batch: what ``scan_sessions`` and the CLI consume."""
     files = resolve(source)
-    yield from run_batches(sessions_batch, files, workers=workers, on_progress=on_progress)
+    yield from run_batches(
+        sessions_batch, files, workers=workers, on_progress=on_progress, batch_bytes=SESSIONS_BATCH_BYTES
+    )
 
 
 def scan_sessions(source: Source = None, *, workers: int | None = 1) -> pl.LazyFrame:
@@ -150,7 +158,9 @@ def scan_sessions(source: Source = None, *, workers: int | None = 1) -> pl.LazyF
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        for sessions, _problems in run_batches(sessions_batch, files, workers=workers):
+        for sessions, _problems in run_batches(
+            sessions_batch, files, workers=workers, batch_bytes=SESSIONS_BATCH_BYTES
+        ):
             yield sessions
 
     return lazy_source(produce, S.SESSIONS_SCHEMA, "claude_sessions")

@@ -88,7 +88,7 @@ def prepare(decoded: Decoded) -> tuple[pl.LazyFrame, pl.LazyFrame]:
         SEGMENT,
         (pl.col(S.IS_META) | pl.col(S.IS_COMPACT_SUMMARY)).alias(SYSTEM_LIKE),
     )
-    blocks = with_buckets(decoded.blocks.lazy().join(attributes, on=S.ROW, how="left"))
+    blocks = with_buckets(decoded.blocks.lazy().join(attributes, on=S.ROW, how="left", maintain_order="left"))
     return events, blocks
 
 
