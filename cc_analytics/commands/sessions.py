@@ -116,6 +116,13 @@ def _run(args: argparse.Namespace) -> int:
             f"(first: {source}:{line}: {reason})",
             file=sys.stderr,
         )
+    foreign = table.filter(pl.col(S.FIRST_TIME).is_null() & pl.col(S.LAST_TIME).is_null()).height
+    if notes and foreign:
+        print(
+            f"note: {foreign} session{'s' * (foreign != 1)} without any timestamped Claude Code line "
+            "(ChainlessChain sessions? Hint: cc-analytics context ID --sessions-dir DIR, or cc-analytics report)",
+            file=sys.stderr,
+        )
     if args.parquet is not None:
         _write_parquet(table, args.parquet, force=args.force)
         if notes:

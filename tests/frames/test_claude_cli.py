@@ -103,3 +103,11 @@ def test_json_and_parquet_are_exclusive(tmp_path: Path) -> None:
     done = run_cli(["sessions", "--json", "--parquet", str(tmp_path / "x.parquet")])
     assert done.returncode == 2
     assert b"not allowed with" in done.stderr
+
+
+def test_chainlesschain_folder_gets_a_hint() -> None:
+    done = run_cli(["sessions", str(ROOT / "data-samples" / "chainless")])
+    assert done.returncode == 0
+    assert b"without any timestamped Claude Code line" in done.stderr
+    fine = run_cli(["sessions", str(FIXTURES)])
+    assert b"without any timestamped Claude Code line" not in fine.stderr
