@@ -17,7 +17,7 @@ import polars as pl
 from cc_analytics.format import fraction_4
 from cc_analytics.frames import claude_schema as S
 from cc_analytics.frames.claude_buckets import BUCKET, BUCKET_NAMES, TOKENS, bucket_sums
-from cc_analytics.frames.claude_decode import decode_summary_files
+from cc_analytics.frames.claude_decode_lean import decode_summary_files
 from cc_analytics.frames.claude_discovery import TranscriptFile, find_session
 from cc_analytics.frames.claude_events import BATCH_BYTES, Progress, Source, lazy_source, resolve, run_batches
 from cc_analytics.frames.claude_turns import prepare

@@ -18,10 +18,10 @@ from cc_analytics.frames import read_events, read_turns
 from cc_analytics.frames.claude_decode import (
     Decoded,
     decode_files,
-    decode_summary_files,
     parse_timestamp,
     parse_timestamps,
 )
+from cc_analytics.frames.claude_decode_lean import decode_summary_files
 from cc_analytics.frames.claude_discovery import TranscriptFile, discover
 from cc_analytics.frames.claude_sessions import KEY, summarize
 from cc_analytics.frames.claude_turns import prepare
