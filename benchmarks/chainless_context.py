@@ -3,9 +3,10 @@
 Generates a synthetic store (default 10,000 sessions, about 1 GB) under $TMPDIR, then runs, each
 in its own process so peak RSS is its own: (1) a bare parse of every line with orjson, (2) our
 `read_context` over the whole store. Prints wall and CPU seconds, sessions/s, MB/s, peak RSS and
-the ratio to the bare parse. `--smoke` uses 40 small sessions (seconds).
+the ratio to the bare parse. `--smoke` uses 40 small sessions (seconds). `--repeat N` runs both
+tasks N times, alternating, and keeps each one's fastest run (the wall clock of a shared machine is noisy).
 
-    python benchmarks/chainless_context.py [--sessions N] [--mb-per-session X] [--smoke]
+    python benchmarks/chainless_context.py [--sessions N] [--kb-per-session X] [--smoke] [--repeat N]
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import argparse
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -135,17 +136,58 @@ print(frame.height, int(frame['total_tokens'].sum()), problems.height)
 """
 
 
+def tree_rss_mb(pid: int) -> float:
+    """Summed resident memory of ``pid`` and all its descendants (Linux /proc), in MB."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/statm") as statm:
+                total += int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    pending.extend(int(child) for child in children.read().split())
+        except (OSError, ValueError):
+            continue
+    return total / 2**20
+
+
 def measure(code: str, root: Path) -> dict[str, float | str]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Run ``code`` in a child; wall and CPU seconds (child and its workers), the largest single
+    process's peak RSS, and the peak of the whole process tree's summed RSS (sampled every 20 ms)."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, text=True)
+    peak_tree = 0.0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak_tree
+        while not done.wait(0.02):
+            peak_tree = max(peak_tree, tree_rss_mb(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    if Path("/proc").is_dir():
+        sampler.start()
+    out = proc.stdout.read().strip() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    out = proc.stdout.read().strip() if proc.stdout else ""
+    done.set()
+    if sampler.is_alive():
+        sampler.join()
     if status != 0:
         raise SystemExit(f"benchmark child failed with status {status}")
-    del before
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024, "out": out}
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"wall": wall, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "tree_mb": peak_tree, "out": out}
+
+
+def fastest(runs: list[dict[str, float | str]]) -> dict[str, float | str]:
+    """Best wall and best CPU seconds of several runs (each is the least disturbed estimate)."""
+    best = dict(min(runs, key=lambda run: run["wall"]))
+    best["cpu"] = min(float(run["cpu"]) for run in runs)
+    best["rss_mb"] = max(float(run["rss_mb"]) for run in runs)
+    best["tree_mb"] = max(float(run["tree_mb"]) for run in runs)
+    return best
 
 
 def main() -> None:
@@ -154,6 +196,7 @@ def main() -> None:
     parser.add_argument("--kb-per-session", type=int, default=100)
     parser.add_argument("--smoke", action="store_true", help="40 sessions of 20 kB: a few seconds")
     parser.add_argument("--corpus", type=Path, default=None, help="reuse or create the corpus here")
+    parser.add_argument("--repeat", type=int, default=1, help="run each task N times, keep the fastest")
     args = parser.parse_args()
     if args.smoke:
         args.sessions, args.kb_per_session = 40, 20
@@ -163,19 +206,24 @@ def main() -> None:
         generate(root, args.sessions, args.kb_per_session * 1024)
         (root / ".complete").write_text("ok")
     total_mb = sum(p.stat().st_size for p in root.glob("*.jsonl")) / 1e6
-    bare = measure(BARE, root)
-    ours = measure(OURS, root)
+    bare_runs, our_runs = [], []
+    for _ in range(max(1, args.repeat)):
+        bare_runs.append(measure(BARE, root))
+        our_runs.append(measure(OURS, root))
+    bare = fastest(bare_runs)
+    ours = fastest(our_runs)
     sessions = int(str(ours["out"]).split()[0])
     if sessions != args.sessions:
         raise SystemExit(f"expected {args.sessions} session rows, got {ours['out']}")
     print(f"corpus: {args.sessions} sessions, {total_mb:.1f} MB, {bare['out']} lines ({root})")
-    print(f"{'task':<28}{'wall s':>9}{'cpu s':>9}{'RSS MB':>9}{'sess/s':>10}{'MB/s':>9}")
+    print(f"{'task':<28}{'wall s':>9}{'cpu s':>9}{'RSS MB':>9}{'tree MB':>9}{'sess/s':>10}{'MB/s':>9}")
     for name, row in (("orjson bare parse", bare), ("cc_analytics read_context", ours)):
         print(
-            f"{name:<28}{row['wall']:>9.2f}{row['cpu']:>9.2f}{row['rss_mb']:>9.0f}{args.sessions / row['wall']:>10.0f}{total_mb / row['wall']:>9.1f}"
+            f"{name:<28}{row['wall']:>9.2f}{row['cpu']:>9.2f}{row['rss_mb']:>9.0f}{row['tree_mb']:>9.0f}{args.sessions / row['wall']:>10.0f}{total_mb / row['wall']:>9.1f}"
         )
     print(
-        f"ratio ours/bare: wall {ours['wall'] / bare['wall']:.2f}x, cpu {ours['cpu'] / bare['cpu']:.2f}x  (target: wall <= 2x, RSS < 500 MB)"
+        f"ratio ours/bare: wall {ours['wall'] / bare['wall']:.2f}x, cpu {ours['cpu'] / bare['cpu']:.2f}x  (target: wall <= 2x, RSS < 500 MB)\n"
+        "RSS MB: peak of the largest single process; tree MB: peak summed RSS of the process and its workers"
     )
 
 

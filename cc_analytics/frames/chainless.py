@@ -20,11 +20,14 @@ from cc_analytics.frames.chainless_decode import (
     MESSAGE_SCHEMA,
     PROBLEM_SCHEMA,
     ColumnBuffer,
+    ContextBuffer,
 )
 
 Source = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
 
 TRANSCRIPT_SUFFIX = ".jsonl"
+# The context decoder hands its message strings to Polars after about this much input.
+CONTEXT_FLUSH_BYTES = 8 * 1024 * 1024
 
 
 def default_sessions_dir() -> Path:
@@ -137,6 +140,26 @@ def decode_files(paths: Iterable[Path], *, details: bool = True) -> ChainlessFra
     return ChainlessFrames(*buffer.frames())
 
 
+def decode_context_files(paths: Iterable[Path]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """What the context report reads of transcripts: headers (one row per path, in order),
+    replayed messages (keyed by the header's ``file`` index) and problems."""
+    buffer = ContextBuffer()
+    pending = 0
+    for path in paths:
+        session_id = session_id_of(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            buffer.unreadable(path, session_id, f"unreadable: {exc.strerror or exc}")
+            continue
+        buffer.add_file(path, session_id, data)
+        pending += len(data)
+        if pending >= CONTEXT_FLUSH_BYTES:
+            buffer.flush()
+            pending = 0
+    return buffer.frames()
+
+
 def iter_batches(paths: list[Path], *, batch_bytes: int = 64 * 1024 * 1024) -> Iterator[list[Path]]:
     """Group paths into batches of about ``batch_bytes`` of input, so memory stays bounded."""
     batch: list[Path] = []
@@ -221,6 +244,7 @@ def read_chainless_problems(source: Source | None = None) -> pl.DataFrame:
 __all__ = [
     "PROBLEM_SCHEMA",
     "ChainlessFrames",
+    "decode_context_files",
     "decode_files",
     "default_sessions_dir",
     "is_safe_id",

@@ -132,15 +132,16 @@ def _is_js_number(value: Any) -> bool:
 
 
 def _int_or_none(value: Any) -> int | None:
-    if _is_js_number(value) and math.isfinite(value) and value == int(value):
+    if type(value) is int or (type(value) is float and math.isfinite(value) and value == int(value)):
         return int(value) if abs(value) < 2**63 else None
     return None
 
 
 def _recorded_window(value: Any) -> int | None:
-    if not _is_js_number(value) or not math.isfinite(value) or value != int(value):
+    # The size test comes first: math.isfinite cannot take an int beyond the double range.
+    if not _is_js_number(value) or abs(value) > MAX_SAFE_INTEGER:
         return None
-    if abs(value) > MAX_SAFE_INTEGER:
+    if not math.isfinite(value) or value != int(value):
         return None
     number = int(value)
     return number if MIN_RECORDED_WINDOW <= number <= MAX_RECORDED_WINDOW else None
@@ -248,7 +249,9 @@ class ColumnBuffer:
             kind = value.get("type")
             stamp = value.get("timestamp")
             type_col.append(clean(kind) if isinstance(kind, str) else None)
-            ts_col.append(float(stamp) if _is_js_number(stamp) and math.isfinite(stamp) else None)
+            ts_col.append(_finite_number(stamp))
+            if type(kind) is not str:  # matches no type (and may not be hashable)
+                continue
             if kind in DETAIL_TYPES:
                 data_value = value.get("data")
                 if isinstance(data_value, dict):
@@ -339,8 +342,7 @@ class ColumnBuffer:
         row["usage_cache_read_tokens"] = _int_or_none(usage.get("cache_read_input_tokens"))
         row["usage_cache_creation_tokens"] = _int_or_none(usage.get("cache_creation_input_tokens"))
         window = data.get("contextWindow")
-        if _is_js_number(window) and math.isfinite(window):
-            row["context_window"] = float(window)
+        row["context_window"] = _finite_number(window)
         row["recorded_window"] = _recorded_window(window)
         attribution = data.get("attribution")
         source = data.get("source")
@@ -350,3 +352,227 @@ class ColumnBuffer:
         model, provider = data.get("model"), data.get("provider")
         row["model"] = clean(model) if isinstance(model, str) else None
         row["provider"] = clean(provider) if isinstance(provider, str) else None
+
+
+# --- The lean decoder of the context report ------------------------------------------------
+#
+# ``ContextBuffer`` makes the same decisions as ``ColumnBuffer`` (same line loop, same strict
+# parse, same problem rows) but keeps only what ``cc context`` reads: per file the header
+# values (first ``session_start`` unless a JSON ``null`` line comes first, the last main
+# ``token_usage`` record, the largest finite numeric timestamp), and the replayed messages
+# themselves. Replay happens as the lines go by: a checkpoint drops the messages of its file
+# collected so far and puts its snapshot in their place (§4.2 walks backwards to the last
+# checkpoint; forwards, the last one to clear the list wins). Messages keep role, text and
+# tool-calls text; estimating and bucketing them is left to the Polars expressions.
+
+HEADER_SCHEMA: dict[str, pl.DataType] = {
+    "file": pl.UInt32(),
+    "session_id": pl.String(),
+    "recorded_model": pl.String(),
+    "recorded_provider": pl.String(),
+    "record_window": pl.Int64(),
+    "record_model": pl.String(),
+    "record_provider": pl.String(),
+    "last_activity": pl.Float64(),
+}
+
+REPLAYED_SCHEMA: dict[str, pl.DataType] = {
+    "file": pl.UInt32(),
+    "role": pl.String(),
+    "text": pl.String(),
+    "tool_calls_text": pl.String(),
+}
+
+# A JSON text without this has no number token at all, so ``js_stringify`` would return it as
+# orjson wrote it (its own check, ``_NOT_JS_NUMBER``, is several times slower to run).
+_MAY_HOLD_NUMBER = re.compile(rb"[:,\[]-?[0-9]")
+_NO_RECORD: tuple[None, None, None] = (None, None, None)
+
+
+def _finite_number(value: Any) -> float | None:
+    """``value`` as a float when it is a finite JSON number (not a boolean), else None."""
+    kind = type(value)
+    if kind is float:
+        return value if value - value == 0.0 else None
+    if kind is int:
+        try:
+            return float(value)
+        except OverflowError:  # beyond the double range: Infinity in JavaScript
+            return None
+    return None
+
+
+def _calls_text(calls: list[Any], strict: bool) -> str:
+    """``JSON.stringify`` of a non-empty ``tool_calls`` array (``strict``: parsed by orjson)."""
+    if strict:
+        raw = orjson.dumps(calls)
+        if _MAY_HOLD_NUMBER.search(raw) is None:
+            return raw.decode()
+    return well_formed(js_stringify(calls))
+
+
+class ContextBuffer:
+    """Header values and replayed messages of many transcripts, for the context report."""
+
+    def __init__(self) -> None:
+        self.headers: dict[str, list[Any]] = {name: [] for name in HEADER_SCHEMA}
+        self.messages: dict[str, list[Any]] = {name: [] for name in REPLAYED_SCHEMA}
+        self.problems: dict[str, list[Any]] = {name: [] for name in PROBLEM_SCHEMA}
+        self._chunks: list[pl.DataFrame] = []
+
+    def flush(self) -> None:
+        """Move the messages collected so far into a Polars chunk (call between files), so the
+        Python strings of a whole batch never live beside their Arrow copy."""
+        if self.messages["file"]:
+            self._chunks.append(pl.DataFrame(self.messages, schema=REPLAYED_SCHEMA))
+            for column in self.messages.values():
+                column.clear()
+
+    def unreadable(self, path: Path, session_id: str, reason: str) -> None:
+        """A transcript that could not be read: a problem row, and an empty session."""
+        self.problems["file"].append(str(path))
+        self.problems["line"].append(None)
+        self.problems["reason"].append(reason)
+        self._header(session_id, ("", ""), _NO_RECORD, None)
+
+    def add_file(self, path: Path, session_id: str, data: bytes) -> None:
+        """Decode every line of one transcript (the line rules of ``ColumnBuffer.add_file``)."""
+        roles, texts, calls = self.messages["role"], self.messages["text"], self.messages["tool_calls_text"]
+        add_role, add_text, add_calls = roles.append, texts.append, calls.append
+        first = len(roles)
+        loads = orjson.loads
+        decode_error = orjson.JSONDecodeError
+        message_types = MESSAGE_EVENT_TYPES
+        header: tuple[str, str] | None = None
+        usages: list[dict[str, Any]] = []
+        add_usage = usages.append
+        activity: float | int = -math.inf
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if not line:
+                continue
+            if line[-1] == 0x0D:
+                line = line[:-1]
+                if not line:
+                    continue
+            try:
+                value = loads(line)
+                strict = True
+            except decode_error:
+                ok, value, reason = parse_line(line)
+                if not ok:
+                    self._problem(path, number, f"not strict JSON ({reason}); line skipped")
+                    continue
+                strict = False
+            if type(value) is not dict:
+                if value is None and header is None:
+                    header = ("", "")
+                continue
+            # orjson numbers are finite; the fallback parser's may not be (1e400, 400 digits).
+            stamp = value.get("timestamp")
+            if (type(stamp) is int or type(stamp) is float) and stamp > activity:
+                if strict or _finite_number(stamp) is not None:
+                    activity = stamp
+            kind = value.get("type")
+            if type(kind) is not str:  # matches no type (and may not be hashable)
+                continue
+            if kind in message_types:
+                message = value.get("data")
+                if type(message) is dict:
+                    role = message.get("role")
+                    if type(role) is str:
+                        content = message.get("content")
+                        tool_calls = message.get("tool_calls")
+                        if strict:
+                            add_role(role)
+                            add_text(content if type(content) is str else well_formed(content_text(content)))
+                        else:
+                            add_role(well_formed(role))
+                            add_text(well_formed(content if type(content) is str else content_text(content)))
+                        add_calls(_calls_text(tool_calls, strict) if type(tool_calls) is list and tool_calls else None)
+            elif kind == "token_usage":
+                usage = value.get("data")
+                if type(usage) is dict:
+                    add_usage(usage)
+            elif kind in CHECKPOINT_EVENT_TYPES:
+                checkpoint = value.get("data")
+                if type(checkpoint) is dict and type(checkpoint.get("messages")) is list:
+                    del roles[first:], texts[first:], calls[first:]
+                    for message in checkpoint["messages"]:
+                        if type(message) is dict and type(message.get("role")) is str:
+                            self._replay(message, strict)
+            elif kind == "session_start":
+                if header is None:
+                    start_data = value.get("data")
+                    header = _header_of(start_data) if type(start_data) is dict else ("", "")
+            elif kind == "ws_turn":
+                for message in ws_turn_messages(value.get("data")):
+                    self._replay(message, strict)
+        file_index = len(self.headers["file"])
+        self.messages["file"].extend([file_index] * (len(roles) - first))
+        record = next((_usage_record(usage) for usage in reversed(usages) if _is_main_usage(usage)), _NO_RECORD)
+        self._header(session_id, header or ("", ""), record, None if activity == -math.inf else activity)
+
+    def frames(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        """Headers (one row per file, in order), replayed messages and problems."""
+        self.flush()
+        chunks = self._chunks or [pl.DataFrame(schema=REPLAYED_SCHEMA)]
+        return (
+            pl.DataFrame(self.headers, schema=HEADER_SCHEMA),
+            pl.concat(chunks, rechunk=False),
+            pl.DataFrame(self.problems, schema=PROBLEM_SCHEMA),
+        )
+
+    def _header(
+        self,
+        session_id: str,
+        header: tuple[str, str],
+        record: tuple[int | None, str | None, str | None],
+        activity: float | None,
+    ) -> None:
+        cols = self.headers
+        cols["file"].append(len(cols["file"]))
+        cols["session_id"].append(session_id)
+        cols["recorded_model"].append(header[0])
+        cols["recorded_provider"].append(header[1])
+        cols["record_window"].append(record[0])
+        cols["record_model"].append(record[1])
+        cols["record_provider"].append(record[2])
+        # A transcript without a finite numeric timestamp counts as 0 (§2.4).
+        cols["last_activity"].append(0.0 if activity is None else float(activity))
+
+    def _replay(self, message: dict[str, Any], strict: bool) -> None:
+        cols = self.messages
+        content = message.get("content")
+        tool_calls = message.get("tool_calls")
+        text = content if type(content) is str else content_text(content)
+        cols["role"].append(message["role"] if strict else well_formed(message["role"]))
+        cols["text"].append(text if strict and type(content) is str else well_formed(text))
+        cols["tool_calls_text"].append(
+            _calls_text(tool_calls, strict) if type(tool_calls) is list and tool_calls else None
+        )
+
+    def _problem(self, path: Path, line: int, reason: str) -> None:
+        self.problems["file"].append(str(path))
+        self.problems["line"].append(line)
+        self.problems["reason"].append(reason)
+
+
+def _header_of(data: dict[str, Any]) -> tuple[str, str]:
+    model, provider = data.get("model"), data.get("provider")
+    return (
+        well_formed(js_string(model)) if js_truthy(model) else "",
+        well_formed(js_string(provider)) if js_truthy(provider) else "",
+    )
+
+
+def _is_main_usage(data: dict[str, Any]) -> bool:
+    return not js_truthy(data.get("attribution")) and data.get("source") in MAIN_USAGE_SOURCES
+
+
+def _usage_record(data: dict[str, Any]) -> tuple[int | None, str | None, str | None]:
+    model, provider = data.get("model"), data.get("provider")
+    return (
+        _recorded_window(data.get("contextWindow")),
+        well_formed(model) if isinstance(model, str) else None,
+        well_formed(provider) if isinstance(provider, str) else None,
+    )

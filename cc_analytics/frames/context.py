@@ -16,11 +16,11 @@ from pathlib import Path
 import polars as pl
 
 from cc_analytics.format import fraction_4
-from cc_analytics.frames.chainless import decode_files, iter_batches, replayed, session_id_of
+from cc_analytics.frames.chainless import decode_context_files, iter_batches, replayed
 from cc_analytics.frames.estimate import estimate_tokens
 
 DEFAULT_WINDOW = 32768
-BATCH_BYTES = 48 * 1024 * 1024
+BATCH_BYTES = 64 * 1024 * 1024
 MODEL_WINDOWS: dict[str, int] = {
     "qwen2.5:7b": 32768,
     "qwen2.5:14b": 32768,
@@ -98,12 +98,13 @@ def table_window(model: pl.Expr, provider: pl.Expr) -> pl.Expr:
     return pl.coalesce(by_model, by_provider, pl.lit(DEFAULT_WINDOW, dtype=pl.Int64))
 
 
-def message_buckets(messages: pl.LazyFrame) -> pl.LazyFrame:
-    """Per session: tokens and counts of each bucket, tool-call tokens and the message count."""
+def message_buckets(messages: pl.LazyFrame, *, by: str = "session_id") -> pl.LazyFrame:
+    """Per session (rows grouped by ``by``): tokens and counts of each bucket, tool-call tokens
+    and the message count."""
     tokens = estimate_tokens("text")
     call_tokens = estimate_tokens("tool_calls_text").fill_null(0)
     in_bucket = {name: bucket() == name for name in BUCKETS}
-    return messages.group_by("session_id").agg(
+    return messages.group_by(by).agg(
         *(tokens.filter(in_bucket[name]).sum().alias(f"{name}_tokens") for name in BUCKETS),
         call_tokens.sum().alias("tool_calls_tokens"),
         *(in_bucket[name].sum().cast(pl.Int64).alias(f"{name}_count") for name in BUCKETS),
@@ -166,6 +167,13 @@ def context_frame(
             pl.col("last_activity").fill_null(0.0),
         )
     counts = message_buckets(replayed(messages, events))
+    return _report(headers, counts, on="session_id", model=model, provider=provider)
+
+
+def _report(
+    headers: pl.LazyFrame, counts: pl.LazyFrame, *, on: str, model: str | None, provider: str | None
+) -> pl.LazyFrame:
+    """The report columns from per-session headers and bucket counts joined ``on`` their key."""
     model_expr = pl.lit(model, dtype=pl.String) if model else pl.col("recorded_model").replace("", None)
     provider_expr = (
         pl.lit(provider, dtype=pl.String)
@@ -181,7 +189,7 @@ def context_frame(
     token_cols = [f"{name}_tokens" for name in (*BUCKETS, "tool_calls")]
     count_cols = [f"{name}_count" for name in BUCKETS]
     frame = (
-        headers.join(counts, on="session_id", how="left")
+        headers.join(counts, on=on, how="left")
         .with_columns(pl.col(token_cols + count_cols + ["message_count"]).fill_null(0))
         .with_columns(model_expr.alias("model"), provider_expr.alias("provider"))
         .with_columns(
@@ -211,7 +219,11 @@ def read_context(
     """Context report rows and problems for many transcripts, decoded in bounded batches.
 
     Returns ``(context, problems)``. Memory is bounded by ``batch_bytes`` of input per worker;
-    large inputs are spread over ``workers`` processes (default: the CPU count).
+    large inputs are spread over ``workers`` processes (default: the CPU count). Batches go
+    through the lean decoder (:func:`~cc_analytics.frames.chainless.decode_context_files`:
+    per-file header values and the replayed messages only, no events frame); the estimate and
+    the buckets are the same expressions as :func:`context_frame`'s, which gives the same rows
+    from the full events frame (``tests/frames/test_chainless_context.py`` checks the two agree).
 
     Examples:
         >>> frame, problems = read_context([])
@@ -235,10 +247,10 @@ def read_context(
 
 def _context_batch(job: tuple[list[Path], str | None, str | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
     batch, model, provider = job
-    frames = decode_files(batch, details=False)
-    ids = [session_id_of(path) for path in batch]
-    frame = context_frame(frames.events, frames.messages, sessions=ids, model=model, provider=provider)
-    return frame.collect(), frames.problems
+    headers, messages, problems = decode_context_files(batch)
+    counts = message_buckets(messages.lazy(), by="file")
+    frame = _report(headers.lazy(), counts, on="file", model=model or None, provider=provider or None)
+    return frame.collect(), problems
 
 
 def report_dict(row: dict) -> dict:
