@@ -18,9 +18,10 @@ import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
+
+from measure import PeakTreeRss
 
 WORDS = "context window token compaction session parser reader header row module test cache budget".split()
 CJK = "上下文窗口压缩令牌会话解析测试"
@@ -136,45 +137,16 @@ print(frame.height, int(frame['total_tokens'].sum()), problems.height)
 """
 
 
-def tree_rss_mb(pid: int) -> float:
-    """Summed resident memory of ``pid`` and all its descendants (Linux /proc), in MB."""
-    total = 0
-    pending = [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            with open(f"/proc/{current}/statm") as statm:
-                total += int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as children:
-                    pending.extend(int(child) for child in children.read().split())
-        except (OSError, ValueError):
-            continue
-    return total / 2**20
-
-
 def measure(code: str, root: Path) -> dict[str, float | str]:
     """Run ``code`` in a child; wall and CPU seconds (child and its workers), the largest single
     process's peak RSS, and the peak of the whole process tree's summed RSS (sampled every 20 ms)."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, text=True)
-    peak_tree = 0.0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak_tree
-        while not done.wait(0.02):
-            peak_tree = max(peak_tree, tree_rss_mb(proc.pid))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    if Path("/proc").is_dir():
-        sampler.start()
+    sampler = PeakTreeRss(proc.pid)
     out = proc.stdout.read().strip() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    done.set()
-    if sampler.is_alive():
-        sampler.join()
+    peak_tree = sampler.stop()
     if status != 0:
         raise SystemExit(f"benchmark child failed with status {status}")
     cpu = usage.ru_utime + usage.ru_stime

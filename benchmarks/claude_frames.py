@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measure import PeakTreeRss
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("CC_SHARED_DIR", ROOT.parent / "shared"))
 MAKE_CORPUS = SHARED / "bench" / "make_corpus.py"
@@ -54,15 +56,17 @@ def measure(command: list[str], env: dict[str, str] | None = None) -> dict[str, 
         stderr=subprocess.PIPE,
         env={**os.environ, **(env or {})},
     )
+    sampler = PeakTreeRss(process.pid)
     _pid, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
+    tree = sampler.stop()
     stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
     if process.stderr:
         process.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         msg = f"{command[0]} failed: {stderr.strip()[:300]}"
         raise RuntimeError(msg)
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024}
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024, "tree": tree}
 
 
 def tasks(corpus: Path, workers: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -137,19 +141,19 @@ def main(argv: list[str] | None = None) -> int:
                 samples.setdefault((name, task), []).append(measure(command, env))
 
     medians = {
-        key: {metric: statistics.median(run[metric] for run in runs) for metric in ("wall", "cpu", "rss")}
+        key: {metric: statistics.median(run[metric] for run in runs) for metric in ("wall", "cpu", "rss", "tree")}
         for key, runs in samples.items()
     }
-    header = "| corpus | MB | task | wall s | CPU s | peak RSS MB | wall / orjson | CPU / orjson |"
+    header = "| corpus | MB | task | wall s | CPU s | peak RSS MB | tree RSS MB | wall / orjson | CPU / orjson |"
     print(header)
-    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for name, corpus in corpora.items():
         base = medians[(name, "orjson parse (bare)")]
         size = corpus_bytes(corpus) / 1e6
         for (corpus_name, task), m in medians.items():
             if corpus_name != name:
                 continue
-            figures = f"{m['wall']:.2f} | {m['cpu']:.2f} | {m['rss']:.0f}"
+            figures = f"{m['wall']:.2f} | {m['cpu']:.2f} | {m['rss']:.0f} | {m['tree']:.0f}"
             ratios = f"{m['wall'] / base['wall']:.2f}× | {m['cpu'] / base['cpu']:.2f}×"
             print(f"| {name} | {size:,.0f} | {task} | {figures} | {ratios} |")
     names = list(corpora)
