@@ -122,12 +122,10 @@ def resolve_sources(source: Source | None) -> list[Path]:
     return paths
 
 
-def decode_files(paths: Iterable[Path], *, details: bool = True) -> ChainlessFrames:
+def decode_files(paths: Iterable[Path]) -> ChainlessFrames:
     """Decode transcripts into events, replay candidates and problems (unreadable files are problems).
-
-    ``details=False`` leaves the events frame's message-text columns empty (faster, smaller).
     """
-    buffer = ColumnBuffer(details=details)
+    buffer = ColumnBuffer()
     for path in paths:
         try:
             data = path.read_bytes()

@@ -206,12 +206,9 @@ class ColumnBuffer:
 
     Every line fills the six core columns; only the lines whose type carries details
     (messages, checkpoints, headers, usage) fill a detail row, joined on at the end.
-    With ``details=False`` the detail rows skip the message text columns of the events
-    frame (the replay candidates still carry the text): what a context summary needs.
     """
 
-    def __init__(self, *, details: bool = True) -> None:
-        self.with_text = details
+    def __init__(self) -> None:
         self.core: dict[str, list[Any]] = {name: [] for name in CORE_COLUMNS}
         self.detail: dict[str, list[Any]] = {name: [] for name in DETAIL_COLUMNS}
         self.messages: dict[str, list[Any]] = {name: [] for name in MESSAGE_SCHEMA}
@@ -302,8 +299,6 @@ class ColumnBuffer:
         if kind in MESSAGE_EVENT_TYPES:
             if is_replayable(data):
                 self._message(session_id, line, 0, False, data, clean)
-            if not self.with_text:
-                return
             self._message_columns(row, data, clean)
         elif kind in CHECKPOINT_EVENT_TYPES:
             self._message_columns(row, data, clean)
@@ -324,8 +319,6 @@ class ColumnBuffer:
     def _message_columns(self, row: dict[str, Any], data: dict[str, Any], clean: Any) -> None:
         role = data.get("role")
         row["role"] = clean(role) if isinstance(role, str) else None
-        if not self.with_text:
-            return
         content = data.get("content")
         if isinstance(content, str):
             row["content"] = clean(content)
