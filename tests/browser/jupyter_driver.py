@@ -14,7 +14,6 @@ import base64
 import json
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -25,17 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+from tests.browser.chromium import CHROMIUM, HEADLESS_FLAGS
+
 CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
+    *HEADLESS_FLAGS,
     "--disable-dev-shm-usage",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--remote-allow-origins=*",

@@ -7,23 +7,15 @@ Skipped (with the reason) when ``/usr/bin/chromium`` is absent; ``.ci/run`` inst
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+from tests.browser.chromium import CHROMIUM, HEADLESS_FLAGS
+
 FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-extensions",
+    *HEADLESS_FLAGS,
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--proxy-server=127.0.0.1:9",
     "--enable-logging=stderr",
