@@ -130,8 +130,8 @@ print(n)
 OURS = """
 import sys
 from pathlib import Path
-from cc_analytics.frames.chainless import live_transcripts
-from cc_analytics.frames.context import read_context
+from cc_analytics.frames.chainless.events import live_transcripts
+from cc_analytics.frames.chainless.sessions import read_context
 frame, problems = read_context(live_transcripts(Path(sys.argv[1])))
 print(frame.height, int(frame['total_tokens'].sum()), problems.height)
 """

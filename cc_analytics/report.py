@@ -24,7 +24,7 @@ import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.format import group_thousands, zone
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 
 REPORT_HTML = "report.html"
 SESSIONS_PARQUET = "sessions.parquet"
@@ -149,7 +149,7 @@ def sniff_format(path: Path) -> str:
 
 def split_sources(sources: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Path]]:
     """Files, folders and globs → (Claude Code transcripts, live ChainlessChain transcripts)."""
-    from cc_analytics.frames.chainless import is_deleted
+    from cc_analytics.frames.chainless.events import is_deleted
 
     claude: list[Path] = []
     chainless: list[Path] = []
@@ -178,15 +178,15 @@ def split_sources(sources: Iterable[str | os.PathLike[str]]) -> tuple[list[Path]
 
 def default_sources() -> tuple[list[Path], list[Path]]:
     """The Claude Code projects roots that exist, and the live ChainlessChain transcripts."""
-    from cc_analytics.frames.chainless import live_transcripts
-    from cc_analytics.frames.claude_discovery import default_roots
+    from cc_analytics.frames.chainless.events import live_transcripts
+    from cc_analytics.frames.claude.discovery import default_roots
 
     return [root for root in default_roots() if root.is_dir()], live_transcripts()
 
 
 def sample_sources() -> tuple[list[Path], list[Path]]:
     """The sessions under ``data-samples/`` (present in a source checkout)."""
-    from cc_analytics.frames.chainless import live_transcripts
+    from cc_analytics.frames.chainless.events import live_transcripts
 
     claude_root = SAMPLES_DIR / "claude" / "projects"
     if not claude_root.is_dir():
@@ -231,9 +231,9 @@ def load(
 
 
 def _load_claude(paths: list[Path], on_progress: Progress | None) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    from cc_analytics.frames.claude_events import resolve, run_batches
-    from cc_analytics.frames.claude_sessions import sessions_batch
-    from cc_analytics.frames.claude_turns import turns_batch
+    from cc_analytics.frames.claude.events import resolve, run_batches
+    from cc_analytics.frames.claude.sessions import sessions_batch
+    from cc_analytics.frames.claude.turns import turns_batch
 
     files = resolve(paths) if paths else []
     session_parts, problem_parts, turn_parts = [], [], []
@@ -254,7 +254,7 @@ def _load_claude(paths: list[Path], on_progress: Progress | None) -> tuple[pl.Da
 
 def _load_chainless(paths: list[Path], on_progress: Progress | None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """ChainlessChain sessions in the Claude columns: occupancy is the heuristic estimate."""
-    from cc_analytics.frames.context import read_context
+    from cc_analytics.frames.chainless.sessions import read_context
 
     if on_progress:
         on_progress("ChainlessChain sessions", 0, len(paths))
@@ -285,8 +285,8 @@ def _load_chainless(paths: list[Path], on_progress: Progress | None) -> tuple[pl
 
 def forbidden_roots() -> list[Path]:
     """Folders a report must never be written into: Claude config dirs, the ChainlessChain store."""
-    from cc_analytics.frames.chainless import default_sessions_dir
-    from cc_analytics.frames.claude_discovery import default_roots
+    from cc_analytics.frames.chainless.events import default_sessions_dir
+    from cc_analytics.frames.claude.discovery import default_roots
 
     roots = [root.parent for root in default_roots()] + [Path("~/.claude").expanduser()]
     return [*roots, default_sessions_dir()]

@@ -186,7 +186,7 @@ CONTEXT_WINDOWS = [
     new_code_cell(
         """\
 import cc_analytics.frames as frames
-from cc_analytics.frames.windows import capture_window_frame
+from cc_analytics.frames.capture import capture_window_frame
 
 turns = frames.read_turns(CLAUDE)
 peak_turns = (

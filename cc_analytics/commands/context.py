@@ -50,8 +50,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from cc_analytics.frames.chainless import default_sessions_dir, live_transcripts, session_path
-    from cc_analytics.frames.context import read_context, report_dict
+    from cc_analytics.frames.chainless.events import default_sessions_dir, live_transcripts, session_path
+    from cc_analytics.frames.chainless.sessions import read_context, report_dict
 
     _tolerant_streams()
     store = args.sessions_dir or default_sessions_dir()
@@ -107,7 +107,7 @@ def _js_numbers(value: Any) -> Any:
 
 
 def _looks_claude(session_id: str) -> bool:
-    from cc_analytics.frames.chainless import is_safe_id
+    from cc_analytics.frames.chainless.events import is_safe_id
 
     return is_safe_id(session_id)
 

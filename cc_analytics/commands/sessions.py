@@ -72,8 +72,8 @@ def _run(args: argparse.Namespace) -> int:
     import polars as pl
 
     from cc_analytics.errors import InputError
-    from cc_analytics.frames.claude_discovery import default_roots, discover
-    from cc_analytics.frames.claude_sessions import iter_sessions
+    from cc_analytics.frames.claude.discovery import default_roots, discover
+    from cc_analytics.frames.claude.sessions import iter_sessions
 
     if args.workers is not None and args.workers < 1:
         msg = f"--workers must be at least 1, got {args.workers}"
@@ -100,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if progress:
             progress.close()
-    from cc_analytics.frames import claude_schema as S
+    from cc_analytics.frames.claude import schema as S
 
     table = pl.concat(summaries) if summaries else pl.DataFrame(schema=S.SESSIONS_SCHEMA)
     table = table.sort([S.LAST_TIME, S.SESSION_ID], descending=[True, False], nulls_last=True)

@@ -16,28 +16,28 @@ from typing import Any
 
 _EXPORTS = {
     # Claude Code transcripts
-    "scan_events": "claude_events",
-    "read_events": "claude_events",
-    "problems": "claude_events",
-    "scan_turns": "claude_turns",
-    "read_turns": "claude_turns",
-    "scan_sessions": "claude_sessions",
-    "read_sessions": "claude_sessions",
-    "iter_sessions": "claude_sessions",
-    "claude_context": "claude_sessions",
-    "discover": "claude_discovery",
-    "default_roots": "claude_discovery",
-    "find_session": "claude_discovery",
-    "TranscriptFile": "claude_discovery",
-    "context_window": "claude_windows",
+    "scan_events": "claude.events",
+    "read_events": "claude.events",
+    "problems": "claude.events",
+    "scan_turns": "claude.turns",
+    "read_turns": "claude.turns",
+    "scan_sessions": "claude.sessions",
+    "read_sessions": "claude.sessions",
+    "iter_sessions": "claude.sessions",
+    "claude_context": "claude.sessions",
+    "discover": "claude.discovery",
+    "default_roots": "claude.discovery",
+    "find_session": "claude.discovery",
+    "TranscriptFile": "claude.discovery",
+    "context_window": "claude.windows",
     # the shared token estimate
     "estimate_tokens": "estimate",
     # ChainlessChain transcripts
-    "scan_chainless": "chainless",
-    "read_chainless": "chainless",
-    "scan_chainless_messages": "chainless",
-    "read_chainless_problems": "chainless",
-    "read_context": "context",
+    "scan_chainless": "chainless.events",
+    "read_chainless": "chainless.events",
+    "scan_chainless_messages": "chainless.events",
+    "read_chainless_problems": "chainless.events",
+    "read_context": "chainless.sessions",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -13,7 +13,7 @@ from typing import Literal
 import altair as alt
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 
 Frame = pl.DataFrame | pl.LazyFrame
 

@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from cc_analytics.format import bar, group_thousands, zone
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 from cc_analytics.views.charts import BUCKET_COLOURS, BUCKET_LABELS, ZONE_COLOURS, Frame, collect
 
 ALL = "(all)"
@@ -338,8 +338,8 @@ class SessionExplorer:
     @classmethod
     def from_source(cls, source: str | Sequence[str] | None = None) -> SessionExplorer:
         """Read Claude Code sessions and turns from ``source`` (default roots when None)."""
-        from cc_analytics.frames.claude_sessions import read_sessions
-        from cc_analytics.frames.claude_turns import read_turns
+        from cc_analytics.frames.claude.sessions import read_sessions
+        from cc_analytics.frames.claude.turns import read_turns
 
         return cls(read_sessions(source), read_turns(source))
 

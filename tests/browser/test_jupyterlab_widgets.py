@@ -101,7 +101,7 @@ def expected() -> dict[str, Any]:
     """What the page should show, computed here with the same code the kernel runs."""
     import polars as pl
 
-    from cc_analytics.frames import claude_schema as S
+    from cc_analytics.frames.claude import schema as S
     from cc_analytics.report import load
     from cc_analytics.views.widgets import SessionExplorer, session_turns
 

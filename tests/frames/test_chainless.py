@@ -9,7 +9,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cc_analytics.frames.chainless import (
+from cc_analytics.frames.chainless.events import (
     decode_files,
     is_safe_id,
     read_chainless,
@@ -17,7 +17,7 @@ from cc_analytics.frames.chainless import (
     scan_chainless_messages,
     session_path,
 )
-from cc_analytics.frames.context import context_frame, read_context, report_dict, table_window
+from cc_analytics.frames.chainless.sessions import context_frame, read_context, report_dict, table_window
 
 
 def event(kind: str, data: object, ts: float = 1767225600000) -> str:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from cc_analytics.frames.chainless import decode_files, live_transcripts, session_id_of
-from cc_analytics.frames.context import context_frame, read_context
+from cc_analytics.frames.chainless.events import decode_files, live_transcripts, session_id_of
+from cc_analytics.frames.chainless.sessions import context_frame, read_context
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_SESSIONS = ROOT.parent / "shared" / "data" / "chainless" / "sessions"

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 from tests.conftest import ROOT, run_cli
 
 FIXTURES = ROOT / "tests" / "fixtures" / "claude"

@@ -13,18 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames import read_events, read_turns
-from cc_analytics.frames.claude_decode import (
+from cc_analytics.frames.claude.decode import (
     Decoded,
     decode_files,
     parse_timestamp,
     parse_timestamps,
 )
-from cc_analytics.frames.claude_decode_lean import decode_summary_files
-from cc_analytics.frames.claude_discovery import TranscriptFile, discover
-from cc_analytics.frames.claude_sessions import KEY, summarize
-from cc_analytics.frames.claude_turns import prepare
+from cc_analytics.frames.claude.decode_lean import decode_summary_files
+from cc_analytics.frames.claude.discovery import TranscriptFile, discover
+from cc_analytics.frames.claude.sessions import KEY, summarize
+from cc_analytics.frames.claude.turns import prepare
 from cc_analytics.frames.estimate import estimate_tokens, text_tokens
 from tests.conftest import shared_path
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.claude_discovery import default_roots, discover, find_session
+from cc_analytics.frames.claude.discovery import default_roots, discover, find_session
 
 from .claude_builders import SESSION, assistant, text, user, write
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from cc_analytics.format import fraction_4
 from cc_analytics.frames import claude_context, read_sessions, scan_sessions
-from cc_analytics.frames import claude_schema as S
-from cc_analytics.frames.claude_windows import window_for
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.windows import window_for
 from cc_analytics.frames.estimate import estimate_text_tokens
 from tests.conftest import shared_path
 

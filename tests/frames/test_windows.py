@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from cc_analytics.core import EventRef, capture_windows
-from cc_analytics.frames.windows import capture_window_frame
+from cc_analytics.frames.capture import capture_window_frame
 from tests.golden.builders import assistant, jsonl, text, user
 
 

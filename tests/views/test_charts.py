@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 import pytest
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 from cc_analytics.views import charts as C
 
 

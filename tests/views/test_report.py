@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 from cc_analytics.report import MARKER, check_out_dir, load, split_sources, write_report
 from tests.conftest import ROOT, run_cli
 

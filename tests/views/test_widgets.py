@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 from cc_analytics.views.widgets import ContextGauge, SessionExplorer, filter_sessions, turn_preview
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from cc_analytics.format import fraction_4
-from cc_analytics.frames.chainless import decode_context_files, iter_batches, replayed
+from cc_analytics.frames.chainless.events import decode_context_files, iter_batches, replayed
 from cc_analytics.frames.estimate import estimate_tokens
 
 DEFAULT_WINDOW = 32768
@@ -151,7 +151,7 @@ def context_frame(
     flags; an empty string is no flag.
 
     Examples:
-        >>> from cc_analytics.frames.chainless import decode_files
+        >>> from cc_analytics.frames.chainless.events import decode_files
         >>> f = decode_files([])
         >>> context_frame(f.events, f.messages).collect().height
         0

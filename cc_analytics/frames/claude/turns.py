@@ -14,18 +14,18 @@ from collections.abc import Iterator
 
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
-from cc_analytics.frames.claude_buckets import (
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.buckets import (
     SYSTEM_LIKE,
     TOKENS,
     bucket_sums,
     with_buckets,
 )
-from cc_analytics.frames.claude_decode import Decoded, decode_files
-from cc_analytics.frames.claude_discovery import TranscriptFile
-from cc_analytics.frames.claude_events import Source, lazy_source, resolve, run_batches
-from cc_analytics.frames.claude_usage import IS_COMPACTION, ON_CHAIN, SEGMENT, annotate_usage
-from cc_analytics.frames.claude_windows import context_window, window_columns
+from cc_analytics.frames.claude.decode import Decoded, decode_files
+from cc_analytics.frames.claude.discovery import TranscriptFile
+from cc_analytics.frames.claude.events import Source, lazy_source, resolve, run_batches
+from cc_analytics.frames.claude.usage import IS_COMPACTION, ON_CHAIN, SEGMENT, annotate_usage
+from cc_analytics.frames.claude.windows import context_window, window_columns
 
 # Python's str.isspace() set (what lstrip()/strip() remove), as a regex class.
 PY_SPACE = (

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 
 ON_CHAIN = "on_chain"
 IS_COMPACTION = "is_compaction"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 
 DEFAULT_WINDOW = 200_000
 MILLION_WINDOW = 1_000_000

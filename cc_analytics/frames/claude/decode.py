@@ -4,7 +4,7 @@ Imports: orjson, polars, the standard library and ``claude_schema``/``claude_dis
 This is the one place that loops over lines in Python (orjson decodes each line, a few
 ``dict.get`` calls pick the fields); everything after it is vectorised Polars. Two loops share
 the rules below: :func:`decode_files` keeps every column of the events frame and the text of
-every content block; :func:`~cc_analytics.frames.claude_decode_lean.decode_summary_files` (what ``sessions`` runs, in ``claude_decode_lean``) keeps only what the
+every content block; :func:`~cc_analytics.frames.claude.decode_lean.decode_summary_files` (what ``sessions`` runs, in ``claude_decode_lean``) keeps only what the
 per-session summary reads and measures each block's tokens as it goes.
 
 Lines are cut on LF only; a line of ASCII whitespace is skipped; a line that is not strict
@@ -25,8 +25,8 @@ from typing import Any, NamedTuple
 import orjson
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
-from cc_analytics.frames.claude_discovery import TranscriptFile
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.discovery import TranscriptFile
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"

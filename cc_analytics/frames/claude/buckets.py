@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
+from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.estimate import estimate_tokens
 
 BUCKET = "bucket"

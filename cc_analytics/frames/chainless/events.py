@@ -15,7 +15,7 @@ import orjson
 import polars as pl
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.chainless_decode import (
+from cc_analytics.frames.chainless.decode import (
     EVENT_SCHEMA,
     MESSAGE_SCHEMA,
     PROBLEM_SCHEMA,

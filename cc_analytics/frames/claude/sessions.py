@@ -15,20 +15,20 @@ from typing import Any
 import polars as pl
 
 from cc_analytics.format import fraction_4
-from cc_analytics.frames import claude_schema as S
-from cc_analytics.frames.claude_buckets import BUCKET, BUCKET_NAMES, TOKENS, bucket_sums
-from cc_analytics.frames.claude_decode_lean import decode_summary_files
-from cc_analytics.frames.claude_discovery import TranscriptFile, find_session
-from cc_analytics.frames.claude_events import BATCH_BYTES, Progress, Source, lazy_source, resolve, run_batches
-from cc_analytics.frames.claude_turns import prepare
-from cc_analytics.frames.claude_usage import (
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.buckets import BUCKET, BUCKET_NAMES, TOKENS, bucket_sums
+from cc_analytics.frames.claude.decode_lean import decode_summary_files
+from cc_analytics.frames.claude.discovery import TranscriptFile, find_session
+from cc_analytics.frames.claude.events import BATCH_BYTES, Progress, Source, lazy_source, resolve, run_batches
+from cc_analytics.frames.claude.turns import prepare
+from cc_analytics.frames.claude.usage import (
     ON_CHAIN,
     SEGMENT,
     compaction_columns,
     deduplicated_requests,
     usage_totals,
 )
-from cc_analytics.frames.claude_windows import context_window, window_columns
+from cc_analytics.frames.claude.windows import context_window, window_columns
 
 KEY = S.FILE_SESSION_ID
 PROVIDER = "anthropic"

@@ -18,9 +18,9 @@ from typing import TypeVar
 
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
-from cc_analytics.frames.claude_decode import Decoded, decode_files
-from cc_analytics.frames.claude_discovery import TranscriptFile, discover
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.decode import Decoded, decode_files
+from cc_analytics.frames.claude.discovery import TranscriptFile, discover
 
 BATCH_BYTES = 32 * 1024 * 1024
 PARALLEL_MIN_BYTES = 96 * 1024 * 1024

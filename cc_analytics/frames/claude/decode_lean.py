@@ -2,7 +2,7 @@
 
 Imports: orjson, polars, the standard library, ``claude_schema``/``claude_discovery``/
 ``claude_decode`` (whose line rules it shares) and ``estimate``. It makes the same validation
-decisions and the same problem rows as :func:`~cc_analytics.frames.claude_decode.decode_files`,
+decisions and the same problem rows as :func:`~cc_analytics.frames.claude.decode.decode_files`,
 but keeps only the summary's columns and measures each content block's tokens as it goes.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 import orjson
 import polars as pl
 
-from cc_analytics.frames import claude_schema as S
-from cc_analytics.frames.claude_buckets import TOKENS
-from cc_analytics.frames.claude_decode import (
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.buckets import TOKENS
+from cc_analytics.frames.claude.decode import (
     DUPLICATE_CHECK_BYTES,
     ENVELOPE_TYPES,
     NULL_USAGE,
@@ -33,7 +33,7 @@ from cc_analytics.frames.claude_decode import (
     _usage,
     parse_timestamps,
 )
-from cc_analytics.frames.claude_discovery import TranscriptFile
+from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.estimate import estimate_tokens, text_tokens
 
 # --- The lean decoder: what the per-session summary reads, nothing more -------------------

@@ -1,0 +1,1 @@
+"""ChainlessChain session stores as Polars frames (one package per format, same module names)."""
