@@ -231,9 +231,10 @@ def load(
 
 
 def _load_claude(paths: list[Path], on_progress: Progress | None) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    from cc_analytics.frames.claude.events import resolve, run_batches
+    from cc_analytics.frames.claude.events import resolve
     from cc_analytics.frames.claude.sessions import sessions_batch
     from cc_analytics.frames.claude.turns import turns_batch
+    from cc_analytics.frames.engine import run_batches
 
     files = resolve(paths) if paths else []
     session_parts, problem_parts, turn_parts = [], [], []

@@ -123,8 +123,7 @@ def resolve_sources(source: Source | None) -> list[Path]:
 
 
 def decode_files(paths: Iterable[Path]) -> ChainlessFrames:
-    """Decode transcripts into events, replay candidates and problems (unreadable files are problems).
-    """
+    """Decode transcripts into events, replay candidates and problems (unreadable files are problems)."""
     buffer = ColumnBuffer()
     for path in paths:
         try:

@@ -1,6 +1,6 @@
 """Where Claude Code transcripts are: config roots, explicit sources, subagent layouts.
 
-Imports: standard library and ``cc_analytics.errors`` only. Nothing here writes anywhere;
+Imports: standard library, ``cc_analytics.errors`` and ``frames.sources``. Nothing here writes anywhere;
 the only reads are directory listings and, for files whose name does not say which session
 they belong to, the first few lines.
 
@@ -18,10 +18,10 @@ import glob
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from cc_analytics.errors import InputError
+from cc_analytics.frames.sources import TranscriptFile
 
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_CONFIG = Path("~/.claude")
@@ -34,27 +34,6 @@ UUID_STEM = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-
 AGENT_STEM = re.compile(r"^agent-(.+)$")
 SESSION_ID_FIELD = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
 GLOB_CHARS = frozenset("*?[")
-
-
-@dataclass(frozen=True, slots=True)
-class TranscriptFile:
-    """One transcript file and the session it belongs to.
-
-    ``session_id`` is the main session the file counts towards (the parent's id for a
-    subagent file); ``agent_id`` is set for subagent files; ``layout`` is ``"main"``,
-    ``"subagents-dir"`` or ``"agent-file"``.
-    """
-
-    path: Path
-    session_id: str
-    agent_id: str | None
-    layout: str
-    project_dir: str
-    size: int
-
-    @property
-    def is_subagent(self) -> bool:
-        return self.layout != "main"
 
 
 def default_roots() -> list[Path]:

@@ -1,22 +1,85 @@
-"""Column names and explicit schemas of the Claude Code frames, defined once.
+"""Column names and explicit schemas of the Claude Code events and content blocks.
 
-Imports: polars only. Every other ``claude_*`` module takes its column names from here, so
-a rename happens in one place and the frames keep one explicit schema each (no inference).
+Imports: polars and ``frames.schema`` (the names and schemas both formats share, re-exported
+here). Every other module of ``frames.claude`` takes its column names from here.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-UTC_TIME = pl.Datetime("us", "UTC")
-STRINGS = pl.List(pl.String)
+from cc_analytics.frames.schema import (  # noqa: F401  (re-exported: S.<NAME> reaches every column)
+    AGENT_ID,
+    AUTOCOMPACT_THRESHOLD,
+    BUCKETS,
+    CACHE_CREATION_TOKENS,
+    CACHE_HIT_RATIO,
+    CACHE_READ_TOKENS,
+    CALIBRATION,
+    CHAINLESS,
+    CLAUDE,
+    COMPACTED,
+    COMPACTION_POST_TOKENS,
+    COMPACTION_PRE_TOKENS,
+    COMPACTION_TRIGGERS,
+    COMPACTIONS,
+    CONTEXT_ESTIMATE,
+    EFFECTIVE_WINDOW,
+    END_TIME,
+    ESTIMATED_CONTEXT,
+    ESTIMATED_TOKENS,
+    EVENT_UUIDS,
+    EVENTS,
+    FILES,
+    FIRST_TIME,
+    FORMAT,
+    FORMATS,
+    HEADROOM,
+    INPUT_TOKENS,
+    IS_SUBAGENT_FILE,
+    LAST_MODEL,
+    LAST_OCCUPANCY,
+    LAST_TIME,
+    LINE,
+    MESSAGES,
+    MODEL,
+    MODELS,
+    OCCUPANCY,
+    OCCUPANCY_SOURCE,
+    OUTPUT_TOKENS,
+    PEAK_OCCUPANCY,
+    PROBLEMS_SCHEMA,
+    PROJECT,
+    PROJECT_DIR,
+    PROMPT,
+    PROVIDER,
+    REASON,
+    REQUESTS,
+    ROLE,
+    SESSION_ID,
+    SESSIONS_SCHEMA,
+    SOURCE_FILE,
+    START_TIME,
+    STRINGS,
+    SUBAGENT_FILES,
+    TOKENS_ASSISTANT,
+    TOKENS_SYSTEM,
+    TOKENS_TOOL,
+    TOKENS_TOOL_CALLS,
+    TOKENS_USER,
+    TOOL_CALLS,
+    TOOL_ERRORS,
+    TOOL_NAMES,
+    TURN_INDEX,
+    TURNS,
+    TURNS_SCHEMA,
+    USED_FRACTION,
+    UTC_TIME,
+    WINDOW,
+)
 
 # Event columns (one row per JSONL line that is a JSON object with a string ``type``).
-SOURCE_FILE = "source_file"
-LINE = "line"
 FILE_SESSION_ID = "file_session_id"
-IS_SUBAGENT_FILE = "is_subagent_file"
-SESSION_ID = "session_id"
 UUID = "uuid"
 PARENT_UUID = "parent_uuid"
 TYPE = "type"
@@ -28,18 +91,12 @@ IS_META = "is_meta"
 IS_COMPACT_SUMMARY = "is_compact_summary"
 IS_API_ERROR = "is_api_error"
 HAS_INTERRUPTED_ID = "has_interrupted_id"
-AGENT_ID = "agent_id"
 CWD = "cwd"
 GIT_BRANCH = "git_branch"
 VERSION = "version"
-MODEL = "model"
 MESSAGE_ID = "message_id"
 REQUEST_ID = "request_id"
 STOP_REASON = "stop_reason"
-INPUT_TOKENS = "input_tokens"
-CACHE_CREATION_TOKENS = "cache_creation_tokens"
-CACHE_READ_TOKENS = "cache_read_tokens"
-OUTPUT_TOKENS = "output_tokens"
 PROMPT_TEXT = "prompt_text"
 ASSISTANT_TEXT = "assistant_text"
 THINKING_CHARS = "thinking_chars"
@@ -123,128 +180,5 @@ BLOCKS_SCHEMA = pl.Schema(
         BLOCK_ID: pl.String(),
         TEXT: pl.String(),
         IS_ERROR: pl.Boolean(),
-    }
-)
-
-# Problems: one row per line that could not be used whole.
-REASON = "reason"
-PROBLEMS_SCHEMA = pl.Schema({SOURCE_FILE: pl.String(), LINE: pl.Int64(), REASON: pl.String()})
-
-# Heuristic buckets (the ChainlessChain ``cc context`` breakdown keys, snake_case).
-TOKENS_SYSTEM = "tokens_system"
-TOKENS_USER = "tokens_user"
-TOKENS_ASSISTANT = "tokens_assistant"
-TOKENS_TOOL = "tokens_tool"
-TOKENS_TOOL_CALLS = "tokens_tool_calls"
-BUCKETS = (TOKENS_SYSTEM, TOKENS_USER, TOKENS_ASSISTANT, TOKENS_TOOL, TOKENS_TOOL_CALLS)
-ESTIMATED_TOKENS = "estimated_tokens"
-
-# Window columns.
-WINDOW = "window"
-EFFECTIVE_WINDOW = "effective_window"
-AUTOCOMPACT_THRESHOLD = "autocompact_threshold"
-USED_FRACTION = "used_fraction"
-HEADROOM = "headroom"
-OCCUPANCY = "occupancy"
-
-# Turn columns.
-TURN_INDEX = "turn_index"
-ROLE = "role"
-EVENT_UUIDS = "event_uuids"
-PROMPT = "prompt"
-START_TIME = "start_time"
-END_TIME = "end_time"
-TOOL_CALLS = "tool_calls"
-TOOL_NAMES = "tool_names"
-TOOL_ERRORS = "tool_errors"
-COMPACTED = "compacted"
-ESTIMATED_CONTEXT = "estimated_context"
-CALIBRATION = "calibration"
-
-TURNS_SCHEMA = pl.Schema(
-    {
-        SOURCE_FILE: pl.String(),
-        SESSION_ID: pl.String(),
-        AGENT_ID: pl.String(),
-        IS_SUBAGENT_FILE: pl.Boolean(),
-        TURN_INDEX: pl.Int64(),
-        ROLE: pl.String(),
-        EVENT_UUIDS: STRINGS,
-        PROMPT: pl.String(),
-        START_TIME: UTC_TIME,
-        END_TIME: UTC_TIME,
-        TOOL_CALLS: pl.Int64(),
-        TOOL_NAMES: STRINGS,
-        TOOL_ERRORS: pl.Int64(),
-        MODEL: pl.String(),
-        OCCUPANCY: pl.Int64(),
-        COMPACTED: pl.Boolean(),
-        WINDOW: pl.Int64(),
-        EFFECTIVE_WINDOW: pl.Int64(),
-        AUTOCOMPACT_THRESHOLD: pl.Int64(),
-        USED_FRACTION: pl.Float64(),
-        HEADROOM: pl.Int64(),
-        **{bucket: pl.Int64() for bucket in BUCKETS},
-        ESTIMATED_TOKENS: pl.Int64(),
-        ESTIMATED_CONTEXT: pl.Int64(),
-        CALIBRATION: pl.Float64(),
-    }
-)
-
-# Session columns.
-PROJECT = "project"
-PROJECT_DIR = "project_dir"
-FIRST_TIME = "first_time"
-LAST_TIME = "last_time"
-MODELS = "models"
-LAST_MODEL = "last_model"
-TURNS = "turns"
-LAST_OCCUPANCY = "last_occupancy"
-PEAK_OCCUPANCY = "peak_occupancy"
-COMPACTIONS = "compactions"
-COMPACTION_PRE_TOKENS = "compaction_pre_tokens"
-COMPACTION_TRIGGERS = "compaction_triggers"
-COMPACTION_POST_TOKENS = "compaction_post_tokens"
-CACHE_HIT_RATIO = "cache_hit_ratio"
-FILES = "files"
-SUBAGENT_FILES = "subagent_files"
-EVENTS = "events"
-REQUESTS = "requests"
-CONTEXT_ESTIMATE = "context_estimate"
-
-SESSIONS_SCHEMA = pl.Schema(
-    {
-        SESSION_ID: pl.String(),
-        PROJECT: pl.String(),
-        PROJECT_DIR: pl.String(),
-        FIRST_TIME: UTC_TIME,
-        LAST_TIME: UTC_TIME,
-        MODELS: STRINGS,
-        LAST_MODEL: pl.String(),
-        TURNS: pl.Int64(),
-        LAST_OCCUPANCY: pl.Int64(),
-        PEAK_OCCUPANCY: pl.Int64(),
-        WINDOW: pl.Int64(),
-        EFFECTIVE_WINDOW: pl.Int64(),
-        AUTOCOMPACT_THRESHOLD: pl.Int64(),
-        USED_FRACTION: pl.Float64(),
-        HEADROOM: pl.Int64(),
-        INPUT_TOKENS: pl.Int64(),
-        CACHE_CREATION_TOKENS: pl.Int64(),
-        CACHE_READ_TOKENS: pl.Int64(),
-        OUTPUT_TOKENS: pl.Int64(),
-        CACHE_HIT_RATIO: pl.Float64(),
-        REQUESTS: pl.Int64(),
-        COMPACTIONS: pl.Int64(),
-        COMPACTION_TRIGGERS: STRINGS,
-        COMPACTION_PRE_TOKENS: pl.List(pl.Int64()),
-        COMPACTION_POST_TOKENS: pl.List(pl.Int64()),
-        **{bucket: pl.Int64() for bucket in BUCKETS},
-        ESTIMATED_TOKENS: pl.Int64(),
-        CONTEXT_ESTIMATE: pl.Int64(),
-        CALIBRATION: pl.Float64(),
-        FILES: pl.Int64(),
-        SUBAGENT_FILES: pl.Int64(),
-        EVENTS: pl.Int64(),
     }
 )

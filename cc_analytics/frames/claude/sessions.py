@@ -19,7 +19,7 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.buckets import BUCKET, BUCKET_NAMES, TOKENS, bucket_sums
 from cc_analytics.frames.claude.decode_lean import decode_summary_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, find_session
-from cc_analytics.frames.claude.events import BATCH_BYTES, Progress, Source, lazy_source, resolve, run_batches
+from cc_analytics.frames.claude.events import Source, resolve
 from cc_analytics.frames.claude.turns import prepare
 from cc_analytics.frames.claude.usage import (
     ON_CHAIN,
@@ -29,9 +29,11 @@ from cc_analytics.frames.claude.usage import (
     usage_totals,
 )
 from cc_analytics.frames.claude.windows import context_window, window_columns
+from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
 
 KEY = S.FILE_SESSION_ID
 PROVIDER = "anthropic"
+RECORDED = "recorded"
 CONTEXT_KEYS = ("system", "user", "assistant", "tool", "toolCalls")
 # A batch is a few thousand rows: the in-memory engine runs these small queries in about
 # two thirds of the CPU time the default (streaming) engine takes to set them up.
@@ -106,6 +108,10 @@ def summarize(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Transc
             pl.col(S.COMPACTION_TRIGGERS).fill_null([]),
             pl.col(S.COMPACTION_PRE_TOKENS).fill_null([]),
             pl.col(S.COMPACTION_POST_TOKENS).fill_null([]),
+            pl.lit(S.CLAUDE).alias(S.FORMAT),
+            pl.lit(PROVIDER).alias(S.PROVIDER),
+            pl.lit(RECORDED).alias(S.OCCUPANCY_SOURCE),
+            pl.lit(None, pl.Int64).alias(S.MESSAGES),
         )
         .rename({KEY: S.SESSION_ID})
         .select(list(S.SESSIONS_SCHEMA))

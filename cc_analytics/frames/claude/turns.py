@@ -23,9 +23,10 @@ from cc_analytics.frames.claude.buckets import (
 )
 from cc_analytics.frames.claude.decode import Decoded, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
-from cc_analytics.frames.claude.events import Source, lazy_source, resolve, run_batches
+from cc_analytics.frames.claude.events import Source, resolve
 from cc_analytics.frames.claude.usage import IS_COMPACTION, ON_CHAIN, SEGMENT, annotate_usage
 from cc_analytics.frames.claude.windows import context_window, window_columns
+from cc_analytics.frames.engine import lazy_source, run_batches
 
 # Python's str.isspace() set (what lstrip()/strip() remove), as a regex class.
 PY_SPACE = (
@@ -155,7 +156,7 @@ def lift_turns(events: pl.LazyFrame, blocks: pl.LazyFrame) -> pl.LazyFrame:
             .alias(S.CALIBRATION),
         )
     )
-    return turns.select(list(S.TURNS_SCHEMA)).cast(dict(S.TURNS_SCHEMA))
+    return turns.with_columns(pl.lit(S.CLAUDE).alias(S.FORMAT)).select(list(S.TURNS_SCHEMA)).cast(dict(S.TURNS_SCHEMA))
 
 
 def turns_of(decoded: Decoded) -> pl.DataFrame:

@@ -4,20 +4,18 @@ Imports: polars and ``claude_schema``. Facts from spec ``claude-code-jsonl.md`` 
 occupancy and windows"): 200,000 tokens by default; 1,000,000 for the 1M-context models
 (Sonnet 4.6; Opus 4.6 from Claude Code 2.1.75; Opus 4.7 from 2.1.117; Fable 5, Sonnet 5,
 Opus 5), and always once a recorded occupancy passed 200,000. Transcripts record the model
-without the ``[1m]`` suffix, so the window is inferred. Effective window = window − the
-20,000-token output reserve; auto-compaction fires at effective − 13,000.
+without the ``[1m]`` suffix, so the window is inferred. The effective window and the auto-compact threshold are ``frames.metrics``'.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from cc_analytics.frames import metrics
 from cc_analytics.frames.claude import schema as S
 
 DEFAULT_WINDOW = 200_000
 MILLION_WINDOW = 1_000_000
-OUTPUT_RESERVE = 20_000
-AUTOCOMPACT_BUFFER = 13_000
 
 # (model name pattern, first Claude Code version with the 1M window or None for always).
 MILLION_MODELS: tuple[tuple[str, tuple[int, int, int] | None], ...] = (
@@ -76,26 +74,13 @@ def context_window(
     return pl.when(million).then(MILLION_WINDOW).otherwise(DEFAULT_WINDOW).cast(pl.Int64)
 
 
-def effective_window(window: pl.Expr | str = S.WINDOW) -> pl.Expr:
-    """Window minus the output reserve Claude Code keeps free."""
-    expr = pl.col(window) if isinstance(window, str) else window
-    return expr - OUTPUT_RESERVE
-
-
-def autocompact_threshold(window: pl.Expr | str = S.WINDOW) -> pl.Expr:
-    """Occupancy at which Claude Code auto-compacts: effective window − 13,000."""
-    return effective_window(window) - AUTOCOMPACT_BUFFER
-
-
 def window_columns(occupancy: str = S.OCCUPANCY) -> list[pl.Expr]:
     """Effective window, threshold, used fraction and headroom from ``window`` and ``occupancy``."""
-    window = pl.col(S.WINDOW)
-    used = pl.col(occupancy)
     return [
-        effective_window(window).alias(S.EFFECTIVE_WINDOW),
-        autocompact_threshold(window).alias(S.AUTOCOMPACT_THRESHOLD),
-        (used.cast(pl.Float64) / window).alias(S.USED_FRACTION),
-        (window - used).clip(lower_bound=0).alias(S.HEADROOM),
+        metrics.effective_window(S.WINDOW).alias(S.EFFECTIVE_WINDOW),
+        metrics.autocompact_threshold(S.WINDOW).alias(S.AUTOCOMPACT_THRESHOLD),
+        metrics.used_fraction(occupancy, S.WINDOW).alias(S.USED_FRACTION),
+        metrics.headroom(occupancy, S.WINDOW).alias(S.HEADROOM),
     ]
 
 

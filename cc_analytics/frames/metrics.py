@@ -1,0 +1,161 @@
+"""Context-window metrics, owned once: used fraction, headroom, overflow, zone, and the
+effective window, auto-compact threshold and tokens until auto-compaction of a token window.
+
+Imports: the standard library; polars on first use of an expression, so the scalar twins
+(what widgets and the status line call) stay importable without it. Each metric is written
+once as a Polars expression and once as a scalar function of plain numbers;
+``tests/frames/test_metrics.py`` proves each pair equal.
+
+Definitions (``used`` = tokens in the context, ``window`` = the model's token window):
+
+* used fraction = used / window (a float; the ``context`` JSON rounds it half-up to 4 places);
+* headroom = window − used, never below 0 (the tokens ``cc context`` reports as remaining);
+* overflows = used > window;
+* zone: ``red`` above 0.9, ``yellow`` above 0.7, else ``green`` (of the used fraction);
+* effective window = window − the 20,000-token output reserve Claude Code keeps free;
+* auto-compact threshold = effective window − 13,000;
+* until auto-compact = auto-compact threshold − used, never below 0 (tokens left before
+  Claude Code compacts on its own).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
+
+OUTPUT_RESERVE = 20_000
+AUTOCOMPACT_BUFFER = 13_000
+YELLOW_ABOVE = 0.7
+RED_ABOVE = 0.9
+ZONES = ("green", "yellow", "red")
+
+
+def _col(value: pl.Expr | str) -> pl.Expr:
+    import polars as pl
+
+    return pl.col(value) if isinstance(value, str) else value
+
+
+# ------------------------------------------------------------------ expressions
+
+
+def used_fraction(used: pl.Expr | str, window: pl.Expr | str) -> pl.Expr:
+    """``used / window`` as a float.
+
+    Examples:
+        >>> import polars as pl
+        >>> pl.DataFrame({"u": [50_000], "w": [200_000]}).select(used_fraction("u", "w")).item()
+        0.25
+    """
+    return _col(used).cast(_float()) / _col(window)
+
+
+def headroom(used: pl.Expr | str, window: pl.Expr | str) -> pl.Expr:
+    """Tokens left in the window, never below 0."""
+    return (_col(window) - _col(used)).clip(lower_bound=0)
+
+
+def overflows(used: pl.Expr | str, window: pl.Expr | str) -> pl.Expr:
+    """Whether the context holds more tokens than the window."""
+    return _col(used) > _col(window)
+
+
+def zone(fraction: pl.Expr | str) -> pl.Expr:
+    """Colour zone of a used fraction (``green``/``yellow``/``red``); null stays null.
+
+    Examples:
+        >>> import polars as pl
+        >>> pl.DataFrame({"f": [0.7, 0.71, 0.95]}).select(zone("f")).to_series().to_list()
+        ['green', 'yellow', 'red']
+    """
+    import polars as pl
+
+    f = _col(fraction)
+    return (
+        pl.when(f > RED_ABOVE)
+        .then(pl.lit("red"))
+        .when(f > YELLOW_ABOVE)
+        .then(pl.lit("yellow"))
+        .when(f.is_not_null())
+        .then(pl.lit("green"))
+    )
+
+
+def effective_window(window: pl.Expr | str) -> pl.Expr:
+    """The window minus the output reserve."""
+    return _col(window) - OUTPUT_RESERVE
+
+
+def autocompact_threshold(window: pl.Expr | str) -> pl.Expr:
+    """Occupancy at which Claude Code compacts on its own: effective window − 13,000."""
+    return effective_window(window) - AUTOCOMPACT_BUFFER
+
+
+def until_autocompact(used: pl.Expr | str, window: pl.Expr | str) -> pl.Expr:
+    """Tokens left before the auto-compact threshold, never below 0."""
+    return (autocompact_threshold(window) - _col(used)).clip(lower_bound=0)
+
+
+def _float() -> pl.DataType:
+    import polars as pl
+
+    return pl.Float64()
+
+
+# ------------------------------------------------------------------ scalar twins
+
+
+def used_fraction_of(used: int, window: int) -> float:
+    """Scalar :func:`used_fraction` (0.0 for an empty window).
+
+    Examples:
+        >>> used_fraction_of(150_000, 200_000)
+        0.75
+    """
+    return used / window if window else 0.0
+
+
+def headroom_of(used: int, window: int) -> int:
+    """Scalar :func:`headroom`."""
+    return max(window - used, 0)
+
+
+def overflows_of(used: int, window: int) -> bool:
+    """Scalar :func:`overflows`."""
+    return used > window
+
+
+def zone_of(fraction: float) -> str:
+    """Scalar :func:`zone`.
+
+    Examples:
+        >>> zone_of(0.7), zone_of(0.9), zone_of(0.91)
+        ('green', 'yellow', 'red')
+    """
+    if fraction > RED_ABOVE:
+        return "red"
+    if fraction > YELLOW_ABOVE:
+        return "yellow"
+    return "green"
+
+
+def effective_window_of(window: int) -> int:
+    """Scalar :func:`effective_window`."""
+    return window - OUTPUT_RESERVE
+
+
+def autocompact_threshold_of(window: int) -> int:
+    """Scalar :func:`autocompact_threshold`.
+
+    Examples:
+        >>> autocompact_threshold_of(200_000)
+        167000
+    """
+    return effective_window_of(window) - AUTOCOMPACT_BUFFER
+
+
+def until_autocompact_of(used: int, window: int) -> int:
+    """Scalar :func:`until_autocompact`."""
+    return max(autocompact_threshold_of(window) - used, 0)

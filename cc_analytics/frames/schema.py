@@ -1,0 +1,163 @@
+"""Column names and the schemas every format shares: sessions, turns and problems.
+
+Imports: polars only. Both format packages (``frames.claude``, ``frames.chainless``) build
+their sessions and turns frames in these schemas, so the front (``frames.read_sessions(...,
+format="auto")``) concatenates them as they are; a rename happens here and nowhere else.
+Format-specific columns (the events frames) live in each package's ``schema`` module.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+UTC_TIME = pl.Datetime("us", "UTC")
+STRINGS = pl.List(pl.String)
+
+# Formats, as the ``format`` column spells them.
+FORMAT = "format"
+CLAUDE = "claude-code"
+CHAINLESS = "chainlesschain"
+FORMATS = (CLAUDE, CHAINLESS)
+
+# Columns several frames share.
+SOURCE_FILE = "source_file"
+LINE = "line"
+SESSION_ID = "session_id"
+AGENT_ID = "agent_id"
+IS_SUBAGENT_FILE = "is_subagent_file"
+MODEL = "model"
+PROVIDER = "provider"
+INPUT_TOKENS = "input_tokens"
+CACHE_CREATION_TOKENS = "cache_creation_tokens"
+CACHE_READ_TOKENS = "cache_read_tokens"
+OUTPUT_TOKENS = "output_tokens"
+
+# Problems: one row per line (or file: ``line`` null) that could not be used whole.
+REASON = "reason"
+PROBLEMS_SCHEMA = pl.Schema({SOURCE_FILE: pl.String(), LINE: pl.Int64(), REASON: pl.String()})
+
+# Heuristic buckets (the ChainlessChain ``cc context`` breakdown keys, snake_case).
+TOKENS_SYSTEM = "tokens_system"
+TOKENS_USER = "tokens_user"
+TOKENS_ASSISTANT = "tokens_assistant"
+TOKENS_TOOL = "tokens_tool"
+TOKENS_TOOL_CALLS = "tokens_tool_calls"
+BUCKETS = (TOKENS_SYSTEM, TOKENS_USER, TOKENS_ASSISTANT, TOKENS_TOOL, TOKENS_TOOL_CALLS)
+ESTIMATED_TOKENS = "estimated_tokens"
+
+# Window columns.
+WINDOW = "window"
+EFFECTIVE_WINDOW = "effective_window"
+AUTOCOMPACT_THRESHOLD = "autocompact_threshold"
+USED_FRACTION = "used_fraction"
+HEADROOM = "headroom"
+OCCUPANCY = "occupancy"
+
+# Turn columns.
+TURN_INDEX = "turn_index"
+ROLE = "role"
+EVENT_UUIDS = "event_uuids"
+PROMPT = "prompt"
+START_TIME = "start_time"
+END_TIME = "end_time"
+TOOL_CALLS = "tool_calls"
+TOOL_NAMES = "tool_names"
+TOOL_ERRORS = "tool_errors"
+COMPACTED = "compacted"
+ESTIMATED_CONTEXT = "estimated_context"
+CALIBRATION = "calibration"
+
+TURNS_SCHEMA = pl.Schema(
+    {
+        FORMAT: pl.String(),
+        SOURCE_FILE: pl.String(),
+        SESSION_ID: pl.String(),
+        AGENT_ID: pl.String(),
+        IS_SUBAGENT_FILE: pl.Boolean(),
+        TURN_INDEX: pl.Int64(),
+        ROLE: pl.String(),
+        EVENT_UUIDS: STRINGS,
+        PROMPT: pl.String(),
+        START_TIME: UTC_TIME,
+        END_TIME: UTC_TIME,
+        TOOL_CALLS: pl.Int64(),
+        TOOL_NAMES: STRINGS,
+        TOOL_ERRORS: pl.Int64(),
+        MODEL: pl.String(),
+        OCCUPANCY: pl.Int64(),
+        COMPACTED: pl.Boolean(),
+        WINDOW: pl.Int64(),
+        EFFECTIVE_WINDOW: pl.Int64(),
+        AUTOCOMPACT_THRESHOLD: pl.Int64(),
+        USED_FRACTION: pl.Float64(),
+        HEADROOM: pl.Int64(),
+        **{bucket: pl.Int64() for bucket in BUCKETS},
+        ESTIMATED_TOKENS: pl.Int64(),
+        ESTIMATED_CONTEXT: pl.Int64(),
+        CALIBRATION: pl.Float64(),
+    }
+)
+
+# Session columns.
+PROJECT = "project"
+PROJECT_DIR = "project_dir"
+FIRST_TIME = "first_time"
+LAST_TIME = "last_time"
+MODELS = "models"
+LAST_MODEL = "last_model"
+TURNS = "turns"
+LAST_OCCUPANCY = "last_occupancy"
+PEAK_OCCUPANCY = "peak_occupancy"
+COMPACTIONS = "compactions"
+COMPACTION_PRE_TOKENS = "compaction_pre_tokens"
+COMPACTION_TRIGGERS = "compaction_triggers"
+COMPACTION_POST_TOKENS = "compaction_post_tokens"
+CACHE_HIT_RATIO = "cache_hit_ratio"
+FILES = "files"
+SUBAGENT_FILES = "subagent_files"
+EVENTS = "events"
+REQUESTS = "requests"
+MESSAGES = "messages"
+OCCUPANCY_SOURCE = "occupancy_source"
+CONTEXT_ESTIMATE = "context_estimate"
+
+SESSIONS_SCHEMA = pl.Schema(
+    {
+        FORMAT: pl.String(),
+        SESSION_ID: pl.String(),
+        PROJECT: pl.String(),
+        PROJECT_DIR: pl.String(),
+        FIRST_TIME: UTC_TIME,
+        LAST_TIME: UTC_TIME,
+        MODELS: STRINGS,
+        LAST_MODEL: pl.String(),
+        PROVIDER: pl.String(),
+        TURNS: pl.Int64(),
+        LAST_OCCUPANCY: pl.Int64(),
+        PEAK_OCCUPANCY: pl.Int64(),
+        OCCUPANCY_SOURCE: pl.String(),
+        WINDOW: pl.Int64(),
+        EFFECTIVE_WINDOW: pl.Int64(),
+        AUTOCOMPACT_THRESHOLD: pl.Int64(),
+        USED_FRACTION: pl.Float64(),
+        HEADROOM: pl.Int64(),
+        INPUT_TOKENS: pl.Int64(),
+        CACHE_CREATION_TOKENS: pl.Int64(),
+        CACHE_READ_TOKENS: pl.Int64(),
+        OUTPUT_TOKENS: pl.Int64(),
+        CACHE_HIT_RATIO: pl.Float64(),
+        REQUESTS: pl.Int64(),
+        COMPACTIONS: pl.Int64(),
+        COMPACTION_TRIGGERS: STRINGS,
+        COMPACTION_PRE_TOKENS: pl.List(pl.Int64()),
+        COMPACTION_POST_TOKENS: pl.List(pl.Int64()),
+        **{bucket: pl.Int64() for bucket in BUCKETS},
+        ESTIMATED_TOKENS: pl.Int64(),
+        CONTEXT_ESTIMATE: pl.Int64(),
+        CALIBRATION: pl.Float64(),
+        FILES: pl.Int64(),
+        SUBAGENT_FILES: pl.Int64(),
+        EVENTS: pl.Int64(),
+        MESSAGES: pl.Int64(),
+    }
+)
