@@ -1,6 +1,7 @@
 """Command-line entry point: parse options, dispatch to ``cc_analytics.commands.<name>``.
 
-Imports: argparse and the command modules only (each imports its heavy dependencies lazily).
+Imports: argparse, ``errors``, ``format`` and the command modules (each imports its heavy
+dependencies lazily). Every error a command raises on purpose is printed here, by one function.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import sys
 from collections.abc import Sequence
 
 from cc_analytics.commands import COMMANDS
+from cc_analytics.errors import CCAnalyticsError, UsageError
+from cc_analytics.format import colour_enabled, error_line
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.add_parser(sub)
+        sub.choices[name].set_defaults(parser=sub.choices[name])
     return parser
 
 
@@ -40,6 +44,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.run(args) or 0)
+    except UsageError as exc:
+        args.parser.error(str(exc))  # prints the usage and exits 2
+        raise  # not reached
+    except CCAnalyticsError as exc:
+        sys.stderr.write(error_line(str(exc), colour=colour_enabled(sys.stderr)))
+        return 1
     except BrokenPipeError:
         return 1
     except KeyboardInterrupt:

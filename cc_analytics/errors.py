@@ -1,6 +1,8 @@
 """Error types of cc_analytics: one base class, subclasses also inherit the builtin they resemble.
 
-Imports: standard library only.
+Imports: standard library only. The CLI prints every :class:`CCAnalyticsError` as one error
+line (exit 1), and a :class:`UsageError` with the command's usage (exit 2); anything else
+is a bug.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ class InputError(CCAnalyticsError, ValueError):
     """Bad user input: a malformed file, an unsafe id, a wrong option value."""
 
 
-class SessionNotFoundError(CCAnalyticsError, LookupError):
-    """A session id that does not resolve to a transcript."""
+class UsageError(CCAnalyticsError, ValueError):
+    """A command-line option used wrongly: reported with the command's usage, exit code 2."""
 
 
 class SchemaError(CCAnalyticsError, ValueError):

@@ -10,6 +10,8 @@ import sys
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
+from cc_analytics.frames.metrics import zone_of
+
 BAR_CELLS = 24
 FULL_CELL = "\u2588"
 EMPTY_CELL = "\u2591"
@@ -37,18 +39,6 @@ def round_half_up(value: float, places: int = 0) -> Decimal:
     return Decimal(value).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
 
 
-def js_float_text(value: float) -> str:
-    """A float as JavaScript prints it when it has at most a few decimals (``0``, ``0.25``, ``1``).
-
-    Examples:
-        >>> js_float_text(0.0), js_float_text(0.0313), js_float_text(1.0)
-        ('0', '0.0313', '1')
-    """
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    return repr(value)
-
-
 def fraction_4(used: float) -> float:
     """``Number(used.toFixed(4))``: the used fraction as reported in JSON."""
     return float(round_half_up(used, 4))
@@ -68,15 +58,6 @@ def bar(fraction: float, cells: int = BAR_CELLS) -> str:
 def group_thousands(value: int) -> str:
     """en-US digit grouping: ``32768`` → ``32,768``."""
     return f"{value:,}"
-
-
-def zone(used: float) -> str:
-    """Colour zone of a used fraction: strictly above 0.9 red, above 0.7 yellow, else green."""
-    if used > 0.9:
-        return "red"
-    if used > 0.7:
-        return "yellow"
-    return "green"
 
 
 def colour_enabled(stream: TextIO | None = None) -> bool:
@@ -185,7 +166,7 @@ def context_gauge(report: dict, *, colour: bool = False) -> str:
             row += paint("gray", f"  ({report['counts'][count_key]})")
         lines.append(row)
     lines.append("")
-    tone = zone(used)
+    tone = zone_of(used)
     percent = round_half_up(used * 100, 1)
     lines.append(
         f"  {paint('bold', TOTAL_LABEL)} {total:>7}  {paint(tone, bar(used))} {paint(tone, f'{percent}% of window')}"
@@ -199,3 +180,38 @@ def context_gauge(report: dict, *, colour: bool = False) -> str:
 def error_line(message: str, *, colour: bool = False) -> str:
     """A human error line: a (red) cross, a space, the message, LF."""
     return f"{Painter(colour)('red', CROSS)} {message}\n"
+
+
+class ProgressBar:
+    """The one progress bar: a line redrawn on a terminal's stderr as bytes are read.
+
+    Call it as ``bar(done, total)`` (bytes); ``label`` names the phase shown after the figures.
+    Use it only when the stream is a terminal; :meth:`close` clears the line.
+
+    Examples:
+        >>> import io
+        >>> stream = io.StringIO()
+        >>> ProgressBar(stream, label="sessions")(50_000_000, 100_000_000)
+        >>> stream.getvalue().split("  ")[1:]
+        ['50%', '50/100 MB', 'sessions\\x1b[K']
+    """
+
+    def __init__(self, stream: TextIO, *, label: str = "") -> None:
+        self.stream = stream
+        self.label = label
+        self.drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        fraction = done / total if total else 1.0
+        tail = f"  {self.label}" if self.label else ""
+        self.stream.write(
+            f"\r{bar(fraction)} {int(fraction * 100):3d}%  {done / 1e6:,.0f}/{total / 1e6:,.0f} MB{tail}\x1b[K"
+        )
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self.drawn = False

@@ -23,8 +23,9 @@ import orjson
 import polars as pl
 
 from cc_analytics.errors import InputError
-from cc_analytics.format import group_thousands, zone
+from cc_analytics.format import group_thousands
 from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.metrics import zone_of
 
 REPORT_HTML = "report.html"
 SESSIONS_PARQUET = "sessions.parquet"
@@ -444,7 +445,7 @@ def _top_table(data: ReportData) -> str:
             _cell(r[S.TURNS], css="num"),
             _cell(group_thousands(r[S.PEAK_OCCUPANCY] or 0), css="num"),
             _cell(group_thousands(r[S.WINDOW] or 0), css="num"),
-            _cell(f"{peak * 100:.1f}%", css=f"num {zone(peak)}"),
+            _cell(f"{peak * 100:.1f}%", css=f"num {zone_of(peak)}"),
             _cell(r[S.COMPACTIONS], css="num"),
             _cell(r[OCCUPANCY_SOURCE]),
         ]

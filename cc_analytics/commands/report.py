@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from cc_analytics.errors import InputError
-from cc_analytics.format import bar, colour_enabled, error_line
+from cc_analytics.format import bar
 
 BAR_WIDTH = 24
 
@@ -62,18 +62,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_out_dir(args.out)
         data = load(args.sources or None, samples=args.samples, on_progress=progress)
-    except InputError as exc:
+    finally:
         if progress:
             progress.close()
-        stderr.write(error_line(str(exc), colour=colour_enabled(stderr)))
-        return 1
-    if progress:
-        progress.close()
     try:
         written = write_report(data, args.out)
-    except (InputError, OSError) as exc:
-        stderr.write(error_line(str(exc), colour=colour_enabled(stderr)))
-        return 1
+    except OSError as exc:
+        msg = f"cannot write the report into {str(args.out)!r}: {exc.strerror or exc}"
+        raise InputError(msg) from exc
     for path in written.values():
         print(path)
     if not args.quiet:

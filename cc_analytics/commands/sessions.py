@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from cc_analytics.format import Painter, bar, colour_enabled, human_int, round_half_up
+from cc_analytics.format import Painter, ProgressBar, colour_enabled, human_int, round_half_up
 
-PROG = "cc-analytics sessions"
 TABLE_COLUMNS = (
     ("session", 8, "<"),
     ("last active", 16, "<"),
@@ -58,34 +57,23 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cc_analytics.errors import InputError
-
-    try:
-        return _run(args)
-    except InputError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else "invalid input"
-        print(f"{PROG}: error: {first}", file=sys.stderr)
-        return 1
-
-
-def _run(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from cc_analytics.errors import InputError
+    from cc_analytics.errors import UsageError
     from cc_analytics.frames.claude.discovery import default_roots, discover
     from cc_analytics.frames.claude.sessions import iter_sessions
 
     if args.workers is not None and args.workers < 1:
         msg = f"--workers must be at least 1, got {args.workers}"
-        raise InputError(msg)
+        raise UsageError(msg)
     if args.force and args.parquet is None:
         msg = "--force only applies to --parquet"
-        raise InputError(msg)
+        raise UsageError(msg)
     if args.parquet is not None:
         _check_parquet_target(args.parquet, force=args.force, roots=default_roots())
     files = discover(args.sources or None)
     notes = not args.quiet
-    progress = _Progress(sys.stderr) if notes and _isatty(sys.stderr) else None
+    progress = ProgressBar(sys.stderr) if notes and _isatty(sys.stderr) else None
     summaries: list[pl.DataFrame] = []
     problem_lines = 0
     problem_files: set[str] = set()
@@ -223,23 +211,3 @@ def _tail(text: str, width: int) -> str:
 def _isatty(stream: TextIO) -> bool:
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
-
-
-class _Progress:
-    """A one-line progress bar redrawn on stderr (only used when stderr is a terminal)."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        fraction = done / total if total else 1.0
-        percent = int(fraction * 100)
-        self.stream.write(f"\r{bar(fraction)} {percent:3d}%  {done / 1e6:,.0f}/{total / 1e6:,.0f} MB")
-        self.stream.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            self.stream.write("\r\x1b[2K")
-            self.stream.flush()

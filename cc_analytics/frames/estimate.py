@@ -28,11 +28,6 @@ _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r
 _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 
 
-def utf16_length(expr: pl.Expr) -> pl.Expr:
-    """UTF-16 code units of a string column (a character above U+FFFF counts twice)."""
-    return expr.str.len_chars() + expr.str.count_matches(ASTRAL_PATTERN)
-
-
 def estimate_tokens(expr: pl.Expr | str) -> pl.Expr:
     """Estimated tokens of each string: ``ceil(cjk / 1.5 + other / 4)``; null stays null.
 

@@ -1,12 +1,27 @@
-"""Transcript files as every loader sees them, whatever their format.
+"""Transcript files as every loader sees them, whatever their format, and telling formats apart.
 
-Imports: standard library only.
+Imports: the standard library and ``cc_analytics.errors`` only. A source is a file, a folder
+(searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
+is read from its first lines, never from where it lies.
 """
 
 from __future__ import annotations
 
+import glob
+import json
+import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from cc_analytics.errors import InputError
+
+SUFFIX = ".jsonl"
+GLOB_CHARS = frozenset("*?[")
+SNIFF_LINES = 8
+SNIFF_BYTES = 1 << 16
+CLAUDE = "claude-code"
+CHAINLESS = "chainlesschain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,3 +44,89 @@ class TranscriptFile:
     @property
     def is_subagent(self) -> bool:
         return self.layout != "main"
+
+
+Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Sequence[TranscriptFile] | None
+
+
+def sniff_format(path: Path) -> str:
+    """``"chainlesschain"`` when the first JSON object line has a numeric ``timestamp`` and a
+    ``data`` key (ChainlessChain's event envelope), else ``"claude-code"``, whose loader
+    reports whatever it cannot read.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.jsonl"
+        >>> _ = path.write_text('{"type":"session_start","timestamp":1,"data":{}}\\n')
+        >>> sniff_format(path)
+        'chainlesschain'
+        >>> _ = path.write_text('{"type":"summary","summary":"t","leafUuid":"u"}\\n')
+        >>> sniff_format(path)
+        'claude-code'
+    """
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError:
+        return CLAUDE
+    for line in head.split(b"\n")[:SNIFF_LINES]:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            stamp = value.get("timestamp")
+            numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)
+            return CHAINLESS if numeric and "data" in value else CLAUDE
+    return CLAUDE
+
+
+def expand(source: str | os.PathLike[str]) -> list[Path]:
+    """The ``*.jsonl`` regular files of one source (file, folder searched recursively, or glob).
+
+    A source that matches nothing raises :class:`InputError`.
+    """
+    text = os.fspath(source)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        return walk([path])
+    if path.is_file():
+        return [path]
+    if GLOB_CHARS.intersection(text):
+        out: list[Path] = []
+        for match in sorted(Path(p) for p in glob.glob(os.path.expanduser(text), recursive=True)):
+            out.extend(walk([match]) if match.is_dir() else [match] if match.is_file() else [])
+        return out
+    msg = f"no such file or folder: {text!r}\nHint: pass transcript files, folders or globs."
+    raise InputError(msg)
+
+
+def walk(roots: Iterable[Path]) -> list[Path]:
+    """Every ``*.jsonl`` regular file under ``roots`` (symlinked folders are not followed), sorted."""
+    out: list[Path] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for dirpath, _dirnames, names in os.walk(root, followlinks=False):
+            for name in names:
+                if name.endswith(SUFFIX):
+                    candidate = Path(dirpath) / name
+                    if candidate.is_file():
+                        out.append(candidate)
+    out.sort()
+    return out
+
+
+def split_by_format(source: Source) -> dict[str, list[Path]]:
+    """The files of ``source`` grouped by the format their content shows (see :func:`sniff_format`)."""
+    items: Sequence[object] = [source] if isinstance(source, str | os.PathLike) else list(source or [])
+    out: dict[str, list[Path]] = {CLAUDE: [], CHAINLESS: []}
+    seen: set[Path] = set()
+    for item in items:
+        paths = [item.path] if isinstance(item, TranscriptFile) else expand(item)  # type: ignore[arg-type]
+        for path in paths:
+            key = path.resolve()
+            if key not in seen:
+                seen.add(key)
+                out[sniff_format(path)].append(path)
+    return out

@@ -1,6 +1,6 @@
 """The one chart module: each function takes a sessions or turns frame and returns an Altair chart.
 
-Imports: altair, polars, ``frames.claude_schema`` (column names) and ``format`` (colour zones).
+Imports: altair, polars, ``frames.schema`` (column names) and ``frames.metrics`` (colour zones).
 Every function aggregates with Polars first and hands Altair only the few rows it draws, so
 a chart's size does not grow with the corpus (no raw events, no 5,000-row limit).
 """
@@ -13,13 +13,12 @@ from typing import Literal
 import altair as alt
 import polars as pl
 
-from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames import schema as S
+from cc_analytics.frames.metrics import RED_ABOVE, YELLOW_ABOVE, autocompact_threshold_of, zone
 
 Frame = pl.DataFrame | pl.LazyFrame
 
 ZONE_COLOURS = {"green": "#2e9e44", "yellow": "#e3a500", "red": "#d1343a"}
-YELLOW_FROM = 0.7
-RED_FROM = 0.9
 BUCKET_LABELS = {
     S.TOKENS_SYSTEM: "system",
     S.TOKENS_USER: "user prompts",
@@ -47,17 +46,6 @@ WIDTH = 560
 def collect(frame: Frame) -> pl.DataFrame:
     """A DataFrame from a DataFrame or LazyFrame (the views' one ``collect`` edge)."""
     return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
-
-
-def zone(fraction: pl.Expr) -> pl.Expr:
-    """Colour zone of a used fraction: above 0.9 red, above 0.7 yellow, else green."""
-    return (
-        pl.when(fraction > RED_FROM)
-        .then(pl.lit("red"))
-        .when(fraction > YELLOW_FROM)
-        .then(pl.lit("yellow"))
-        .otherwise(pl.lit("green"))
-    )
 
 
 def session_label() -> pl.Expr:
@@ -262,7 +250,12 @@ def peak_distribution(sessions: Frame, *, bin_width: float = 0.05) -> alt.LayerC
             ],
         )
     )
-    marks = pl.DataFrame({"at": [YELLOW_FROM, RED_FROM, 0.835], "label": ["70%", "90%", "auto-compact (200k)"]})
+    marks = pl.DataFrame(
+        {
+            "at": [YELLOW_ABOVE, RED_ABOVE, autocompact_threshold_of(200_000) / 200_000],
+            "label": ["70%", "90%", "auto-compact (200k)"],
+        }
+    )
     rules = alt.Chart(marks).mark_rule(strokeDash=[4, 3], color="#777").encode(x="at:Q", tooltip=["label:N"])
     return alt.layer(bars, rules).properties(
         title="Distribution of peak occupancy across sessions", width=WIDTH, height=220

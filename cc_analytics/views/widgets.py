@@ -16,8 +16,9 @@ from typing import Any
 
 import polars as pl
 
-from cc_analytics.format import bar, group_thousands, zone
-from cc_analytics.frames.claude import schema as S
+from cc_analytics.format import bar, group_thousands
+from cc_analytics.frames import metrics
+from cc_analytics.frames import schema as S
 from cc_analytics.views.charts import BUCKET_COLOURS, BUCKET_LABELS, ZONE_COLOURS, Frame, collect
 
 ALL = "(all)"
@@ -49,19 +50,19 @@ class GaugeFigures:
 
     @property
     def fraction(self) -> float:
-        return self.used / self.window if self.window else 0.0
+        return metrics.used_fraction_of(self.used, self.window)
 
     @property
     def zone(self) -> str:
-        return zone(self.fraction)
+        return metrics.zone_of(self.fraction)
 
     @property
     def headroom(self) -> int:
-        return max(self.window - self.used, 0)
+        return metrics.headroom_of(self.used, self.window)
 
     @property
     def overflows(self) -> bool:
-        return self.used > self.window
+        return metrics.overflows_of(self.used, self.window)
 
     @property
     def past_threshold(self) -> bool:
@@ -83,7 +84,7 @@ def gauge_figures(row: Mapping[str, Any]) -> GaugeFigures:
         label=f"{project} · {str(row[S.SESSION_ID])[:8]}" if project else str(row[S.SESSION_ID]),
         model=row.get(S.LAST_MODEL) or (models[-1] if models else "unknown"),
         used=int(used),
-        window=int(row.get(S.WINDOW) or 200_000),
+        window=int(row.get(S.WINDOW) or 0),
         effective_window=row.get(S.EFFECTIVE_WINDOW),
         threshold=row.get(S.AUTOCOMPACT_THRESHOLD),
         peak=row.get(S.PEAK_OCCUPANCY),
@@ -393,7 +394,7 @@ class SessionExplorer:
         rows = []
         for r in matching.iter_rows(named=True):
             shade = " style='background:#eef3fb'" if r[S.SESSION_ID] == self.session_id else ""
-            colour = ZONE_COLOURS[zone(r["peak_fraction"])]
+            colour = ZONE_COLOURS[metrics.zone_of(r["peak_fraction"])]
             rows.append(
                 f"<tr{shade}><td>{html.escape(str(r[S.PROJECT] or ''))}</td>"
                 f"<td><code>{html.escape(r[S.SESSION_ID][:8])}</code></td>"

@@ -83,19 +83,27 @@ def test_refuses_to_write_inside_the_claude_config(tmp_path: Path) -> None:
     assert not (config / "out.parquet").exists()
 
 
+def test_a_missing_source_is_an_error_line_with_a_hint(tmp_path: Path) -> None:
+    done = run_cli(["sessions", "/definitely/not/here"], env={"HOME": str(tmp_path)})
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines() == [
+        "✖ no such file or folder: '/definitely/not/here'",
+        "Hint: pass transcript files, folders or globs.",
+    ]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["sessions", "/definitely/not/here"], b"no such file or folder"),
         (["sessions", "--force"], b"--force only applies to --parquet"),
         (["sessions", "--workers", "0"], b"--workers must be at least 1"),
     ],
 )
-def test_user_mistakes_are_one_line_errors(args: list[str], message: bytes, tmp_path: Path) -> None:
+def test_option_mistakes_are_usage_errors(args: list[str], message: bytes, tmp_path: Path) -> None:
     done = run_cli(args, env={"HOME": str(tmp_path)})
-    assert done.returncode == 1
-    assert message in done.stderr
-    assert done.stderr.count(b"\n") == 1
+    assert done.returncode == 2  # a usage error: the usage line, then the error line
+    assert done.stderr.startswith(b"usage: cc-analytics sessions")
+    assert done.stderr.splitlines()[-1] == b"cc-analytics sessions: error: " + message + b", got 0" * (b"workers" in message)
     assert b"Traceback" not in done.stderr
 
 

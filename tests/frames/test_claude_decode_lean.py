@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames import read_events, read_turns
+from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import (
     Decoded,
     decode_files,

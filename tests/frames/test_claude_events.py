@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames import problems, read_events, scan_events
+from cc_analytics.frames.claude import schema as S
 
 from .claude_builders import (
     SESSION,

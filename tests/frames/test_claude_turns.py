@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames import read_turns, scan_turns
+from cc_analytics.frames.claude import schema as S
 from tests.conftest import shared_path
 
 from .claude_builders import (

@@ -1,0 +1,229 @@
+"""The one API in front of both formats: ``scan_*``/``read_*`` with ``format="auto"``.
+
+Imports: polars, the standard library, ``frames.sources`` and, on demand, the two format
+packages (``frames.claude``, ``frames.chainless``), which expose the same verbs with the same
+signatures. Sources are told apart by content (:func:`~cc_analytics.frames.sources.sniff_format`),
+so one folder may hold both formats; sessions, turns and problems of both share one schema
+(``frames.schema``) and are concatenated as they are, with a ``format`` column.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Literal
+
+import polars as pl
+
+from cc_analytics.errors import InputError
+from cc_analytics.frames import schema as S
+from cc_analytics.frames.engine import Progress
+from cc_analytics.frames.sources import Source, TranscriptFile, split_by_format
+
+Format = Literal["auto", "claude-code", "chainlesschain"]
+PACKAGES = {S.CLAUDE: "cc_analytics.frames.claude", S.CHAINLESS: "cc_analytics.frames.chainless"}
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """Sessions, turns and problems of the same sources, from one decode."""
+
+    sessions: pl.DataFrame
+    turns: pl.DataFrame
+    problems: pl.DataFrame
+
+
+def package(format: str) -> ModuleType:
+    """The format package (``frames.claude`` or ``frames.chainless``) of a ``format`` value."""
+    try:
+        return importlib.import_module(PACKAGES[format])
+    except KeyError:
+        msg = f"unknown format {format!r}\nHint: use one of 'auto', {', '.join(map(repr, PACKAGES))}."
+        raise InputError(msg) from None
+
+
+def plan(source: Source = None, *, format: Format = "auto") -> dict[str, list[TranscriptFile]]:
+    """The transcript files of ``source`` by format (formats without files are left out).
+
+    ``source`` is a file, folder, glob, a list of these, or None for both formats' default
+    stores. With ``format="auto"`` each file's format is read from its first lines.
+    """
+    if format != "auto":
+        return {format: package(format).resolve(source)}
+    if source is None:
+        found = {name: package(name).resolve(None) for name in PACKAGES}
+    else:
+        found = {name: package(name).resolve(paths) for name, paths in split_by_format(source).items()}
+    return {name: files for name, files in found.items() if files}
+
+
+def _per_format(
+    verb: str,
+    source: Source,
+    format: Format,
+    workers: int | None,
+    on_progress: Progress | None,
+    schema: pl.Schema,
+) -> list[pl.LazyFrame]:
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    frames = [
+        getattr(package(name), verb)(files, workers=workers, on_progress=step)
+        for (name, files), step in zip(by_format.items(), steps, strict=True)
+    ]
+    return frames or [pl.LazyFrame(schema=schema)]
+
+
+def _progress_steps(by_format: dict[str, list[TranscriptFile]], on_progress: Progress | None) -> list[Progress | None]:
+    """One progress callback per format, reporting bytes done over the whole plan."""
+    if on_progress is None:
+        return [None] * len(by_format)
+    sizes = [sum(f.size for f in files) for files in by_format.values()]
+    total = sum(sizes)
+    steps: list[Progress | None] = []
+    offset = 0
+    for size in sizes:
+        steps.append(lambda done, _total, base=offset: on_progress(base + done, total))
+        offset += size
+    return steps
+
+
+def scan_sessions(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per session of every format found in ``source`` (``SESSIONS_SCHEMA``).
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = scan_sessions(SAMPLES_DIR).collect()
+        >>> sorted(frame["format"].unique())
+        ['chainlesschain', 'claude-code']
+    """
+    frames = _per_format("scan_sessions", source, format, workers, on_progress, S.SESSIONS_SCHEMA)
+    return pl.concat(frames, how="vertical")
+
+
+def read_sessions(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_sessions`, sorted by format and session id."""
+    frame = scan_sessions(source, format=format, workers=workers, on_progress=on_progress)
+    return frame.collect().sort(S.FORMAT, S.SESSION_ID)
+
+
+def scan_turns(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per turn of every format found in ``source`` (``TURNS_SCHEMA``)."""
+    frames = _per_format("scan_turns", source, format, workers, on_progress, S.TURNS_SCHEMA)
+    return pl.concat(frames, how="vertical")
+
+
+def read_turns(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_turns`."""
+    return scan_turns(source, format=format, workers=workers, on_progress=on_progress).collect()
+
+
+def scan_problems(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per line (or file: ``line`` null) that could not be used whole."""
+    frames = _per_format("scan_problems", source, format, workers, on_progress, S.PROBLEMS_SCHEMA)
+    return pl.concat(frames, how="vertical")
+
+
+def read_problems(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_problems`."""
+    return scan_problems(source, format=format, workers=workers, on_progress=on_progress).collect()
+
+
+def scan_events(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per line of one format's transcripts (each format has its own events schema).
+
+    With ``format="auto"`` the sources must hold one format; pass ``format=`` to pick one of two.
+    """
+    by_format = plan(source, format=format)
+    if len(by_format) > 1:
+        msg = (
+            f"the sources hold both formats ({', '.join(by_format)}), whose events frames differ\n"
+            "Hint: pass format='claude-code' or format='chainlesschain'."
+        )
+        raise InputError(msg)
+    name = next(iter(by_format), S.CLAUDE if format == "auto" else format)
+    files = by_format.get(name, [])
+    return package(name).scan_events(files, workers=workers, on_progress=on_progress)
+
+
+def read_events(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_events`."""
+    return scan_events(source, format=format, workers=workers, on_progress=on_progress).collect()
+
+
+def iter_tables(
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    turns: bool = True,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> Iterator[tuple[str, Tables]]:
+    """(format, tables) batch by batch: sessions, turns (empty unless ``turns``) and problems
+    decoded once per batch; what the report and the CLI consume."""
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    for (name, files), step in zip(by_format.items(), steps, strict=True):
+        for batch in package(name).iter_tables(files, turns=turns, workers=workers, on_progress=step):
+            yield name, Tables(batch.sessions, batch.turns, batch.problems)
+
+
+def read_tables(
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    turns: bool = True,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> Tables:
+    """Sessions, turns and problems of ``source`` from one decode of every file.
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> tables = read_tables(SAMPLES_DIR)
+        >>> tables.sessions.height > 0 and tables.turns.height > 0
+        True
+    """
+    parts: dict[str, list[pl.DataFrame]] = {"sessions": [], "turns": [], "problems": []}
+    for _name, batch in iter_tables(source, format=format, turns=turns, workers=workers, on_progress=on_progress):
+        parts["sessions"].append(batch.sessions)
+        parts["turns"].append(batch.turns)
+        parts["problems"].append(batch.problems)
+    sessions = _concat(parts["sessions"], S.SESSIONS_SCHEMA).sort(S.FORMAT, S.SESSION_ID)
+    turns_frame = _concat(parts["turns"], S.TURNS_SCHEMA)
+    return Tables(sessions, turns_frame, _concat(parts["problems"], S.PROBLEMS_SCHEMA))
+
+
+def _concat(frames: Sequence[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:
+    return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=schema)
+
+
+VERBS: tuple[str, ...] = (
+    "scan_events",
+    "read_events",
+    "scan_turns",
+    "read_turns",
+    "scan_sessions",
+    "read_sessions",
+    "scan_problems",
+    "read_problems",
+)
+"""The verbs every format package exposes with the same signature, and this front too."""
