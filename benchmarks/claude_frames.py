@@ -1,15 +1,17 @@
 """Benchmark: ``cc-analytics sessions`` against a bare orjson parse (and ccusage when installed).
 
-Imports: the standard library only (every measured task is a fresh process).
+Imports: the standard library and ``corpus`` (every measured task is a fresh process).
 
     python benchmarks/claude_frames.py --smoke                  # tiny corpus, a few seconds
     python benchmarks/claude_frames.py --make 100 --make 1000   # generate under $TMPDIR, measure
     python benchmarks/claude_frames.py --corpus c1000=/tmp/c1000 --rounds 3
 
-Corpora come from ``../shared/bench/make_corpus.py`` (``--make SIZE_MB`` runs it with 200
-sessions per 100 MB, as its README does). Each round runs every task on every corpus,
-alternating the order; the table shows medians of wall time, CPU seconds (user + system,
-worker processes included) and peak RSS, and the ratios to the bare orjson parse.
+Corpora come from ``benchmarks/corpus.py`` (``--make SIZE_MB``: 2 sessions per MB, seed 1,
+kept under ``--tmp`` and reused while the generator and parameters are the same; ``--smoke``
+generates 2 MB afresh). ccusage runs beside us when ``node_modules/.bin/ccusage`` or
+``ccusage`` on PATH exists. Each round runs every task on every corpus, alternating the
+order; the table shows medians of wall time, CPU seconds (user + system, worker processes
+included) and peak RSS, and the ratios to the bare orjson parse.
 """
 
 from __future__ import annotations
@@ -25,25 +27,27 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpus import cached, generate
 from measure import PeakTreeRss
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("CC_SHARED_DIR", ROOT.parent / "shared"))
-MAKE_CORPUS = SHARED / "bench" / "make_corpus.py"
 VENV_BIN = Path(sys.executable).parent
 
 ORJSON_PARSE = """
 import os, sys, orjson
-loads = orjson.loads
-lines = 0
+loads, error = orjson.loads, orjson.JSONDecodeError
+lines = bad = 0
 for dirpath, _, names in os.walk(sys.argv[1]):
     for name in names:
         if name.endswith(".jsonl"):
             with open(os.path.join(dirpath, name), "rb") as handle:
                 for line in handle:
-                    loads(line)
+                    try:
+                        loads(line)
+                    except error:  # the corpora hold a few torn lines, as real ones do
+                        bad += 1
                     lines += 1
-print(lines)
+print(lines, bad)
 """
 
 
@@ -78,7 +82,7 @@ def tasks(corpus: Path, workers: str | None) -> dict[str, tuple[list[str], dict[
         "cc-analytics sessions": (ours, {}),
         "orjson parse (bare)": ([sys.executable, "-c", ORJSON_PARSE, projects], {}),
     }
-    ccusage = shutil.which("ccusage")
+    ccusage = ccusage_command()
     if ccusage:
         out["ccusage daily --json"] = (
             [ccusage, "daily", "--json"],
@@ -87,15 +91,14 @@ def tasks(corpus: Path, workers: str | None) -> dict[str, tuple[list[str], dict[
     return out
 
 
+def ccusage_command() -> str | None:
+    local = ROOT / "node_modules" / ".bin" / "ccusage"
+    return str(local) if local.exists() else shutil.which("ccusage")
+
+
 def make_corpus(size_mb: int, parent: Path) -> Path:
-    if not MAKE_CORPUS.exists():
-        sys.exit(f"{MAKE_CORPUS} is absent: pass --corpus NAME=DIR instead")
-    target = parent / f"claude-corpus-{size_mb}mb"
-    if not (target / "projects").is_dir():
-        sessions = max(4, size_mb * 2)
-        command = [sys.executable, str(MAKE_CORPUS), str(target), "--sessions", str(sessions)]
-        command += ["--seed", "1", "--size-mb", str(size_mb), "--jobs", "2"]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    target = parent / f"cc-analytics-claude-corpus-{size_mb}mb"
+    cached(target, size_mb=size_mb, seed=1, jobs=min(2, os.cpu_count() or 1))
     return target
 
 
@@ -116,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
 
     corpora: dict[str, Path] = {}
     if args.smoke:
-        corpora["smoke"] = make_corpus(2, args.tmp)
+        scratch = tempfile.TemporaryDirectory(prefix="cc-analytics-smoke-")
+        corpora["smoke"] = Path(scratch.name)
+        generate(corpora["smoke"], size_mb=2, seed=1)
         args.rounds = 1
     for size in args.make:
         corpora[f"{size}MB"] = make_corpus(size, args.tmp)
@@ -125,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         corpora[name] = Path(folder)
     if not corpora:
         parser.error("give --smoke, --make SIZE_MB or --corpus NAME=DIR")
-    if not shutil.which("ccusage"):
+    if not ccusage_command():
         print("ccusage: not installed (npx ccusage would need a download); skipped", file=sys.stderr)
 
     samples: dict[tuple[str, str], list[dict[str, float]]] = {}

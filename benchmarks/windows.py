@@ -4,8 +4,8 @@ Usage:
     python benchmarks/windows.py [--corpus DIR | --smoke] [--anchors 10] [--ref-python PATH]
 
 Without ``--corpus`` a 100 MB corpus is generated under the temp folder with
-``../shared/bench/make_corpus.py --sessions 200 --seed 7 --size-mb 100`` (reused when
-present). ``--smoke`` runs the same on a tiny corpus in a few seconds. Each side runs in
+``benchmarks/corpus.py`` (200 sessions, seed 7; reused while the generator and parameters
+are the same). ``--smoke`` runs the same on a fresh 1 MB corpus in a few seconds. Each side runs in
 its own fresh process (ours with this interpreter, the reference with the oracle venv's
 python), reads each main session file once, captures windows for 10 evenly spaced
 main-chain anchors and serialises them. The script prints wall time, CPU time, peak RSS
@@ -26,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpus import cached, generate
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED_BENCH = REPO.parent / "shared" / "bench"
 DEFAULT_REF_VENVS = (os.environ.get("CC_ORACLE_VENV", ""), str(REPO / ".oracle-venv"))
 
 
@@ -124,15 +125,6 @@ def reference_python(explicit: str | None) -> str | None:
     return None
 
 
-def make_corpus(out: Path, sessions: int, size_mb: float | None) -> None:
-    if (out / "projects").is_dir():
-        return
-    args = [sys.executable, str(SHARED_BENCH / "make_corpus.py"), str(out), "--sessions", str(sessions), "--seed", "7"]
-    if size_mb is not None:
-        args += ["--size-mb", str(size_mb)]
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-
-
 def run_side(python: str, side: str, corpus: str, k: int) -> dict:
     proc = subprocess.run(
         [python, __file__, "--worker", side, "--corpus", corpus, "--anchors", str(k)],
@@ -147,7 +139,7 @@ def run_side(python: str, side: str, corpus: str, k: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", help="a make_corpus.py output folder (holding projects/)")
+    parser.add_argument("--corpus", help="a corpus.py output folder (holding projects/)")
     parser.add_argument("--smoke", action="store_true", help="a tiny corpus, a few seconds")
     parser.add_argument("--anchors", type=int, default=10)
     parser.add_argument("--ref-python", help="python or venv with cc-transcript (default: the oracle venv)")
@@ -157,14 +149,14 @@ def main(argv: list[str] | None = None) -> int:
         worker(args.worker, args.corpus, args.anchors)
         return 0
     corpus = args.corpus
-    if corpus is None:
-        if not (SHARED_BENCH / "make_corpus.py").exists():
-            print(f"windows.py: skipped: {SHARED_BENCH / 'make_corpus.py'} not found", file=sys.stderr)
-            return 0
-        name = "cc-bench-windows-smoke" if args.smoke else "cc-bench-windows-100mb"
-        out = Path(tempfile.gettempdir()) / name
-        make_corpus(out, 4 if args.smoke else 200, 1 if args.smoke else 100)
-        corpus = str(out)
+    scratch = None
+    if corpus is None and args.smoke:
+        scratch = tempfile.TemporaryDirectory(prefix="cc-analytics-smoke-")
+        generate(scratch.name, size_mb=1, sessions=4, seed=7)
+        corpus = scratch.name
+    elif corpus is None:
+        corpus = str(Path(tempfile.gettempdir()) / "cc-analytics-windows-corpus-100mb")
+        cached(corpus, size_mb=100, sessions=200, seed=7, jobs=min(2, os.cpu_count() or 1))
     ours = run_side(sys.executable, "ours", corpus, args.anchors)
     ref_py = reference_python(args.ref_python)
     print(f"corpus {corpus}: {ours['sessions']} sessions, {ours['bytes'] / 1e6:.1f} MB, {ours['windows']} windows")
