@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("CC_SHARED_DIR", ROOT.parent / "shared"))
+from tests.paths import ROOT as ROOT  # re-exported: tests import ROOT and SHARED from here
+from tests.paths import SHARED
+
 SCRIPT = Path(sys.executable).with_name("cc-analytics")
 
 
@@ -18,7 +19,9 @@ def shared_path(*parts: str) -> Path:
     """A path under ../shared, skipping the test with a clear reason when it is absent."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"{path} is absent: the shared conformance data lives in ../shared next to the repo")
+        pytest.skip(
+            f"{path} is absent: it comes from ../shared beside the repository (or $CC_SHARED_DIR), not from a clone"
+        )
     return path
 
 

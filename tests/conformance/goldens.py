@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cc_analytics.core import Budget, EventRef, Session, capture_windows, hydrate_windows
+from tests.paths import SHARED
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_CLAUDE = REPO.parent / "shared" / "data" / "claude"
+SHARED_CLAUDE = SHARED / "data" / "claude"
 OWN_CLAUDE = REPO / "tests" / "golden" / "claude"
 NOT_FOUND_PREFIX = "ValueError: anchor "
 

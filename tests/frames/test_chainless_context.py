@@ -13,9 +13,10 @@ from polars.testing import assert_frame_equal
 
 from cc_analytics.frames.chainless.events import decode_files, live_transcripts, session_id_of
 from cc_analytics.frames.chainless.sessions import context_frame, read_context
+from tests.conftest import SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_SESSIONS = ROOT.parent / "shared" / "data" / "chainless" / "sessions"
+SHARED_SESSIONS = SHARED / "data" / "chainless" / "sessions"
 SAMPLES = ROOT / "data-samples" / "chainless"
 FLAGS = [{}, {"model": "gpt-4o"}, {"provider": "openai"}, {"model": "gpt-4o", "provider": "openai"}, {"model": ""}]
 
