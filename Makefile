@@ -2,9 +2,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-SHARED ?= ../shared
+SHARED ?= $(or $(CC_SHARED_DIR),../shared)
 ORACLE_VENV ?= $(CURDIR)/.oracle-venv
 SOURCES ?=
+PYTEST_ARGS ?=
 
 .PHONY: report test bench lint oracle samples clean
 
@@ -30,9 +31,9 @@ oracle:
 		bash $(SHARED)/oracle/setup.sh $(ORACLE_VENV) >/dev/null || echo "oracle venv unavailable: differential tests will be skipped"; \
 	else echo "$(SHARED) absent: oracle tests will be skipped"; fi
 
-## test: unit, conformance, notebooks (nbval) and benchmarks in smoke mode
+## test: unit, conformance, notebooks (nbval) and benchmarks in smoke mode (PYTEST_ARGS: extra pytest options)
 test: $(VENV)/.stamp-dev oracle
-	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) -m pytest
+	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) -m pytest $(PYTEST_ARGS)
 	$(PY) -m pytest --nbval-lax notebooks/
 	$(PY) benchmarks/chainless_context.py --smoke
 	@for b in benchmarks/claude_frames.py benchmarks/windows.py; do \
