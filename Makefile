@@ -7,7 +7,7 @@ ORACLE_VENV ?= $(CURDIR)/.oracle-venv
 SOURCES ?=
 PYTEST_ARGS ?=
 
-.PHONY: report test bench lint oracle samples clean
+.PHONY: report test bench lint typecheck oracle samples clean
 
 $(VENV)/.stamp-base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,7 @@ oracle:
 ## test: unit, conformance, notebooks (nbval) and benchmarks in smoke mode (PYTEST_ARGS: extra pytest options)
 test: $(VENV)/.stamp-dev oracle
 	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -q --doctest-modules cc_analytics
 	$(PY) -m pytest --nbval-lax notebooks/
 	$(PY) benchmarks/chainless_context.py --smoke
 	@for b in benchmarks/claude_frames.py benchmarks/windows.py; do \
@@ -44,9 +45,13 @@ bench: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/claude_frames.py
 	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) benchmarks/windows.py
 
-lint: $(VENV)/.stamp-dev
+lint: typecheck
 	$(VENV)/bin/ruff check cc_analytics tests benchmarks
 	$(VENV)/bin/ruff format --check cc_analytics tests benchmarks
+
+## typecheck: mypy on core and frames (configured in pyproject.toml)
+typecheck: $(VENV)/.stamp-dev
+	$(VENV)/bin/mypy
 
 samples: $(VENV)/.stamp-base
 	$(PY) data-samples/make_samples.py

@@ -1,22 +1,21 @@
 """Batch report over many sessions of both formats: one offline ``report.html`` plus Parquet.
 
-Imports: polars, orjson, the standard library, ``frames`` (Claude Code and ChainlessChain
-loaders), ``format``; ``views.charts`` and ``vl_convert`` only inside :func:`render_html`.
+Imports: polars, orjson, the standard library, ``frames`` (the format-auto front: one decode
+of each transcript gives sessions, turns and problems), ``format``; ``views.charts`` and ``vl_convert`` only inside :func:`render_html`.
 
 The page is self-contained: the Vega, Vega-Lite and Vega-Embed libraries are inlined from
 vl-convert's bundle and every chart's data is pre-aggregated, so it opens offline and stays
 small whatever the corpus. ``sessions.parquet`` holds one row per session of both formats
-(``format`` tells which); ``turns.parquet`` one row per Claude Code turn.
+(``format`` tells which); ``turns.parquet`` one row per turn, both formats too.
 """
 
 from __future__ import annotations
 
 import html
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from glob import glob
 from pathlib import Path
 
 import orjson
@@ -24,20 +23,20 @@ import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.format import group_thousands
-from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames import schema as S
+from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.metrics import zone_of
+from cc_analytics.frames.sources import TranscriptFile
 
 REPORT_HTML = "report.html"
 SESSIONS_PARQUET = "sessions.parquet"
 TURNS_PARQUET = "turns.parquet"
 OUTPUTS = (REPORT_HTML, SESSIONS_PARQUET, TURNS_PARQUET)
 MARKER = '<meta name="generator" content="cc-analytics report">'
-FORMAT = "format"
-OCCUPANCY_SOURCE = "occupancy_source"
-CLAUDE = "claude-code"
-CHAINLESS = "chainlesschain"
+FORMAT = S.FORMAT
+OCCUPANCY_SOURCE = S.OCCUPANCY_SOURCE
+CLAUDE = S.CLAUDE
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data-samples"
-PEEK_LINES = 8
 TOP_SESSIONS = 20
 TABLE_HEADERS = (
     "format",
@@ -52,18 +51,6 @@ TABLE_HEADERS = (
     "compactions",
     "occupancy",
 )
-CHAINLESS_COLUMNS = {
-    "session_id": S.SESSION_ID,
-    "context_window": S.WINDOW,
-    "used_fraction": S.USED_FRACTION,
-    "remaining_tokens": S.HEADROOM,
-    "system_tokens": S.TOKENS_SYSTEM,
-    "user_tokens": S.TOKENS_USER,
-    "assistant_tokens": S.TOKENS_ASSISTANT,
-    "tool_tokens": S.TOKENS_TOOL,
-    "tool_calls_tokens": S.TOKENS_TOOL_CALLS,
-}
-
 STYLE = """\
 body {
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", sans-serif;
@@ -113,8 +100,6 @@ footer {
 }
 """
 
-Progress = Callable[[str, int, int], None]
-
 
 @dataclass(frozen=True, slots=True)
 class ReportData:
@@ -126,77 +111,15 @@ class ReportData:
     sources: tuple[str, ...]
 
 
-# ------------------------------------------------------------------ sources
+# ------------------------------------------------------------------ loading
 
 
-def sniff_format(path: Path) -> str:
-    """``"chainlesschain"`` when the first object line has a numeric ``timestamp`` and ``data``,
-    else ``"claude-code"`` (whose decoder reports whatever it cannot read)."""
-    try:
-        with path.open("rb") as handle:
-            for _, line in zip(range(PEEK_LINES), handle, strict=False):
-                try:
-                    value = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(value, dict):
-                    stamp = value.get("timestamp")
-                    numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)
-                    return CHAINLESS if numeric and "data" in value else CLAUDE
-    except OSError:
-        pass
-    return CLAUDE
-
-
-def split_sources(sources: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[Path]]:
-    """Files, folders and globs → (Claude Code transcripts, live ChainlessChain transcripts)."""
-    from cc_analytics.frames.chainless.events import is_deleted
-
-    claude: list[Path] = []
-    chainless: list[Path] = []
-    for source in sources:
-        text = os.fspath(source)
-        path = Path(text).expanduser()
-        if any(ch in text for ch in "*?["):
-            candidates = [Path(p) for p in sorted(glob(os.path.expanduser(text), recursive=True))]
-        elif path.is_dir():
-            candidates = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
-        elif path.is_file():
-            candidates = [path]
-        else:
-            msg = f"no such transcript or folder: {text!r}\nHint: pass files, folders or globs."
-            raise InputError(msg)
-        for candidate in candidates:
-            if not candidate.is_file():
-                continue
-            if sniff_format(candidate) == CHAINLESS:
-                if not is_deleted(candidate):
-                    chainless.append(candidate)
-            else:
-                claude.append(candidate)
-    return claude, chainless
-
-
-def default_sources() -> tuple[list[Path], list[Path]]:
-    """The Claude Code projects roots that exist, and the live ChainlessChain transcripts."""
-    from cc_analytics.frames.chainless.events import live_transcripts
-    from cc_analytics.frames.claude.discovery import default_roots
-
-    return [root for root in default_roots() if root.is_dir()], live_transcripts()
-
-
-def sample_sources() -> tuple[list[Path], list[Path]]:
-    """The sessions under ``data-samples/`` (present in a source checkout)."""
-    from cc_analytics.frames.chainless.events import live_transcripts
-
-    claude_root = SAMPLES_DIR / "claude" / "projects"
-    if not claude_root.is_dir():
+def sample_sources() -> list[Path]:
+    """The sessions under ``data-samples/`` (present in a source checkout), both formats."""
+    if not (SAMPLES_DIR / "claude" / "projects").is_dir():
         msg = f"no samples at {SAMPLES_DIR}\nHint: run `make samples` in a source checkout."
         raise InputError(msg)
-    return [claude_root], live_transcripts(SAMPLES_DIR / "chainless")
-
-
-# ------------------------------------------------------------------ loading
+    return [SAMPLES_DIR / "claude" / "projects", SAMPLES_DIR / "chainless"]
 
 
 def load(
@@ -205,81 +128,36 @@ def load(
     samples: bool = False,
     on_progress: Progress | None = None,
 ) -> ReportData:
-    """Sessions, turns and problems of ``sources`` (default roots; samples when asked or empty).
+    """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
+    each transcript decoded once.
 
     Examples:
         >>> data = load(samples=True)
         >>> sorted(data.sessions["format"].unique())
         ['chainlesschain', 'claude-code']
     """
+    from cc_analytics.frames.api import plan, read_tables
+
     if samples:
-        claude, chainless = sample_sources()
-        used = [str(p) for p in claude] + [str(SAMPLES_DIR / "chainless")]
+        chosen: list[Path] | Sequence[str | os.PathLike[str]] | None = sample_sources()
+        used = [str(p) for p in sample_sources()]
     elif sources:
-        claude, chainless = split_sources(sources)
-        used = [os.fspath(s) for s in sources]
+        chosen, used = sources, [os.fspath(s) for s in sources]
     else:
-        claude, chainless = default_sources()
-        used = [str(p) for p in claude] + ([str(chainless[0].parent)] if chainless else [])
-        if not claude and not chainless:
-            claude, chainless = sample_sources()
-            used = ["data-samples (no sessions found under the default roots)"]
-    sessions, turns, problems = _load_claude(claude, on_progress)
-    chainless_sessions, chainless_problems = _load_chainless(chainless, on_progress)
-    all_sessions = pl.concat([sessions, chainless_sessions], how="diagonal_relaxed")
-    all_problems = pl.concat([problems, chainless_problems], how="diagonal_relaxed")
-    return ReportData(all_sessions, turns, all_problems, tuple(used))
+        found = plan(None)
+        chosen = [f for files in found.values() for f in files]  # type: ignore[misc]
+        used = sorted({_store_of(f) for f in chosen})  # type: ignore[arg-type]
+        if not chosen:
+            chosen = sample_sources()
+            used = ["data-samples (no sessions found under the default stores)"]
+    tables = read_tables(chosen, workers=None, on_progress=on_progress)
+    turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
+    return ReportData(tables.sessions, turns, tables.problems, tuple(used))
 
 
-def _load_claude(paths: list[Path], on_progress: Progress | None) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    from cc_analytics.frames.claude.events import resolve
-    from cc_analytics.frames.claude.sessions import sessions_batch
-    from cc_analytics.frames.claude.turns import turns_batch
-    from cc_analytics.frames.engine import run_batches
-
-    files = resolve(paths) if paths else []
-    session_parts, problem_parts, turn_parts = [], [], []
-    step = (lambda done, total: on_progress("Claude Code sessions", done, total)) if on_progress else None
-    for sessions, problems in run_batches(sessions_batch, files, on_progress=step):
-        session_parts.append(sessions)
-        problem_parts.append(problems)
-    step = (lambda done, total: on_progress("Claude Code turns", done, total)) if on_progress else None
-    turn_parts.extend(run_batches(turns_batch, files, on_progress=step))
-    sessions = pl.concat(session_parts) if session_parts else pl.DataFrame(schema=S.SESSIONS_SCHEMA)
-    turns = pl.concat(turn_parts) if turn_parts else pl.DataFrame(schema=S.TURNS_SCHEMA)
-    problems = pl.concat(problem_parts) if problem_parts else pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
-    sessions = sessions.sort(S.SESSION_ID).with_columns(
-        pl.lit(CLAUDE).alias(FORMAT), pl.lit("recorded").alias(OCCUPANCY_SOURCE)
-    )
-    return sessions, turns.sort(S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX), problems
-
-
-def _load_chainless(paths: list[Path], on_progress: Progress | None) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """ChainlessChain sessions in the Claude columns: occupancy is the heuristic estimate."""
-    from cc_analytics.frames.chainless.sessions import read_context
-
-    if on_progress:
-        on_progress("ChainlessChain sessions", 0, len(paths))
-    context, problems = read_context(paths)
-    if on_progress:
-        on_progress("ChainlessChain sessions", len(paths), len(paths))
-    total = pl.col("total_tokens")
-    last = pl.when(pl.col("last_activity") > 0).then(pl.col("last_activity"))
-    sessions = context.select(
-        *(pl.col(old).alias(new) for old, new in CHAINLESS_COLUMNS.items()),
-        pl.lit(CHAINLESS).alias(S.PROJECT),
-        pl.concat_list(pl.col("model").fill_null("(default)")).alias(S.MODELS),
-        pl.col("model").fill_null("(default)").alias(S.LAST_MODEL),
-        (last * 1000).cast(pl.Int64).cast(S.UTC_TIME).alias(S.LAST_TIME),
-        total.alias(S.LAST_OCCUPANCY),
-        total.alias(S.PEAK_OCCUPANCY),
-        total.alias(S.ESTIMATED_TOKENS),
-        total.alias(S.CONTEXT_ESTIMATE),
-        pl.col("message_count"),
-        pl.lit(CHAINLESS).alias(FORMAT),
-        pl.lit("estimated").alias(OCCUPANCY_SOURCE),
-    )
-    return sessions, problems.rename({"file": S.SOURCE_FILE}, strict=False)
+def _store_of(transcript: TranscriptFile) -> str:
+    path = transcript.path
+    return str(path.parent.parent if path.parent.parent.name == "projects" else path.parent)
 
 
 # ------------------------------------------------------------------ writing
@@ -523,6 +401,5 @@ __all__ = [
     "load",
     "render_html",
     "report_charts",
-    "split_sources",
     "write_report",
 ]

@@ -26,9 +26,9 @@ def shared_path(*parts: str) -> Path:
 
 
 def run_cli(
-    args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None
+    args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run the installed ``cc-analytics`` console script with a minimal, deterministic environment."""
     base = {"PATH": os.environ.get("PATH", ""), "LANG": "C", "LC_ALL": "C", "TZ": "UTC", "FORCE_COLOR": "0"}
     base.update(env or {})
-    return subprocess.run([str(SCRIPT), *args], env=base, capture_output=True, cwd=cwd, timeout=300)
+    return subprocess.run([str(SCRIPT), *args], env=base, capture_output=True, cwd=cwd, timeout=300, input=stdin)

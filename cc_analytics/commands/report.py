@@ -9,12 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TextIO
 
 from cc_analytics.errors import InputError
-from cc_analytics.format import bar
-
-BAR_WIDTH = 24
+from cc_analytics.format import ProgressBar
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,30 +32,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-class ProgressBar:
-    """One line on a terminal, redrawn as each loading phase advances."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.phase: str | None = None
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        fraction = done / total if total else 1.0
-        self.stream.write(f"\r{bar(fraction, BAR_WIDTH)} {fraction * 100:3.0f}%  {phase}\x1b[K")
-        self.stream.flush()
-        self.phase = phase
-
-    def close(self) -> None:
-        if self.phase is not None:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-
-
 def run(args: argparse.Namespace) -> int:
     from cc_analytics.report import check_out_dir, load, write_report
 
     stderr = sys.stderr
-    progress = ProgressBar(stderr) if not args.quiet and stderr.isatty() else None
+    progress = ProgressBar(stderr, label="reading transcripts") if not args.quiet and stderr.isatty() else None
     try:
         check_out_dir(args.out)
         data = load(args.sources or None, samples=args.samples, on_progress=progress)

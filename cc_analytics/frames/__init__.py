@@ -1,7 +1,9 @@
-"""The Polars layer: loaders (``scan_*``/``read_*``), schemas and metric expressions.
+"""The Polars layer: one API in front of both formats, a package per format behind it.
 
 Imports: nothing at import time. Public names resolve lazily (PEP 562) to the module that
 owns them, so ``import cc_analytics.frames`` stays cheap and never loads Polars by itself.
+``frames.claude`` and ``frames.chainless`` expose the same verbs (``scan_/read_`` events,
+turns, sessions, problems) for one format; the names here read both at once.
 
 Examples:
     >>> import cc_analytics.frames as frames
@@ -15,29 +17,34 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    # Claude Code transcripts
-    "scan_events": "claude.events",
-    "read_events": "claude.events",
-    "problems": "claude.events",
-    "scan_turns": "claude.turns",
-    "read_turns": "claude.turns",
-    "scan_sessions": "claude.sessions",
-    "read_sessions": "claude.sessions",
-    "iter_sessions": "claude.sessions",
-    "claude_context": "claude.sessions",
-    "discover": "claude.discovery",
-    "default_roots": "claude.discovery",
-    "find_session": "claude.discovery",
-    "TranscriptFile": "claude.discovery",
-    "context_window": "claude.windows",
-    # the shared token estimate
+    # The one API in front of both formats (format="auto" tells them apart by content).
+    **dict.fromkeys(
+        (
+            "scan_sessions",
+            "read_sessions",
+            "scan_turns",
+            "read_turns",
+            "scan_problems",
+            "read_problems",
+            "scan_events",
+            "read_events",
+            "read_tables",
+            "iter_tables",
+            "Tables",
+        ),
+        "api",
+    ),
+    "TranscriptFile": "sources",
+    # What both formats share: the token estimate, the metrics, the capture of windows at scale.
     "estimate_tokens": "estimate",
-    # ChainlessChain transcripts
-    "scan_chainless": "chainless.events",
-    "read_chainless": "chainless.events",
-    "scan_chainless_messages": "chainless.events",
-    "read_chainless_problems": "chainless.events",
-    "read_context": "chainless.sessions",
+    "used_fraction": "metrics",
+    "headroom": "metrics",
+    "overflows": "metrics",
+    "zone": "metrics",
+    "effective_window": "metrics",
+    "autocompact_threshold": "metrics",
+    "until_autocompact": "metrics",
+    "capture_window_frame": "capture",
 }
 
 __all__ = sorted(_EXPORTS)

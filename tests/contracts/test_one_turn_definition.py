@@ -24,7 +24,13 @@ def transcripts() -> list[Path]:
         ROOT / "tests" / "golden" / "claude",
         ROOT / "data-samples" / "claude",
     ]
-    return sorted(p for root in roots if root.exists() for p in root.rglob("*.jsonl") if p.is_file() and not p.name.endswith(".golden.jsonl"))
+    return sorted(
+        p
+        for root in roots
+        if root.exists()
+        for p in root.rglob("*.jsonl")
+        if p.is_file() and not p.name.endswith(".golden.jsonl")
+    )
 
 
 FILES = transcripts()

@@ -11,7 +11,8 @@ import pytest
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames.claude import schema as S
-from cc_analytics.report import MARKER, check_out_dir, load, split_sources, write_report
+from cc_analytics.frames.sources import split_by_format
+from cc_analytics.report import MARKER, check_out_dir, load, write_report
 from tests.conftest import ROOT, run_cli
 
 SAMPLES = ROOT / "data-samples"
@@ -70,11 +71,12 @@ def test_split_sources_sniffs_each_format(tmp_path: Path) -> None:
     mixed = tmp_path / "mixed"
     shutil.copytree(SAMPLES / "chainless", mixed / "chainless")
     shutil.copytree(SAMPLES / "claude", mixed / "claude")
-    claude, chainless = split_sources([mixed])
+    found = split_by_format([mixed])
+    claude, chainless = found["claude-code"], found["chainlesschain"]
     assert len(chainless) == 7
     assert all("claude" in p.parts for p in claude) and len(claude) == 17
     with pytest.raises(InputError, match="no such transcript"):
-        split_sources([tmp_path / "absent"])
+        split_by_format([tmp_path / "absent"])
 
 
 def test_cli_writes_the_report(tmp_path: Path) -> None:

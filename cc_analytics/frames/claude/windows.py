@@ -1,10 +1,8 @@
-"""Claude context windows: model → window, effective window, auto-compact threshold, fractions.
+"""Claude context windows as Polars expressions: model → window, and the window columns.
 
-Imports: polars and ``claude_schema``. Facts from spec ``claude-code-jsonl.md`` ("Context
-occupancy and windows"): 200,000 tokens by default; 1,000,000 for the 1M-context models
-(Sonnet 4.6; Opus 4.6 from Claude Code 2.1.75; Opus 4.7 from 2.1.117; Fable 5, Sonnet 5,
-Opus 5), and always once a recorded occupancy passed 200,000. Transcripts record the model
-without the ``[1m]`` suffix, so the window is inferred. The effective window and the auto-compact threshold are ``frames.metrics``'.
+Imports: polars, ``frames.metrics`` and the modules of ``frames.claude``. The rule (the model
+table, the versions, the 200,000 lift) is ``frames.claude.models``', where its scalar twin
+lives; the effective window and the auto-compact threshold are ``frames.metrics``'.
 """
 
 from __future__ import annotations
@@ -13,19 +11,16 @@ import polars as pl
 
 from cc_analytics.frames import metrics
 from cc_analytics.frames.claude import schema as S
-
-DEFAULT_WINDOW = 200_000
-MILLION_WINDOW = 1_000_000
-
-# (model name pattern, first Claude Code version with the 1M window or None for always).
-MILLION_MODELS: tuple[tuple[str, tuple[int, int, int] | None], ...] = (
-    (r"^claude-sonnet-4-6", None),
-    (r"^claude-opus-4-6", (2, 1, 75)),
-    (r"^claude-opus-4-7", (2, 1, 117)),
-    (r"^claude-fable-5", None),
-    (r"^claude-sonnet-5", None),
-    (r"^claude-opus-5", None),
+from cc_analytics.frames.claude.models import (
+    DEFAULT_WINDOW,
+    MILLION_MODELS,
+    MILLION_WINDOW,
+    VERSION_PATTERN,
+    version_key,
+    window_for,
 )
+
+__all__ = ["DEFAULT_WINDOW", "MILLION_WINDOW", "context_window", "version_number", "window_columns", "window_for"]
 
 
 def version_number(version: pl.Expr) -> pl.Expr:
@@ -36,9 +31,9 @@ def version_number(version: pl.Expr) -> pl.Expr:
         >>> pl.select(version_number(pl.lit("2.1.117"))).item()
         2001117
     """
-    parts = version.str.extract_groups(r"^(\d+)\.(\d+)\.(\d+)")
+    parts = version.str.extract_groups(VERSION_PATTERN)
     major, minor, patch = (parts.struct.field(str(i)).cast(pl.Int64) for i in (1, 2, 3))
-    return major * 1_000_000 + minor * 1_000 + patch
+    return version_key(major, minor, patch)  # type: ignore[arg-type]
 
 
 def context_window(
@@ -65,8 +60,7 @@ def context_window(
     for pattern, since in MILLION_MODELS:
         hit = model_expr.str.contains(pattern).fill_null(False)
         if since is not None:
-            major, minor, patch = since
-            hit = hit & (number >= major * 1_000_000 + minor * 1_000 + patch).fill_null(False)
+            hit = hit & (number >= version_key(*since)).fill_null(False)
         million = million | hit
     if observed is not None:
         observed_expr = pl.col(observed) if isinstance(observed, str) else observed
@@ -82,17 +76,3 @@ def window_columns(occupancy: str = S.OCCUPANCY) -> list[pl.Expr]:
         metrics.used_fraction(occupancy, S.WINDOW).alias(S.USED_FRACTION),
         metrics.headroom(occupancy, S.WINDOW).alias(S.HEADROOM),
     ]
-
-
-def window_for(model: str | None, version: str | None = None, observed: int | None = None) -> int:
-    """Scalar form of :func:`context_window` (evaluates the same expression).
-
-    Examples:
-        >>> window_for("claude-opus-4-7", "2.1.117"), window_for("claude-haiku-4-5", None, 250_000)
-        (1000000, 1000000)
-    """
-    frame = pl.DataFrame(
-        {"m": [model], "v": [version], "o": [observed]},
-        schema={"m": pl.String, "v": pl.String, "o": pl.Int64},
-    )
-    return int(frame.select(context_window("m", "v", "o")).item())

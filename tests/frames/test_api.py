@@ -1,0 +1,84 @@
+"""The front: one schema for both formats, format told apart by content, same verbs per format."""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import cc_analytics.frames as frames
+from cc_analytics.errors import InputError
+from cc_analytics.frames import api
+from cc_analytics.frames import schema as S
+
+SAMPLES = Path(__file__).resolve().parents[2] / "data-samples"
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder holding both formats side by side, nothing telling them apart but content."""
+    folder = tmp_path_factory.mktemp("mixed")
+    shutil.copytree(SAMPLES / "claude" / "projects", folder / "a")
+    for path in (SAMPLES / "chainless").glob("*.jsonl"):
+        shutil.copy(path, folder / "a" / path.name)
+    return folder
+
+
+def test_one_folder_both_formats_one_schema(mixed: Path) -> None:
+    sessions = frames.read_sessions(mixed)
+    assert sessions.schema == S.SESSIONS_SCHEMA
+    counts = dict(sessions.group_by(S.FORMAT).len().iter_rows())
+    claude_only = frames.read_sessions(SAMPLES / "claude" / "projects", format=S.CLAUDE)
+    chainless_only = frames.read_sessions(SAMPLES / "chainless", format=S.CHAINLESS)
+    assert counts == {S.CLAUDE: claude_only.height, S.CHAINLESS: chainless_only.height}
+    assert chainless_only.height == 7
+    # The same rows as each format read on its own.
+    for name, alone in ((S.CLAUDE, claude_only), (S.CHAINLESS, chainless_only)):
+        part = sessions.filter(pl.col(S.FORMAT) == name).drop(S.PROJECT_DIR).sort(S.SESSION_ID)
+        assert part.equals(alone.drop(S.PROJECT_DIR).sort(S.SESSION_ID))
+
+
+def test_turns_and_problems_share_schemas(mixed: Path) -> None:
+    turns = frames.read_turns(mixed)
+    assert turns.schema == S.TURNS_SCHEMA
+    assert set(turns[S.FORMAT].unique()) == {S.CLAUDE, S.CHAINLESS}
+    problems = frames.read_problems(mixed)
+    assert problems.schema == S.PROBLEMS_SCHEMA
+
+
+def test_read_tables_is_one_decode_of_the_same_rows(mixed: Path) -> None:
+    tables = frames.read_tables(mixed)
+    assert tables.sessions.equals(frames.read_sessions(mixed))
+    by_key = [S.FORMAT, S.SOURCE_FILE, S.TURN_INDEX]
+    assert tables.turns.sort(by_key).equals(frames.read_turns(mixed).sort(by_key))
+
+
+def test_scan_equals_read(mixed: Path) -> None:
+    assert frames.scan_sessions(mixed).collect().sort(S.FORMAT, S.SESSION_ID).equals(frames.read_sessions(mixed))
+
+
+def test_events_need_one_format(mixed: Path) -> None:
+    with pytest.raises(InputError, match="both formats"):
+        frames.read_events(mixed)
+    assert frames.read_events(mixed, format=S.CHAINLESS).height > 0
+    assert frames.read_events(SAMPLES / "claude" / "projects").height > 0
+
+
+def test_unknown_format_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="unknown format"):
+        frames.read_sessions(SAMPLES, format="cursor")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("verb", api.VERBS)
+def test_format_packages_expose_the_same_verbs(verb: str) -> None:
+    from cc_analytics.frames import chainless, claude
+
+    claude_sig = inspect.signature(getattr(claude, verb))
+    chainless_sig = inspect.signature(getattr(chainless, verb))
+    assert claude_sig == chainless_sig
+    assert list(claude_sig.parameters) == ["source", "workers", "on_progress"]
+    front = inspect.signature(getattr(frames, verb))
+    assert list(front.parameters) == ["source", "format", "workers", "on_progress"]
