@@ -22,8 +22,10 @@ the line is kept. A file that cannot be read is one problem row with a null ``li
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -118,7 +120,7 @@ class Profile:
     @property
     def columns(self) -> tuple[str, ...]:
         """The per-line columns this profile keeps."""
-        kept = SUMMARY_COLUMNS
+        kept: tuple[str, ...] = SUMMARY_COLUMNS
         if self.identity or self.texts:
             kept += IDENTITY_COLUMNS
         if self.texts:
@@ -171,17 +173,31 @@ def decode_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> 
     problems: Problems = []
     file_of_row: list[int] = []
     lines = columns[S.LINE]
-    for index, transcript in enumerate(files):
-        try:
-            raw = transcript.path.read_bytes()
-        except OSError as exc:
-            problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
-            continue
-        start = len(lines)
-        _walk(raw, transcript, profile, columns, blocks, problems)
-        file_of_row.extend([index] * (len(lines) - start))
+    with _no_cycle_collection():
+        for index, transcript in enumerate(files):
+            try:
+                raw = transcript.path.read_bytes()
+            except OSError as exc:
+                problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
+                continue
+            start = len(lines)
+            _walk(raw, transcript, profile, columns, blocks, problems)
+            file_of_row.extend([index] * (len(lines) - start))
     events = _events_frame(files, profile, columns, file_of_row, problems)
     return Decoded(events, blocks.frame(), _columnar(problems, S.PROBLEMS_SCHEMA))
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    # Decoded JSON holds no reference cycles, so the cyclic collector only rescans the growing
+    # column lists while the walker runs (about 8% of its time); reference counting frees the rest.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _events_frame(
@@ -196,7 +212,7 @@ def _events_frame(
         dtype = pl.String() if name == S.TIMESTAMP else S.EVENT_SCALARS[name]
         data[name] = pl.Series(name, values, dtype=dtype)
     which = pl.Series(file_of_row, dtype=pl.UInt32)
-    per_file = (
+    per_file: tuple[list[Any], ...] = (
         [str(f.path) for f in files],
         [f.session_id for f in files],
         [f.is_subagent for f in files],
@@ -329,7 +345,7 @@ class _MeasuredBlocks:
             self.tokens.append(tokens)
 
     def frame(self) -> pl.DataFrame:
-        values = (self.row, self.kind, self.name, self.is_error, self.tokens)
+        values: tuple[list[Any], ...] = (self.row, self.kind, self.name, self.is_error, self.tokens)
         frame = pl.DataFrame(
             [
                 pl.Series(name, column, dtype=dtype)
@@ -674,7 +690,7 @@ def _usage(usage: Any, problems: Problems, source: str, number: int) -> tuple[in
     if type(usage) is not dict:
         problems.append((source, number, f"usage is not an object ({_json_kind(usage)})"))
         return NULL_USAGE
-    values = []
+    values: list[int | None] = []
     for field in USAGE_FIELDS:
         value = usage.get(field)
         if type(value) is int:

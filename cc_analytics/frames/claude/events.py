@@ -63,7 +63,7 @@ def events_of(decoded: Decoded) -> pl.DataFrame:
         .with_columns(pl.when(empty_text != "").then(empty_text).alias(S.TOOL_RESULT_TEXT))
         .select(list(S.EVENTS_SCHEMA))
     )
-    return frame.collect().cast(dict(S.EVENTS_SCHEMA))
+    return frame.collect().cast(S.EVENTS_SCHEMA)
 
 
 def events_batch(files: list[TranscriptFile]) -> pl.DataFrame:

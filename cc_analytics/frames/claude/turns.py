@@ -158,7 +158,7 @@ def lift_turns(events: pl.LazyFrame, blocks: pl.LazyFrame) -> pl.LazyFrame:
             .alias(S.CALIBRATION),
         )
     )
-    return turns.with_columns(pl.lit(S.CLAUDE).alias(S.FORMAT)).select(list(S.TURNS_SCHEMA)).cast(dict(S.TURNS_SCHEMA))
+    return turns.with_columns(pl.lit(S.CLAUDE).alias(S.FORMAT)).select(list(S.TURNS_SCHEMA)).cast(S.TURNS_SCHEMA)
 
 
 def turns_of(decoded: Decoded) -> pl.DataFrame:
