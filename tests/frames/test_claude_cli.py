@@ -103,7 +103,9 @@ def test_option_mistakes_are_usage_errors(args: list[str], message: bytes, tmp_p
     done = run_cli(args, env={"HOME": str(tmp_path)})
     assert done.returncode == 2  # a usage error: the usage line, then the error line
     assert done.stderr.startswith(b"usage: cc-analytics sessions")
-    assert done.stderr.splitlines()[-1] == b"cc-analytics sessions: error: " + message + b", got 0" * (b"workers" in message)
+    assert done.stderr.splitlines()[-1] == b"cc-analytics sessions: error: " + message + b", got 0" * (
+        b"workers" in message
+    )
     assert b"Traceback" not in done.stderr
 
 

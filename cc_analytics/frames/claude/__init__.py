@@ -29,6 +29,7 @@ _EXPORTS = {
     "tables_batch": "tables",
     "iter_tables": "tables",
     "claude_context": "context",
+    "resolve": "events",
     "discover": "discovery",
     "default_roots": "discovery",
     "find_session": "discovery",

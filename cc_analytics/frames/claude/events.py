@@ -9,7 +9,7 @@ modules of ``frames.claude``. Events keep every column and block text
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import polars as pl
 
@@ -17,8 +17,7 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import EVENTS, SESSIONS, Decoded, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, discover
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
-
-Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Sequence[TranscriptFile] | None
+from cc_analytics.frames.sources import Source
 
 
 def resolve(source: Source) -> list[TranscriptFile]:
