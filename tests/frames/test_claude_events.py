@@ -8,8 +8,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cc_analytics.frames import problems, read_events, scan_events
+from cc_analytics.frames.claude import read_events, read_problems, scan_events, scan_problems
 from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.discovery import TranscriptFile
 
 from .claude_builders import (
     SESSION,
@@ -94,7 +95,7 @@ def test_schema_is_explicit_and_fields_are_extracted(tmp_path: Path) -> None:
     assert events[S.TIMESTAMP].dtype == pl.Datetime("us", "UTC")
     assert events[S.HAS_ENVELOPE].to_list() == [False, True, True, True, True, True]
     assert events.row(5, named=True)[S.ATTACHMENT_TYPE] == "queued_command"
-    assert problems(path).is_empty()
+    assert read_problems(path).is_empty()
 
 
 def test_lazy_projection_filter_and_eager_agree(tmp_path: Path) -> None:
@@ -135,7 +136,7 @@ def test_a_bad_line_costs_only_itself(tmp_path: Path, bad: bytes, reason: str) -
     path = one_file(tmp_path, user("before", uuid="u0"), bad, user("after", uuid="u2"))
     events = read_events(path)
     assert events[S.UUID].to_list() == ["u0", "u2"]
-    found = problems(path)
+    found = read_problems(path)
     assert found.rows() == [(str(path), 2, found[S.REASON][0])]
     assert reason in found[S.REASON][0]
 
@@ -159,7 +160,7 @@ def test_fields_of_the_wrong_type_are_nulled_and_reported(tmp_path: Path) -> Non
     ]
     assert events[S.OUTPUT_TOKENS].to_list()[:2] == [None, None]
     assert events[S.INPUT_TOKENS].to_list()[:2] == [10, None]
-    reasons = problems(path)[S.REASON].to_list()
+    reasons = read_problems(path)[S.REASON].to_list()
     assert any("usage.output_tokens" in r for r in reasons)
     assert any("usage is not an object" in r for r in reasons)
     assert any("neither a string nor a list" in r for r in reasons)
@@ -170,13 +171,13 @@ def test_truncated_last_line_crlf_blank_lines_and_empty_file(tmp_path: Path) -> 
     path = tmp_path / f"{SESSION}.jsonl"
     path.write_bytes(GOOD + b"\r\n   \n\n" + GOOD[:40])
     assert read_events(path).height == 1
-    assert problems(path).rows() == [(str(path), 4, "truncated last line (the file may still be being written)")]
+    assert read_problems(path).rows() == [(str(path), 4, "truncated last line (the file may still be being written)")]
     empty = tmp_path / "empty" / f"{SESSION}.jsonl"
     empty.parent.mkdir()
     empty.write_bytes(b"")
     assert read_events(empty).is_empty()
     assert read_events(empty).schema == S.EVENTS_SCHEMA
-    assert problems(empty).is_empty()
+    assert read_problems(empty).is_empty()
 
 
 def test_ten_megabyte_line(tmp_path: Path) -> None:
@@ -221,3 +222,14 @@ def test_subagent_file_columns(tmp_path: Path) -> None:
     assert events[S.IS_SUBAGENT_FILE].to_list() == [True, True]
     assert events[S.AGENT_ID].to_list() == ["abc", "abc"]
     assert events[S.FILE_SESSION_ID].to_list() == [SESSION, SESSION]
+
+
+def test_a_file_that_cannot_be_read_is_one_problem_with_a_null_line(tmp_path: Path) -> None:
+    good = one_file(tmp_path, user("hi", uuid="u1"))
+    gone = TranscriptFile(tmp_path / "gone" / f"{SESSION}.jsonl", SESSION, None, "main", "gone", 10)
+    files = [gone, TranscriptFile(good, SESSION, None, "main", tmp_path.name, good.stat().st_size)]
+    assert read_events(files)[S.UUID].to_list() == ["u1"]
+    found = read_problems(files)
+    assert found.schema == S.PROBLEMS_SCHEMA
+    assert found.rows() == [(str(gone.path), None, "cannot read file: No such file or directory")]
+    assert scan_problems(files).filter(pl.col(S.LINE).is_null()).collect().equals(found)

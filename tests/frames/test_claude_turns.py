@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from cc_analytics.frames import read_turns, scan_turns
+from cc_analytics.frames.claude import read_turns, scan_turns
 from cc_analytics.frames.claude import schema as S
 from tests.conftest import shared_path
 

@@ -1,1 +1,54 @@
-"""Claude Code transcripts as Polars frames (one package per format, same module names)."""
+"""Claude Code transcripts as Polars frames: the public verbs of the format.
+
+Imports: nothing at import time. Public names resolve lazily (PEP 562) to the module that
+owns them. Every ``scan_*``/``read_*`` verb takes ``(source=None, *, workers=1,
+on_progress=None)``: ``source`` is a transcript file, a folder, a glob, a list of these or
+of ``TranscriptFile``, or None for the Claude Code projects folders.
+
+Examples:
+    >>> import cc_analytics.frames.claude as claude
+    >>> sorted(name for name in claude.__all__ if name.startswith("read_"))
+    ['read_events', 'read_problems', 'read_sessions', 'read_turns']
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "scan_events": "events",
+    "read_events": "events",
+    "scan_problems": "events",
+    "read_problems": "events",
+    "scan_turns": "turns",
+    "read_turns": "turns",
+    "scan_sessions": "sessions",
+    "read_sessions": "sessions",
+    "Tables": "tables",
+    "tables_batch": "tables",
+    "iter_tables": "tables",
+    "claude_context": "context",
+    "resolve": "events",
+    "discover": "discovery",
+    "default_roots": "discovery",
+    "find_session": "discovery",
+    "TranscriptFile": "discovery",
+    "context_window": "windows",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        msg = f"module 'cc_analytics.frames.claude' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(f"cc_analytics.frames.claude.{module_name}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -58,7 +58,7 @@ def block_tokens() -> pl.Expr:
 def with_buckets(blocks: pl.LazyFrame) -> pl.LazyFrame:
     """Add ``bucket`` and ``tokens`` to block rows (which carry ``system_like``).
 
-    Blocks that were measured as they were decoded (``claude_decode_lean.decode_summary_files``)
+    Blocks that were measured as they were decoded (a ``decode`` profile without texts)
     already carry ``tokens`` and no text: only the bucket is added.
     """
     if TOKENS in blocks.collect_schema():

@@ -1,32 +1,42 @@
-"""The per-line decoder: Claude Code JSONL bytes → event rows, content blocks and problems.
+"""The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: orjson, polars, the standard library and ``claude_schema``/``claude_discovery``.
-This is the one place that loops over lines in Python (orjson decodes each line, a few
-``dict.get`` calls pick the fields); everything after it is vectorised Polars. Two loops share
-the rules below: :func:`decode_files` keeps every column of the events frame and the text of
-every content block; :func:`~cc_analytics.frames.claude.decode_lean.decode_summary_files` (what ``sessions`` runs, in ``claude_decode_lean``) keeps only what the
-per-session summary reads and measures each block's tokens as it goes.
+Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.engine`` (the
+batch size) and ``frames.claude``'s ``schema``/``discovery``/``buckets``. This is the one place that loops over lines in Python (orjson
+decodes each line, a few ``dict.get`` calls pick the fields); everything after it is
+vectorised Polars. Every line rule lives here once; what a caller needs decides what is
+kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
+the text of every content block, :data:`SESSIONS` keeps the columns the session summary
+reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
+line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`.
 
 Lines are cut on LF only; a line of ASCII whitespace is skipped; a line that is not strict
 JSON (invalid UTF-8, a BOM, ``NaN``, lone surrogates, raw control characters, trailing
 garbage), is not an object, has no string ``type``, or an envelope line (user, assistant,
 system, attachment) without string ``uuid``/``sessionId``/``timestamp`` becomes a problem row
-and is left out. A line with a year-0 timestamp is left out too (Claude Code never writes
-one; the reference parser drops it). Fields of the wrong type are read as null and reported,
-and the rest of the line is kept.
+and is left out. Numbers beyond double range are read (orjson refuses them, strict JSON does
+not). Where a key repeats, the first occurrence wins, as the reference reads its fields. A
+line with a year-0 timestamp is left out too (Claude Code never writes one; the reference
+parser drops it). Fields of the wrong type are read as null and reported, and the rest of
+the line is kept. A file that cannot be read is one problem row with a null ``line``.
 """
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import orjson
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.buckets import TOKENS
 from cc_analytics.frames.claude.discovery import TranscriptFile
+from cc_analytics.frames.engine import BATCH_BYTES
+from cc_analytics.frames.estimate import estimate_tokens, text_tokens
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"
@@ -38,9 +48,6 @@ USAGE_FIELDS = (
 )
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.f%:z"
 FAST_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"
-SCALAR_NAMES = tuple(S.EVENT_SCALARS)
-# Columns the decoder fills per row, in order (the timestamp goes in as text first).
-ROW_COLUMNS = tuple(name for name in SCALAR_NAMES if name != S.SOURCE_FILE)
 NULL_USAGE = (None, None, None, None)
 # Lines up to this size are checked for duplicate keys (see _first_wins); a compact line
 # re-encodes to its own length, so only lines that do not are parsed a second time.
@@ -48,68 +55,179 @@ DUPLICATE_CHECK_BYTES = 8192
 # Values stored as JSON by the reference keep Python dict semantics (last duplicate wins).
 LAST_WINS_KEYS = frozenset(("input", "toolUseResult"))
 
+# Columns every profile keeps, then what the turns and the events frame add.
+SUMMARY_COLUMNS = (
+    S.LINE,
+    S.TYPE,
+    S.SUBTYPE,
+    S.TIMESTAMP,
+    S.CWD,
+    S.VERSION,
+    S.MODEL,
+    S.MESSAGE_ID,
+    S.REQUEST_ID,
+    S.HAS_ENVELOPE,
+    S.IS_SIDECHAIN,
+    S.IS_META,
+    S.IS_COMPACT_SUMMARY,
+    S.IS_API_ERROR,
+    S.HAS_INTERRUPTED_ID,
+    S.INPUT_TOKENS,
+    S.CACHE_CREATION_TOKENS,
+    S.CACHE_READ_TOKENS,
+    S.OUTPUT_TOKENS,
+    S.PROMPT_TEXT,
+    S.COMPACT_TRIGGER,
+    S.COMPACT_PRE_TOKENS,
+)
+IDENTITY_COLUMNS = (S.UUID, S.SESSION_ID, S.AGENT_ID)
+TEXT_COLUMNS = (
+    S.PARENT_UUID,
+    S.GIT_BRANCH,
+    S.STOP_REASON,
+    S.ASSISTANT_TEXT,
+    S.THINKING_CHARS,
+    S.SYSTEM_TEXT,
+    S.ATTACHMENT_TYPE,
+)
+# Columns set per file rather than per line.
+FILE_COLUMNS = (S.SOURCE_FILE, S.FILE_SESSION_ID, S.IS_SUBAGENT_FILE)
+# Blocks measured as they are read: no text, their tokens instead.
+MEASURED_BLOCKS_SCHEMA = pl.Schema(
+    {
+        S.ROW: pl.Int64(),
+        S.KIND: S.BLOCK_KIND,
+        S.NAME: pl.String(),
+        S.IS_ERROR: pl.Boolean(),
+        TOKENS: pl.Int64(),
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What the walker keeps of each line; the rules it applies are the same for every profile.
+
+    ``texts``: every events column and the text of every block (else the summary's columns,
+    blocks measured in tokens as they are read, ``cwd`` only on the first line of a file that
+    has one and ``version`` only where it changes: all the summary and turns read of them).
+    ``identity``: each line's uuid, session id and agent id (what turns list and group by).
+    """
+
+    texts: bool
+    identity: bool
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The per-line columns this profile keeps."""
+        kept: tuple[str, ...] = SUMMARY_COLUMNS
+        if self.identity or self.texts:
+            kept += IDENTITY_COLUMNS
+        if self.texts:
+            kept += TEXT_COLUMNS
+        return kept
+
+    @property
+    def batch_bytes(self) -> int:
+        """Transcript bytes per batch: a profile without texts keeps a few dozen bytes a line,
+        so its batches can be twice the engine's default (half the per-batch overhead)."""
+        return BATCH_BYTES if self.texts else 2 * BATCH_BYTES
+
+
+EVENTS = Profile(texts=True, identity=True)
+TURNS = Profile(texts=False, identity=True)
+SESSIONS = Profile(texts=False, identity=False)
+
 
 class Decoded(NamedTuple):
-    """Frames decoded from a batch of files: events (scalars), blocks and problems."""
+    """Frames decoded from a batch of files: events, blocks and problems.
+
+    With a profile that keeps texts, ``events`` has every column of ``S.EVENT_SCALARS`` in
+    order and ``blocks`` is in ``S.BLOCKS_SCHEMA``; otherwise ``events`` has the profile's
+    columns and ``blocks`` is in ``MEASURED_BLOCKS_SCHEMA``. ``problems`` is in
+    ``S.PROBLEMS_SCHEMA``.
+    """
 
     events: pl.DataFrame
     blocks: pl.DataFrame
     problems: pl.DataFrame
 
 
-def decode_files(files: Sequence[TranscriptFile]) -> Decoded:
-    """Decode every line of ``files`` (in order) into the three frames of :class:`Decoded`."""
-    rows: list[tuple[Any, ...]] = []
+Problems = list[tuple[str, int | None, str]]
+
+
+def decode_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Decoded:
+    """Decode every line of ``files`` (in order), keeping what ``profile`` asks for.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.frames.claude.discovery import discover
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "s.jsonl").write_text('{"type":"summary"}\\n[1]\\n')
+        >>> decoded = decode_files(discover([folder]), SESSIONS)
+        >>> decoded.events["type"].to_list(), decoded.problems["reason"].to_list()
+        (['summary'], ['not a JSON object (array)'])
+    """
+    columns: dict[str, list[Any]] = {name: [] for name in profile.columns}
+    blocks = _TextBlocks() if profile.texts else _MeasuredBlocks()
+    problems: Problems = []
     file_of_row: list[int] = []
-    blocks: list[tuple[Any, ...]] = []
-    problems: list[tuple[str, int, str]] = []
-    for index, transcript in enumerate(files):
-        start = len(rows)
-        _decode_file(transcript, rows, blocks, problems)
-        file_of_row.extend([index] * (len(rows) - start))
-    return Decoded(
-        _events_frame(files, rows, file_of_row, problems),
-        _columnar(blocks, S.BLOCKS_SCHEMA),
-        _columnar(problems, S.PROBLEMS_SCHEMA),
-    )
+    lines = columns[S.LINE]
+    with _no_cycle_collection():
+        for index, transcript in enumerate(files):
+            try:
+                raw = transcript.path.read_bytes()
+            except OSError as exc:
+                problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
+                continue
+            start = len(lines)
+            _walk(raw, transcript, profile, columns, blocks, problems)
+            file_of_row.extend([index] * (len(lines) - start))
+    events = _events_frame(files, profile, columns, file_of_row, problems)
+    return Decoded(events, blocks.frame(), _columnar(problems, S.PROBLEMS_SCHEMA))
 
 
-def decode_bytes(raw: bytes, *, name: str = "<bytes>", session_id: str | None = None) -> Decoded:
-    """Decode in-memory JSONL (tests, notebooks): one pseudo-file called ``name``."""
-    from pathlib import Path
-
-    transcript = TranscriptFile(Path(name), session_id or "", None, "main", "", len(raw))
-    rows: list[tuple[Any, ...]] = []
-    blocks: list[tuple[Any, ...]] = []
-    problems: list[tuple[str, int, str]] = []
-    _decode_data(raw, transcript, rows, blocks, problems)
-    return Decoded(
-        _events_frame([transcript], rows, [0] * len(rows), problems),
-        _columnar(blocks, S.BLOCKS_SCHEMA),
-        _columnar(problems, S.PROBLEMS_SCHEMA),
-    )
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    # Decoded JSON holds no reference cycles, so the cyclic collector only rescans the growing
+    # column lists while the walker runs (about 8% of its time); reference counting frees the rest.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _events_frame(
     files: Sequence[TranscriptFile],
-    rows: list[tuple[Any, ...]],
+    profile: Profile,
+    columns: dict[str, list[Any]],
     file_of_row: list[int],
-    problems: list[tuple[str, int, str]],
+    problems: Problems,
 ) -> pl.DataFrame:
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(ROW_COLUMNS)
     data: dict[str, pl.Series] = {}
-    for name, values in zip(ROW_COLUMNS, columns, strict=True):
+    for name, values in columns.items():
         dtype = pl.String() if name == S.TIMESTAMP else S.EVENT_SCALARS[name]
         data[name] = pl.Series(name, values, dtype=dtype)
-    paths = pl.Series(S.SOURCE_FILE, [str(f.path) for f in files], dtype=pl.String())
-    data[S.SOURCE_FILE] = paths.gather(pl.Series(file_of_row, dtype=pl.UInt32))
+    which = pl.Series(file_of_row, dtype=pl.UInt32)
+    per_file: tuple[list[Any], ...] = (
+        [str(f.path) for f in files],
+        [f.session_id for f in files],
+        [f.is_subagent for f in files],
+    )
+    for name, values in zip(FILE_COLUMNS, per_file, strict=True):
+        data[name] = pl.Series(name, values, dtype=S.EVENT_SCALARS[name]).gather(which)
     raw_time = data[S.TIMESTAMP]
     data[S.TIMESTAMP] = parse_timestamps(raw_time)
     frame = pl.DataFrame(data)
     bad_time = frame.select(S.SOURCE_FILE, S.LINE).filter(raw_time.is_not_null() & frame[S.TIMESTAMP].is_null())
     for source, line in bad_time.iter_rows():
         problems.append((source, line, "invalid or out-of-range timestamp (line kept, time unknown)"))
-    return frame.select(SCALAR_NAMES)
+    if profile.texts:
+        frame = frame.select(list(S.EVENT_SCALARS))
+    return frame
 
 
 def _columnar(rows: list[tuple[Any, ...]], schema: pl.Schema) -> pl.DataFrame:
@@ -127,6 +245,11 @@ def parse_timestamps(raw: pl.Series) -> pl.Series:
 
     ``2026-03-01T10:00:00.123Z`` parses with one fixed format (no regex rewriting); only the
     texts it rejects go through :func:`parse_timestamp`, and the year check applies to all.
+
+    Examples:
+        >>> parse_timestamps(pl.Series(["2026-03-01T10:00:00.5Z", "2026-03-01 11:00:00+01:00"])).to_list()
+        [datetime.datetime(2026, 3, 1, 10, 0, 0, 500000, tzinfo=zoneinfo.ZoneInfo(key='UTC')), \
+datetime.datetime(2026, 3, 1, 10, 0, tzinfo=zoneinfo.ZoneInfo(key='UTC'))]
     """
     fast = raw.str.to_datetime(FAST_TIMESTAMP_FORMAT, time_unit="us", strict=False).dt.replace_time_zone("UTC")
     missed = (fast.is_null() & raw.is_not_null()).arg_true()
@@ -144,51 +267,184 @@ def parse_timestamp(text: pl.Expr) -> pl.Expr:
     return pl.when(parsed.dt.year() >= 1).then(parsed)
 
 
-def _decode_file(
-    transcript: TranscriptFile,
-    rows: list[tuple[Any, ...]],
-    blocks: list[tuple[Any, ...]],
-    problems: list[tuple[str, int, str]],
-) -> None:
-    try:
-        raw = transcript.path.read_bytes()
-    except OSError as exc:
-        problems.append((str(transcript.path), 0, f"cannot read file: {exc.strerror or exc}"))
-        return
-    _decode_data(raw, transcript, rows, blocks, problems)
+# --- What is kept of content blocks --------------------------------------------------------
 
 
-def _decode_data(
+class _TextBlocks:
+    """Blocks with their text: (row, kind, name, id, text, is_error) in ``S.BLOCKS_SCHEMA``."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[Any, ...]] = []
+
+    def text(self, row: int, kind: str, text: str) -> None:
+        self.rows.append((row, kind, None, None, text, None))
+
+    def tool_result(self, row: int, tool_use_id: str | None, text: str | None, is_error: bool) -> None:
+        self.rows.append((row, "tool_result", None, tool_use_id, text, is_error))
+
+    def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
+        self.rows.append((row, "tool_use", name, block_id, payload.decode(), None))
+
+    def frame(self) -> pl.DataFrame:
+        return _columnar(self.rows, S.BLOCKS_SCHEMA)
+
+
+class _MeasuredBlocks:
+    """Blocks measured as they are read (``MEASURED_BLOCKS_SCHEMA``): the estimate, not the text.
+
+    ASCII text is measured inline, other text by :func:`~cc_analytics.frames.estimate.text_tokens`;
+    the rare text it leaves to the shared estimator is measured in one vectorised call.
+    """
+
+    def __init__(self) -> None:
+        self.row: list[int] = []
+        self.kind: list[str] = []
+        self.name: list[str | None] = []
+        self.is_error: list[bool | None] = []
+        self.tokens: list[int] = []
+        self.wide_index: list[int] = []
+        self.wide_text: list[str] = []
+
+    def text(self, row: int, kind: str, text: str | None) -> None:
+        self.row.append(row)
+        self.kind.append(kind)
+        self.name.append(None)
+        self.is_error.append(None)
+        self._measure(text)
+
+    def tool_result(self, row: int, tool_use_id: str | None, text: str | None, is_error: bool) -> None:
+        self.row.append(row)
+        self.kind.append("tool_result")
+        self.name.append(None)
+        self.is_error.append(is_error)
+        self._measure(text)
+
+    def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
+        self.row.append(row)
+        self.kind.append("tool_use")
+        self.name.append(name)
+        self.is_error.append(None)
+        # Measured as the events path does: the name followed by the compact input.
+        name = name or ""
+        if payload.isascii() and name.isascii():
+            self.tokens.append((len(name) + len(payload) + 3) >> 2)
+        else:
+            self._measure(name + payload.decode())
+
+    def _measure(self, text: str | None) -> None:
+        if text is None:
+            self.tokens.append(0)
+        elif text.isascii():
+            self.tokens.append((len(text) + 3) >> 2)
+        else:
+            tokens = text_tokens(text)
+            if tokens is None:
+                self.wide_index.append(len(self.tokens))
+                self.wide_text.append(text)
+                tokens = 0
+            self.tokens.append(tokens)
+
+    def frame(self) -> pl.DataFrame:
+        values: tuple[list[Any], ...] = (self.row, self.kind, self.name, self.is_error, self.tokens)
+        frame = pl.DataFrame(
+            [
+                pl.Series(name, column, dtype=dtype)
+                for (name, dtype), column in zip(MEASURED_BLOCKS_SCHEMA.items(), values, strict=True)
+            ]
+        )
+        if self.wide_text:
+            wide = pl.Series("text", self.wide_text, dtype=pl.String())
+            measured = wide.to_frame().select(estimate_tokens(pl.col("text")).fill_null(0)).to_series()
+            frame = frame.with_columns(frame[TOKENS].scatter(self.wide_index, measured))
+        return frame
+
+
+Blocks = _TextBlocks | _MeasuredBlocks
+
+
+# --- The line walker -------------------------------------------------------------------------
+
+
+def _walk(
     raw: bytes,
     transcript: TranscriptFile,
-    rows: list[tuple[Any, ...]],
-    blocks: list[tuple[Any, ...]],
-    problems: list[tuple[str, int, str]],
+    profile: Profile,
+    columns: dict[str, list[Any]],
+    blocks: Blocks,
+    problems: Problems,
 ) -> None:
+    """Apply every line rule to the lines of ``raw``, appending what ``profile`` keeps."""
     source = str(transcript.path)
-    file_session = transcript.session_id
-    subagent = transcript.is_subagent
     path_agent = transcript.agent_id
+    texts = profile.texts
+    identity = texts or profile.identity
     loads = orjson.loads
     dumps = orjson.dumps
     decode_error = orjson.JSONDecodeError
-    lines = raw.split(b"\n")
-    last = len(lines)
-    if lines and not lines[-1]:
-        lines.pop()
-    for number, line in enumerate(lines, start=1):
-        if not line or line.isspace():
+    encode_error = orjson.JSONEncodeError
+    add_line = columns[S.LINE].append
+    add_type = columns[S.TYPE].append
+    add_subtype = columns[S.SUBTYPE].append
+    add_time = columns[S.TIMESTAMP].append
+    add_cwd = columns[S.CWD].append
+    add_version = columns[S.VERSION].append
+    add_model = columns[S.MODEL].append
+    add_message = columns[S.MESSAGE_ID].append
+    add_request = columns[S.REQUEST_ID].append
+    add_envelope = columns[S.HAS_ENVELOPE].append
+    add_sidechain = columns[S.IS_SIDECHAIN].append
+    add_meta = columns[S.IS_META].append
+    add_summary = columns[S.IS_COMPACT_SUMMARY].append
+    add_error = columns[S.IS_API_ERROR].append
+    add_interrupted = columns[S.HAS_INTERRUPTED_ID].append
+    add_input = columns[S.INPUT_TOKENS].append
+    add_creation = columns[S.CACHE_CREATION_TOKENS].append
+    add_read = columns[S.CACHE_READ_TOKENS].append
+    add_output = columns[S.OUTPUT_TOKENS].append
+    add_prompt = columns[S.PROMPT_TEXT].append
+    add_trigger = columns[S.COMPACT_TRIGGER].append
+    add_pre = columns[S.COMPACT_PRE_TOKENS].append
+    text_block = blocks.text
+    row_count = columns[S.LINE].__len__
+    want_cwd = True
+    last_version: str | None = None
+    # Lines are zero-copy slices of ``raw`` (orjson reads a memoryview as it reads bytes).
+    view = memoryview(raw)
+    find = raw.find
+    size = len(raw)
+    end = -1
+    number = 0
+    while end < size:
+        start = end + 1
+        end = find(b"\n", start)
+        if end < 0:
+            end = size
+        number += 1
+        length = end - start
+        if not length:
             continue
+        if raw[start] == 0x7B:  # "{": the line is not blank
+            line: Any = view[start:end]
+        else:
+            line = raw[start:end]
+            if line.isspace():
+                continue
         try:
             obj = loads(line)
         except decode_error as exc:
+            line = bytes(line)
             obj = _lenient_number_parse(line, exc)
             if obj is None:
-                truncated = number == last and not raw.endswith(b"\n")
-                problems.append((source, number, _parse_reason(line, exc, truncated=truncated)))
+                # Only a last line without its newline ends at the end of the data.
+                problems.append((source, number, _parse_reason(line, exc, truncated=end == size)))
                 continue
-        if len(line) <= DUPLICATE_CHECK_BYTES and len(dumps(obj)) != len(line):
-            obj = _first_wins(line, obj)
+        if length <= DUPLICATE_CHECK_BYTES:
+            try:
+                compact_length = len(dumps(obj))
+            except encode_error:  # nested too deep for orjson to write: re-read it
+                compact_length = -1
+            if compact_length != length:
+                obj = _first_wins(bytes(line), obj)
         if type(obj) is not dict:
             problems.append((source, number, f"not a JSON object ({_json_kind(obj)})"))
             continue
@@ -196,11 +452,16 @@ def _decode_data(
         if type(kind) is not str:
             problems.append((source, number, "missing or non-string 'type'"))
             continue
-        row_index = len(rows)
+        row = row_count()
+        subtype = model = message_id = request_id = prompt = trigger = pre_tokens = None
+        stop_reason = assistant_text = system_text = attachment_type = None
+        thinking_chars = None
+        usage: tuple[int | None, ...] = NULL_USAGE
+        api_error = False
+        uuid = obj.get("uuid")
+        session = obj.get("sessionId")
+        stamp = obj.get("timestamp")
         if kind in ENVELOPE_TYPES:
-            uuid = obj.get("uuid")
-            session = obj.get("sessionId")
-            stamp = obj.get("timestamp")
             if type(uuid) is not str or type(session) is not str or type(stamp) is not str:
                 missing = [
                     key
@@ -212,153 +473,142 @@ def _decode_data(
             if stamp.startswith("0000"):
                 problems.append((source, number, f"year-0 timestamp {stamp[:40]!r}, line dropped"))
                 continue
-            fields = _envelope_fields(obj, kind, row_index, blocks, problems, source, number)
-            if fields is None:
-                continue
             has_envelope = True
+            if kind == "user":
+                message = obj.get("message")
+                content = message.get("content") if type(message) is dict else None
+                if type(content) is str:
+                    prompt = content
+                    text_block(row, "prompt", content)
+                elif type(content) is list:
+                    prompt = _user_blocks(content, row, blocks, problems, source, number)
+                else:
+                    problems.append((source, number, "user message content is neither a string nor a list"))
+            elif kind == "assistant":
+                message = obj.get("message")
+                if type(message) is not dict:
+                    problems.append((source, number, "assistant line without a message object"))
+                    message = {}
+                model = message.get("model")
+                if type(model) is not str:
+                    model = None
+                content = message.get("content")
+                if type(content) is list:
+                    assistant_text, thinking_chars = _assistant_blocks(
+                        content, row, blocks, problems, source, number, keep_text=texts
+                    )
+                else:
+                    thinking_chars = 0
+                    if content is not None:
+                        problems.append((source, number, "assistant message content is not a list"))
+                recorded = message.get("usage")
+                if type(recorded) is dict:  # the common case inline: four integers
+                    usage = (
+                        recorded.get("input_tokens"),
+                        recorded.get("cache_creation_input_tokens"),
+                        recorded.get("cache_read_input_tokens"),
+                        recorded.get("output_tokens"),
+                    )
+                    if not (type(usage[0]) is type(usage[1]) is type(usage[2]) is type(usage[3]) is int):
+                        usage = _usage(recorded, problems, source, number)
+                elif recorded:
+                    usage = _usage(recorded, problems, source, number)
+                api_error = model == SYNTHETIC_MODEL
+                message_id = message.get("id")
+                if type(message_id) is not str:
+                    message_id = None
+                request_id = obj.get("requestId")
+                if type(request_id) is not str:
+                    request_id = None
+                if texts:
+                    stop_reason = _string(message.get("stop_reason"))
+            elif kind == "system":
+                subtype = obj.get("subtype")
+                if type(subtype) is not str:
+                    subtype = None
+                content = obj.get("content")
+                if type(content) is str:
+                    system_text = content
+                if subtype == "compact_boundary":
+                    meta = obj.get("compactMetadata")
+                    if type(meta) is dict:
+                        trigger = _string(meta.get("trigger"))
+                        pre_tokens = _integer(meta.get("preTokens"))
+                elif system_text:
+                    text_block(row, "system", system_text)
+                api_error = subtype == "api_error"
+            else:
+                attachment = obj.get("attachment")
+                if type(attachment) is dict:
+                    attachment_type = _string(attachment.get("type")) or ""
+                    if attachment_type == "queued_command":
+                        queued = attachment.get("prompt")
+                        if type(queued) is str and queued:
+                            text_block(row, "prompt", queued)
         else:
-            uuid = _string(obj.get("uuid"))
-            session = _string(obj.get("sessionId"))
-            stamp = _string(obj.get("timestamp"))
-            fields = _OTHER_FIELDS
+            if type(stamp) is not str:
+                stamp = None
             has_envelope = False
-        agent = obj.get("agentId")
-        rows.append(
-            (
-                number,
-                file_session,
-                subagent,
-                session,
-                uuid,
-                _string(obj.get("parentUuid")),
-                kind,
-                fields[0],
-                stamp,
-                has_envelope,
-                bool(obj.get("isSidechain")),
-                bool(obj.get("isMeta")),
-                bool(obj.get("isCompactSummary")),
-                fields[1] or bool(obj.get("isApiErrorMessage")),
-                kind == "user" and type(obj.get("interruptedMessageId")) is str,
-                agent if type(agent) is str else path_agent,
-                _string(obj.get("cwd")),
-                _string(obj.get("gitBranch")),
-                _string(obj.get("version")),
-                fields[2],
-                fields[3],
-                _string(obj.get("requestId")) if kind == "assistant" else None,
-                fields[4],
-                *fields[5],
-            )
-        )
-
-
-# Lines without an envelope: see _envelope_fields for the layout.
-_OTHER_FIELDS: tuple[Any, ...] = (None, False, None, None, None, (None,) * 11)
-
-
-def _envelope_fields(
-    obj: dict[str, Any],
-    kind: str,
-    row: int,
-    blocks: list[tuple[Any, ...]],
-    problems: list[tuple[str, int, str]],
-    source: str,
-    number: int,
-) -> tuple[Any, ...] | None:
-    """(subtype, api_error, model, message_id, stop_reason, tail) of an enveloped line.
-
-    ``tail`` holds the columns after ``request_id``: the four usage counts, prompt text,
-    assistant text, thinking characters, system text, attachment type, compact trigger and
-    compact pre-tokens.
-    """
-    if kind == "user":
-        message = obj.get("message")
-        content = message.get("content") if type(message) is dict else None
-        prompt = None
-        if type(content) is str:
-            prompt = content
-            blocks.append((row, "prompt", None, None, content, None))
-        elif type(content) is list:
-            prompt = _user_blocks(content, row, blocks, problems, source, number)
+        add_line(number)
+        add_type(kind)
+        add_subtype(subtype)
+        add_time(stamp)
+        cwd = obj.get("cwd")
+        version = obj.get("version")
+        if texts:
+            add_cwd(cwd if type(cwd) is str else None)
+            add_version(version if type(version) is str else None)
         else:
-            problems.append((source, number, "user message content is neither a string nor a list"))
-        return (
-            None,
-            False,
-            None,
-            None,
-            None,
-            (*NULL_USAGE, prompt, None, None, None, None, None, None),
-        )
-    if kind == "assistant":
-        message = obj.get("message")
-        if type(message) is not dict:
-            problems.append((source, number, "assistant line without a message object"))
-            message = {}
-        model = message.get("model")
-        model = model if type(model) is str else None
-        content = message.get("content")
-        text = None
-        thinking = 0
-        if type(content) is list:
-            text, thinking = _assistant_blocks(content, row, blocks, problems, source, number)
-        elif content is not None:
-            problems.append((source, number, "assistant message content is not a list"))
-        usage = _usage(message.get("usage"), problems, source, number)
-        return (
-            None,
-            model == SYNTHETIC_MODEL,
-            model,
-            _string(message.get("id")),
-            _string(message.get("stop_reason")),
-            (*usage, None, text, thinking, None, None, None, None),
-        )
-    if kind == "system":
-        subtype = _string(obj.get("subtype"))
-        content = obj.get("content")
-        system_text = content if type(content) is str else None
-        if system_text and subtype != "compact_boundary":
-            blocks.append((row, "system", None, None, system_text, None))
-        trigger = pre_tokens = None
-        if subtype == "compact_boundary":
-            meta = obj.get("compactMetadata")
-            if type(meta) is dict:
-                trigger = _string(meta.get("trigger"))
-                pre_tokens = _integer(meta.get("preTokens"))
-        return (
-            subtype,
-            subtype == "api_error",
-            None,
-            None,
-            None,
-            (*NULL_USAGE, None, None, None, system_text, None, trigger, pre_tokens),
-        )
-    attachment = obj.get("attachment")
-    attachment_type = None
-    if type(attachment) is dict:
-        attachment_type = _string(attachment.get("type")) or ""
-        prompt = attachment.get("prompt")
-        if attachment_type == "queued_command" and type(prompt) is str and prompt:
-            blocks.append((row, "prompt", None, None, prompt, None))
-    return (
-        None,
-        False,
-        None,
-        None,
-        None,
-        (*NULL_USAGE, None, None, None, None, attachment_type, None, None),
-    )
+            if want_cwd and type(cwd) is str:
+                want_cwd = False
+                add_cwd(cwd)
+            else:
+                add_cwd(None)
+            if type(version) is str and version != last_version:
+                last_version = version
+                add_version(version)
+            else:
+                add_version(None)
+        add_model(model)
+        add_message(message_id)
+        add_request(request_id)
+        add_envelope(has_envelope)
+        add_sidechain(bool(obj.get("isSidechain")))
+        add_meta(bool(obj.get("isMeta")))
+        add_summary(bool(obj.get("isCompactSummary")))
+        add_error(api_error or bool(obj.get("isApiErrorMessage")))
+        add_interrupted(kind == "user" and type(obj.get("interruptedMessageId")) is str)
+        add_input(usage[0])
+        add_creation(usage[1])
+        add_read(usage[2])
+        add_output(usage[3])
+        add_prompt(prompt)
+        add_trigger(trigger)
+        add_pre(pre_tokens)
+        if identity:
+            agent = obj.get("agentId")
+            columns[S.UUID].append(uuid if type(uuid) is str else None)
+            columns[S.SESSION_ID].append(session if type(session) is str else None)
+            columns[S.AGENT_ID].append(agent if type(agent) is str else path_agent)
+        if texts:
+            columns[S.PARENT_UUID].append(_string(obj.get("parentUuid")))
+            columns[S.GIT_BRANCH].append(_string(obj.get("gitBranch")))
+            columns[S.STOP_REASON].append(stop_reason)
+            columns[S.ASSISTANT_TEXT].append(assistant_text)
+            columns[S.THINKING_CHARS].append(thinking_chars)
+            columns[S.SYSTEM_TEXT].append(system_text)
+            columns[S.ATTACHMENT_TYPE].append(attachment_type)
 
 
 def _user_blocks(
     content: list[Any],
     row: int,
-    blocks: list[tuple[Any, ...]],
-    problems: list[tuple[str, int, str]],
+    blocks: Blocks,
+    problems: Problems,
     source: str,
     number: int,
 ) -> str | None:
+    """Keep the tool results and the prompt of a user line's blocks; returns the prompt."""
     texts: list[str] = []
     for block in content:
         if type(block) is not dict:
@@ -379,34 +629,28 @@ def _user_blocks(
             elif type(result) is not str:
                 problems.append((source, number, "tool_result content is neither a string nor a list"))
                 result = None
-            blocks.append(
-                (
-                    row,
-                    "tool_result",
-                    None,
-                    _string(block.get("tool_use_id")),
-                    result,
-                    bool(block.get("is_error")),
-                )
-            )
+            blocks.tool_result(row, _string(block.get("tool_use_id")), result, bool(block.get("is_error")))
     if not texts:
         return None
     prompt = " ".join(texts)
-    blocks.append((row, "prompt", None, None, prompt, None))
+    blocks.text(row, "prompt", prompt)
     return prompt
 
 
 def _assistant_blocks(
     content: list[Any],
     row: int,
-    blocks: list[tuple[Any, ...]],
-    problems: list[tuple[str, int, str]],
+    blocks: Blocks,
+    problems: Problems,
     source: str,
     number: int,
+    *,
+    keep_text: bool,
 ) -> tuple[str | None, int]:
+    """Keep an assistant line's blocks; returns its text (``keep_text`` only) and thinking characters."""
     texts: list[str] = []
     thinking_chars = 0
-    dumps = orjson.dumps
+    text_block = blocks.text
     for block in content:
         if type(block) is not dict:
             problems.append((source, number, "assistant content block is not an object"))
@@ -415,35 +659,38 @@ def _assistant_blocks(
         if block_type == "text":
             text = block.get("text")
             if type(text) is str:
-                texts.append(text)
-                blocks.append((row, "text", None, None, text, None))
+                if keep_text:
+                    texts.append(text)
+                text_block(row, "text", text)
             else:
                 problems.append((source, number, "text block without string 'text'"))
         elif block_type == "thinking":
             thinking = block.get("thinking")
             if type(thinking) is str:
                 thinking_chars += len(thinking)
-                blocks.append((row, "thinking", None, None, thinking, None))
+                text_block(row, "thinking", thinking)
             else:
                 problems.append((source, number, "thinking block without string 'thinking'"))
         elif block_type == "tool_use":
-            name = block.get("name")
-            name = name if type(name) is str else None
-            try:
-                compact = dumps(block.get("input")).decode()
-            except orjson.JSONEncodeError:
-                compact = json.dumps(block.get("input"), separators=(",", ":"), ensure_ascii=False)
-            blocks.append((row, "tool_use", name, _string(block.get("id")), compact, None))
+            blocks.tool_use(row, _string(block.get("name")), _string(block.get("id")), _compact(block.get("input")))
     return ("\n".join(texts) if texts else None), thinking_chars
 
 
-def _usage(usage: Any, problems: list[tuple[str, int, str]], source: str, number: int) -> tuple[int | None, ...]:
+def _compact(value: Any) -> bytes:
+    """Compact JSON of a tool input (integers beyond 64 bits go through the standard library)."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _usage(usage: Any, problems: Problems, source: str, number: int) -> tuple[int | None, ...]:
     if not usage:
         return NULL_USAGE
     if type(usage) is not dict:
         problems.append((source, number, f"usage is not an object ({_json_kind(usage)})"))
         return NULL_USAGE
-    values = []
+    values: list[int | None] = []
     for field in USAGE_FIELDS:
         value = usage.get(field)
         if type(value) is int:
@@ -464,10 +711,9 @@ def _first_wins(line: bytes, parsed: Any) -> Any:
     """Re-read a line whose keys may repeat: the first occurrence wins (as the reference reads
     its fields), except inside tool inputs and ``toolUseResult`` where the last one does."""
     try:
-        pairs = json.loads(line, object_pairs_hook=_Pairs)
-    except ValueError:
+        return _resolve(json.loads(line, object_pairs_hook=_Pairs), first=True)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack
         return parsed
-    return _resolve(pairs, first=True)
 
 
 def _resolve(value: Any, *, first: bool) -> Any:

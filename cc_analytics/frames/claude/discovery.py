@@ -1,6 +1,6 @@
 """Where Claude Code transcripts are: config roots, explicit sources, subagent layouts.
 
-Imports: standard library, ``cc_analytics.errors`` and ``frames.sources``. Nothing here writes anywhere;
+Imports: the standard library and ``frames.sources`` (which expands sources). Nothing here writes anywhere;
 the only reads are directory listings and, for files whose name does not say which session
 they belong to, the first few lines.
 
@@ -20,20 +20,17 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cc_analytics.errors import InputError
-from cc_analytics.frames.sources import TranscriptFile
+from cc_analytics.frames.sources import SUFFIX, TranscriptFile, expand, walk
 
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_CONFIG = Path("~/.claude")
 PROJECTS = "projects"
-SUFFIX = ".jsonl"
 PEEK_BYTES = 1 << 16
 PEEK_LINES = 16
 
 UUID_STEM = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 AGENT_STEM = re.compile(r"^agent-(.+)$")
 SESSION_ID_FIELD = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
-GLOB_CHARS = frozenset("*?[")
 
 
 def default_roots() -> list[Path]:
@@ -53,22 +50,20 @@ def default_roots() -> list[Path]:
     return [Path(d).expanduser() / PROJECTS for d in dirs]
 
 
-def discover(
-    sources: Sequence[str | os.PathLike[str]] | None = None, *, missing_ok: bool = False
-) -> list[TranscriptFile]:
+def discover(sources: Sequence[str | os.PathLike[str]] | None = None) -> list[TranscriptFile]:
     """Every transcript under ``sources`` (files, folders, globs); default roots when None.
 
     Folders are searched recursively for ``*.jsonl`` regular files (a directory named
     ``x.jsonl`` is not a transcript). A source that does not exist raises
-    :class:`InputError`, except default roots that are simply absent. The result is sorted
+    :class:`~cc_analytics.errors.InputError`, except default roots that are simply absent. The result is sorted
     by session, main file first, then path.
     """
     if sources is None:
-        paths = _walk_all(root for root in default_roots() if root.is_dir())
+        paths = walk(root for root in default_roots() if root.is_dir())
     else:
         paths = []
         for source in sources:
-            paths.extend(_expand(source, missing_ok=missing_ok))
+            paths.extend(expand(source))
     seen: set[Path] = set()
     files: list[TranscriptFile] = []
     for path in paths:
@@ -127,46 +122,12 @@ def find_session(session_id: str, roots: Iterable[Path] | None = None) -> list[T
         for main in root.glob(f"*/{glob.escape(session_id)}{SUFFIX}"):
             if main.is_file():
                 found.append(classify(main))
-                found.extend(classify(p) for p in _walk_all([main.with_suffix("")]))
+                found.extend(classify(p) for p in walk([main.with_suffix("")]))
         for old_agent in root.glob(f"*/agent-*{SUFFIX}"):
             if old_agent.is_file() and peek_session_id(old_agent) == session_id:
                 found.append(classify(old_agent))
     unique = {f.path.resolve(): f for f in found if f.session_id == session_id}
     return sorted(unique.values(), key=lambda f: (f.is_subagent, str(f.path)))
-
-
-def _expand(source: str | os.PathLike[str], *, missing_ok: bool) -> list[Path]:
-    path = Path(source).expanduser()
-    if path.is_dir():
-        return _walk_all([path])
-    if path.is_file():
-        return [path]
-    text = os.fspath(source)
-    if GLOB_CHARS.intersection(text):
-        matched = sorted(Path(p) for p in glob.glob(os.path.expanduser(text), recursive=True))
-        out: list[Path] = []
-        for match in matched:
-            out.extend(_walk_all([match]) if match.is_dir() else [match] if match.is_file() else [])
-        return out
-    if missing_ok:
-        return []
-    msg = f"no such file or folder: {text!r}\nHint: pass transcript files, folders or globs."
-    raise InputError(msg)
-
-
-def _walk_all(roots: Iterable[Path]) -> list[Path]:
-    out: list[Path] = []
-    for root in roots:
-        if not root.is_dir():
-            continue
-        for dirpath, _dirnames, names in os.walk(root, followlinks=False):
-            for name in names:
-                if name.endswith(SUFFIX):
-                    candidate = Path(dirpath) / name
-                    if candidate.is_file():
-                        out.append(candidate)
-    out.sort()
-    return out
 
 
 def _size(path: Path) -> int:

@@ -1,26 +1,30 @@
-"""Claude Code events as frames: one row per usable JSONL line.
+"""Claude Code events as frames: one row per usable JSONL line, and the lines that were not.
 
 Imports: polars, the standard library, ``frames.engine`` (the batch engine) and the other
-modules of ``frames.claude``.
+modules of ``frames.claude``. Events keep every column and block text
+(:data:`~cc_analytics.frames.claude.decode.EVENTS`); problems come from the cheapest decode
+(:data:`~cc_analytics.frames.claude.decode.SESSIONS`), whose line rules are the same.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
-from cc_analytics.frames.claude.decode import Decoded, decode_files
+from cc_analytics.frames.claude.decode import EVENTS, SESSIONS, Decoded, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, discover
-from cc_analytics.frames.engine import lazy_source, run_batches
-
-Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Sequence[TranscriptFile] | None
+from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.sources import Source
 
 
 def resolve(source: Source) -> list[TranscriptFile]:
-    """Transcript files of ``source``: None (default roots), a path, glob, or a list of them."""
+    """Transcript files of ``source``: None (default roots), a path, glob, or a list of them.
+
+    A list of ``TranscriptFile`` is taken as it is.
+    """
     if source is None:
         return discover(None)
     if isinstance(source, str | os.PathLike):
@@ -58,26 +62,26 @@ def events_of(decoded: Decoded) -> pl.DataFrame:
         .with_columns(pl.when(empty_text != "").then(empty_text).alias(S.TOOL_RESULT_TEXT))
         .select(list(S.EVENTS_SCHEMA))
     )
-    return frame.collect().cast(dict(S.EVENTS_SCHEMA))
+    return frame.collect().cast(S.EVENTS_SCHEMA)
 
 
-def events_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Events and problems of one batch (run in a worker process)."""
-    decoded = decode_files(files)
-    return events_of(decoded), decoded.problems
+def events_batch(files: list[TranscriptFile]) -> pl.DataFrame:
+    """Events of one batch (run in a worker process)."""
+    return events_of(decode_files(files, EVENTS))
 
 
 def problems_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     """Problem rows of one batch (run in a worker process)."""
-    return decode_files(files).problems
+    return decode_files(files, SESSIONS).problems
 
 
-def scan_events(source: Source = None, *, workers: int | None = 1) -> pl.LazyFrame:
+def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
     """Lazily, one row per usable JSONL line of every transcript of ``source``.
 
-    ``source`` is a transcript file, a folder, a glob, a list of these, or None for the
-    Claude Code projects folders (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``). Malformed lines
-    are left out; :func:`problems` lists them.
+    ``source`` is a transcript file, a folder, a glob, a list of these (or of
+    ``TranscriptFile``), or None for the Claude Code projects folders
+    (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``). Malformed lines are left out;
+    :func:`scan_problems` lists them.
 
     Examples:
         >>> import tempfile, pathlib
@@ -91,24 +95,56 @@ def scan_events(source: Source = None, *, workers: int | None = 1) -> pl.LazyFra
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        for events, _problems in run_batches(events_batch, files, workers=workers):
-            yield events
+        yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress)
 
     return lazy_source(produce, S.EVENTS_SCHEMA, "claude_events")
 
 
-def read_events(source: Source = None, *, workers: int | None = 1) -> pl.DataFrame:
-    """Eager :func:`scan_events`."""
-    return scan_events(source, workers=workers).collect()
+def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
+    """Eager :func:`scan_events`.
+
+    Examples:
+        >>> read_events([]).schema == S.EVENTS_SCHEMA
+        True
+    """
+    return scan_events(source, workers=workers, on_progress=on_progress).collect()
 
 
-def problems(source: Source = None, *, workers: int | None = 1) -> pl.DataFrame:
-    """One row (file, line, reason) per line that was left out or read only in part.
+def scan_problems(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row (``source_file``, ``line``, ``reason``) per line left out or read only in part.
 
-    Line 0 stands for the file as a whole (for example a file that cannot be read).
+    ``line`` is null for a problem of the file as a whole (a file that cannot be read).
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "s.jsonl").write_text('{"type":"summary"}\\n{"type":5}\\n')
+        >>> scan_problems(folder).select("line", "reason").collect().rows()
+        [(2, "missing or non-string 'type'")]
     """
     files = resolve(source)
-    frames = list(run_batches(problems_batch, files, workers=workers))
-    if not frames:
-        return pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
-    return pl.concat(frames, how="vertical")
+
+    def produce() -> Iterator[pl.DataFrame]:
+        yield from run_batches(
+            problems_batch, files, workers=workers, on_progress=on_progress, batch_bytes=SESSIONS.batch_bytes
+        )
+
+    return lazy_source(produce, S.PROBLEMS_SCHEMA, "claude_problems")
+
+
+def read_problems(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_problems`.
+
+    Examples:
+        >>> read_problems([]).schema == S.PROBLEMS_SCHEMA
+        True
+    """
+    return scan_problems(source, workers=workers, on_progress=on_progress).collect()
+
+
+# The name ``frames/__init__.py`` still maps; it goes when the front maps ``read_problems``.
+problems = read_problems

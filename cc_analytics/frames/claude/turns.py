@@ -1,6 +1,8 @@
 """Turns of Claude Code transcripts: the reference's turn partition, as Polars expressions.
 
-Imports: polars and the other ``claude_*`` frame modules. A user line opens a turn exactly
+Imports: polars, ``frames.engine`` and the other modules of ``frames.claude``. Turns are
+lifted from the measured decode (:data:`~cc_analytics.frames.claude.decode.TURNS`): block
+tokens, tool names and errors, prompts and line uuids, no block text. A user line opens a turn exactly
 when (spec ``context-window.md`` §5) it has an envelope, is not meta, sidechain, compact
 summary, interrupted (a top-level string ``interruptedMessageId`` or text starting with
 ``[Request interrupted by user``) or agent-injected, and its text is not blank by Python's
@@ -21,12 +23,12 @@ from cc_analytics.frames.claude.buckets import (
     bucket_sums,
     with_buckets,
 )
-from cc_analytics.frames.claude.decode import Decoded, decode_files
+from cc_analytics.frames.claude.decode import TURNS, Decoded, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
 from cc_analytics.frames.claude.usage import IS_COMPACTION, ON_CHAIN, SEGMENT, annotate_usage
 from cc_analytics.frames.claude.windows import context_window, window_columns
-from cc_analytics.frames.engine import lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, lazy_source, run_batches
 
 # Python's str.isspace() set (what lstrip()/strip() remove), as a regex class.
 PY_SPACE = (
@@ -156,27 +158,29 @@ def lift_turns(events: pl.LazyFrame, blocks: pl.LazyFrame) -> pl.LazyFrame:
             .alias(S.CALIBRATION),
         )
     )
-    return turns.with_columns(pl.lit(S.CLAUDE).alias(S.FORMAT)).select(list(S.TURNS_SCHEMA)).cast(dict(S.TURNS_SCHEMA))
+    return turns.with_columns(pl.lit(S.CLAUDE).alias(S.FORMAT)).select(list(S.TURNS_SCHEMA)).cast(S.TURNS_SCHEMA)
 
 
 def turns_of(decoded: Decoded) -> pl.DataFrame:
-    """Eager turns of one decoded batch."""
+    """Eager turns of one decoded batch (any profile that keeps the line identity)."""
     events, blocks = prepare(decoded)
     return lift_turns(events, blocks).collect()
 
 
 def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     """Turns of one batch of files (run in a worker process)."""
-    return turns_of(decode_files(files))
+    return turns_of(decode_files(files, TURNS))
 
 
-def scan_turns(source: Source = None, *, workers: int | None = 1) -> pl.LazyFrame:
-    """Lazily, one row per turn of every transcript file of ``source``.
+def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
+    """Lazily, one row per turn of every transcript file of ``source`` (``TURNS_SCHEMA``).
 
-    ``turn_index`` numbers the turns of each file from 0 as the reference does; a subagent
-    file is one turn 0 of role ``assistant``. ``occupancy`` is the recorded prompt size of
-    the turn's last main-chain request; buckets and ``estimated_context`` use the shared
-    token estimator; ``calibration`` = occupancy / estimated context.
+    ``source`` is a transcript file, a folder, a glob, a list of these (or of
+    ``TranscriptFile``), or None for the Claude Code projects folders. ``turn_index``
+    numbers the turns of each file from 0 as the reference does; a subagent file is one
+    turn 0 of role ``assistant``. ``occupancy`` is the recorded prompt size of the turn's
+    last main-chain request; buckets and ``estimated_context`` use the shared token
+    estimator; ``calibration`` = occupancy / estimated context.
 
     Examples:
         >>> import tempfile, pathlib
@@ -191,11 +195,18 @@ def scan_turns(source: Source = None, *, workers: int | None = 1) -> pl.LazyFram
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(turns_batch, files, workers=workers)
+        yield from run_batches(
+            turns_batch, files, workers=workers, on_progress=on_progress, batch_bytes=TURNS.batch_bytes
+        )
 
     return lazy_source(produce, S.TURNS_SCHEMA, "claude_turns")
 
 
-def read_turns(source: Source = None, *, workers: int | None = 1) -> pl.DataFrame:
-    """Eager :func:`scan_turns`."""
-    return scan_turns(source, workers=workers).collect()
+def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
+    """Eager :func:`scan_turns`.
+
+    Examples:
+        >>> read_turns([]).schema == S.TURNS_SCHEMA
+        True
+    """
+    return scan_turns(source, workers=workers, on_progress=on_progress).collect()

@@ -1,10 +1,15 @@
-"""The lean decoder behind ``sessions``: same summaries and problems as the full decoder, and a
-per-block token count that agrees with the shared estimator."""
+"""The one Claude Code line walker: every profile applies the same rules, and the frames built
+from the measured profiles equal those built from the events profile (and pinned values).
+
+Regenerate the pinned frames of ``data-samples/`` (and review the diff) with
+``python -m tests.frames.test_claude_decode --pin``.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Sequence
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -13,20 +18,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from cc_analytics.frames import read_events, read_turns
+from cc_analytics.frames.claude import read_events, read_problems, read_sessions, read_turns
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import (
-    Decoded,
+    EVENTS,
+    SESSIONS,
+    TURNS,
+    Profile,
     decode_files,
     parse_timestamp,
     parse_timestamps,
 )
-from cc_analytics.frames.claude.decode_lean import decode_summary_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, discover
-from cc_analytics.frames.claude.sessions import KEY, summarize
-from cc_analytics.frames.claude.turns import prepare
+from cc_analytics.frames.claude.sessions import prepared, summarize
+from cc_analytics.frames.claude.tables import iter_tables, tables_batch
+from cc_analytics.frames.claude.turns import turns_of
 from cc_analytics.frames.estimate import estimate_tokens, text_tokens
-from tests.conftest import shared_path
+from tests.conftest import ROOT, shared_path
 
 from .claude_builders import (
     SESSION,
@@ -41,6 +49,13 @@ from .claude_builders import (
     user,
     write,
 )
+
+SAMPLES = ROOT / "data-samples" / "claude"
+PINNED = Path(__file__).with_name("pinned")
+PINNED_SESSIONS = PINNED / "claude-samples-sessions.ndjson"
+PINNED_TURNS = PINNED / "claude-samples-turns.ndjson"
+# sha256 of the events frame of data-samples/claude as NDJSON (relative paths, by file and line).
+PINNED_EVENTS_SHA256 = "42491de8d5322f2ce292f6d6946b55943c4d3473edaae211f69c3dec820928cc"
 
 # Characters around every boundary the estimate cares about: ASCII, Latin-1, the BMP below,
 # inside and above the CJK range U+4E00-U+9FA5 (high byte 0x9F on both sides of U+9FA5),
@@ -84,22 +99,27 @@ def test_text_tokens_edges() -> None:
     assert text_tokens("\u9fa6") is None
 
 
-def summary_via(decoder: Callable[[Sequence[TranscriptFile]], Decoded], files: list[TranscriptFile]) -> pl.DataFrame:
-    decoded = decoder(files)
-    events, blocks = prepare(decoded)
-    blocks = blocks.join(events.select(S.ROW, KEY, S.IS_SUBAGENT_FILE), on=S.ROW, how="left")
-    events_df, blocks_df = pl.collect_all([events, blocks])
-    return summarize(events_df, blocks_df, files)
+def summary_via(profile: Profile, files: list[TranscriptFile]) -> pl.DataFrame:
+    return summarize(*prepared(decode_files(files, profile)), files)
 
 
-def assert_same_as_full_decoder(files: list[TranscriptFile]) -> None:
+def assert_profiles_agree(files: list[TranscriptFile]) -> None:
+    """Sessions, turns and problems from the measured profiles equal those from the events profile."""
+    full = decode_files(files, EVENTS)
     # Floats within an ulp: Polars' float division here may differ in the last bit run to run.
-    assert_frame_equal(summary_via(decode_summary_files, files), summary_via(decode_files, files))
-    assert decode_summary_files(files).problems.equals(decode_files(files).problems)
+    assert_frame_equal(summary_via(SESSIONS, files), summary_via(EVENTS, files))
+    assert_frame_equal(summary_via(TURNS, files), summary_via(EVENTS, files))
+    assert_frame_equal(turns_of(decode_files(files, TURNS)), turns_of(full))
+    for profile in (SESSIONS, TURNS):
+        assert decode_files(files, profile).problems.equals(full.problems)
+    tables = tables_batch(files)
+    assert_frame_equal(tables.sessions, summary_via(EVENTS, files))
+    assert_frame_equal(tables.turns, turns_of(full))
+    assert tables.problems.equals(full.problems)
 
 
-def test_lean_equals_full_on_awkward_input(tmp_path: Path) -> None:
-    project = tmp_path / "projects" / "-work-demo"
+def awkward_session(root: Path) -> Path:
+    project = root / "projects" / "-work-demo"
     good = json.dumps(user("fine"), separators=(",", ":")).encode()
     write(
         project / f"{SESSION}.jsonl",
@@ -108,7 +128,7 @@ def test_lean_equals_full_on_awkward_input(tmp_path: Path) -> None:
         assistant([thinking("hmm"), text("hi → there"), tool_use("t1", "Bash", {"command": "ls 中"})], uuid="a1"),
         assistant([text("split")], tokens=usage(1, 2, 3, 4), uuid="a2", version="2.0.2"),
         tool_result("t1", [{"type": "text", "text": "out\u9fa6"}, {"type": "image"}], uuid="r1"),
-        tool_result("t2", {"not": "text"}, uuid="r2"),
+        tool_result("t2", {"not": "text"}, uuid="r2", is_error=True),
         user("", uuid="u2", version="2.0.1"),
         user("[Request interrupted by user]", uuid="u3"),
         envelope("user", uuid="u4", isMeta=True, message={"role": "user", "content": "<meta>"}),
@@ -130,6 +150,8 @@ def test_lean_equals_full_on_awkward_input(tmp_path: Path) -> None:
         b'"isMeta":false,"isMeta":true,"message":{"role":"user","content":"first"}}',
         b'{"type":"assistant","uuid":"n1","sessionId":"s","timestamp":"2026-03-01T10:00:02Z","message":'
         b'{"model":"m","content":[{"type":"tool_use","id":"t","name":"Big","input":{"x":1e400}}]}}',
+        b'{"type":"assistant","uuid":"n2","sessionId":"s","timestamp":"2026-03-01T10:00:03Z","message":'
+        b'{"model":"m","content":[{"type":"tool_use","id":"t","name":"Big","input":{"x":1e400,"y":123456789012345678901234567890}}]}}',
         b"[1, 2]",
         b'{"type":5}',
         b"\xef\xbb\xbf" + good,
@@ -140,14 +162,81 @@ def test_lean_equals_full_on_awkward_input(tmp_path: Path) -> None:
         user("task", uuid="su1", isSidechain=True, agentId="abc", cwd="/work/sub"),
         assistant([text("done")], uuid="sa1", isSidechain=True, agentId="abc", model="claude-haiku-4-5"),
     )
-    assert_same_as_full_decoder(discover([tmp_path / "projects"]))
+    return root / "projects"
+
+
+# What the two decoders before the one walker reported for ``awkward_session`` (line, reason).
+AWKWARD_PROBLEMS = [
+    (6, "tool_result content is neither a string nor a list"),
+    (15, "usage.output_tokens is not an integer ('5')"),
+    (16, "usage is not an object (boolean)"),
+    (17, "assistant content block is not an object"),
+    (17, "text block without string 'text'"),
+    (17, "thinking block without string 'thinking'"),
+    (19, "assistant line without a message object"),
+    (20, "user message content is neither a string nor a list"),
+    (22, "user line without string uuid"),
+    (26, "invalid JSON: number is infinity when parsed as double"),  # and an integer beyond 64 bits
+    (27, "not a JSON object (array)"),
+    (28, "missing or non-string 'type'"),
+    (29, "line starts with a UTF-8 byte-order mark"),
+    (30, "invalid JSON: unexpected end of data"),
+    (21, "invalid or out-of-range timestamp (line kept, time unknown)"),
+]
+
+
+def test_profiles_agree_on_awkward_input(tmp_path: Path) -> None:
+    files = discover([awkward_session(tmp_path)])
+    assert_profiles_agree(files)
+    problems = decode_files(files, SESSIONS).problems
+    assert problems.select(S.LINE, S.REASON).rows() == AWKWARD_PROBLEMS
 
 
 @pytest.mark.parametrize("part", ["real", "synthetic"])
-def test_lean_equals_full_on_the_shared_transcripts(part: str) -> None:
+def test_profiles_agree_on_the_shared_transcripts(part: str) -> None:
     files = discover([shared_path("data", "claude", part)])
     assert files
-    assert_same_as_full_decoder(files)
+    assert_profiles_agree(files)
+
+
+def test_profiles_agree_on_the_samples() -> None:
+    assert_profiles_agree(discover([SAMPLES]))
+
+
+def test_profile_columns() -> None:
+    assert set(EVENTS.columns) | {S.SOURCE_FILE, S.FILE_SESSION_ID, S.IS_SUBAGENT_FILE} == set(S.EVENT_SCALARS)
+    assert set(SESSIONS.columns) < set(TURNS.columns) < set(EVENTS.columns)
+    assert {S.UUID, S.SESSION_ID, S.AGENT_ID} <= set(TURNS.columns)
+
+
+def relative(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_columns(pl.col(S.SOURCE_FILE).str.strip_prefix(f"{ROOT}/"))
+
+
+def sample_frames() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    sessions = read_sessions(SAMPLES)
+    turns = relative(read_turns(SAMPLES)).sort(S.SOURCE_FILE, S.TURN_INDEX)
+    events = relative(read_events(SAMPLES)).sort(S.SOURCE_FILE, S.LINE)
+    return sessions.sort(S.SESSION_ID), turns, events
+
+
+def test_frames_of_the_samples_equal_the_pinned_values() -> None:
+    sessions, turns, events = sample_frames()
+    assert_frame_equal(sessions, pl.read_ndjson(PINNED_SESSIONS, schema=S.SESSIONS_SCHEMA))
+    assert_frame_equal(turns, pl.read_ndjson(PINNED_TURNS, schema=S.TURNS_SCHEMA))
+    assert hashlib.sha256(events.write_ndjson().encode()).hexdigest() == PINNED_EVENTS_SHA256
+    assert read_problems(SAMPLES).is_empty()
+
+
+def test_one_decode_gives_what_the_verbs_give() -> None:
+    parts = list(iter_tables(SAMPLES))
+    sessions = pl.concat([t.sessions for t in parts]).sort(S.SESSION_ID)
+    turns = pl.concat([t.turns for t in parts])
+    assert_frame_equal(sessions, read_sessions(SAMPLES))
+    assert_frame_equal(turns, read_turns(SAMPLES))
+    lean = list(iter_tables(SAMPLES, turns=False))
+    assert all(t.turns.is_empty() and t.turns.schema == S.TURNS_SCHEMA for t in lean)
+    assert_frame_equal(pl.concat([t.sessions for t in lean]).sort(S.SESSION_ID), sessions)
 
 
 def test_turn_tool_names_follow_line_order() -> None:
@@ -195,3 +284,15 @@ def test_timestamp_fast_path_equals_the_general_parse(stamps: list[str | None]) 
     raw = pl.Series(S.TIMESTAMP, stamps, dtype=pl.String)
     general = raw.to_frame().select(parse_timestamp(pl.col(S.TIMESTAMP))).to_series()
     assert parse_timestamps(raw).equals(general)
+
+
+def pin() -> None:
+    sessions, turns, events = sample_frames()
+    PINNED.mkdir(exist_ok=True)
+    sessions.write_ndjson(PINNED_SESSIONS)
+    turns.write_ndjson(PINNED_TURNS)
+    print("PINNED_EVENTS_SHA256 =", hashlib.sha256(events.write_ndjson().encode()).hexdigest())
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--pin"]:
+    pin()

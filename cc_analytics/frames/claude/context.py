@@ -1,0 +1,128 @@
+"""The ``context`` report of one Claude Code session, as the JSON-ready dict the CLI prints.
+
+Imports: polars, ``cc_analytics.format`` and the other modules of ``frames.claude``. The
+session is decoded once with the measured profile and summarised as ``sessions`` does; the
+heuristic breakdown covers the current context (main chain since the last compaction).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cc_analytics.format import fraction_4
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.buckets import BUCKET, BUCKET_NAMES, TOKENS
+from cc_analytics.frames.claude.decode import SESSIONS, decode_files
+from cc_analytics.frames.claude.discovery import find_session
+from cc_analytics.frames.claude.sessions import PROVIDER, prepared, summarize
+from cc_analytics.frames.claude.usage import ON_CHAIN, SEGMENT
+from cc_analytics.frames.claude.windows import context_window
+
+CONTEXT_KEYS = ("system", "user", "assistant", "tool", "toolCalls")
+
+
+def claude_context(
+    session_id: str, *, roots: list[Path] | None = None, model: str | None = None
+) -> dict[str, Any] | None:
+    """The ``context`` report of one Claude Code session, or None when it is not found.
+
+    Keys, in order: the ChainlessChain ``cc context`` keys (``sessionId``, ``model``,
+    ``provider``, ``contextWindow``, ``totalTokens``, ``usedFraction``, ``remainingTokens``,
+    ``messageCount``, ``breakdown``, ``counts``, ``overflows``) measured with the heuristic
+    buckets over the current context (main chain since the last compaction), then recorded
+    fields (``recordedTokens``, ``peakTokens``, ``compactions`` …); see ``docs/claude-context.md``.
+    ``model`` sizes the window for that model instead of the recorded one.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> root = pathlib.Path(tempfile.mkdtemp())
+        >>> (root / "p").mkdir()
+        >>> _ = (root / "p" / "s.jsonl").write_text(
+        ...     '{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-03-01T10:00:00Z",'
+        ...     '"message":{"role":"user","content":"hello"}}\\n')
+        >>> report = claude_context("s", roots=[root])
+        >>> report["contextWindow"], report["totalTokens"], report["breakdown"]["user"]
+        (200000, 2, 2)
+        >>> claude_context("missing", roots=[root]) is None
+        True
+    """
+    files = find_session(session_id, roots)
+    if not files:
+        return None
+    events, blocks = prepared(decode_files(files, SESSIONS))
+    row = summarize(events, blocks, files).row(0, named=True)
+    current = blocks.filter(
+        pl.col(ON_CHAIN) & ~pl.col(S.IS_SUBAGENT_FILE) & (pl.col(SEGMENT) == pl.col(SEGMENT).max().over(S.SOURCE_FILE))
+    )
+    per_bucket = current.group_by(BUCKET).agg(
+        pl.col(TOKENS).sum().alias("tokens"), pl.col(S.ROW).n_unique().alias("messages")
+    )
+    tokens = dict.fromkeys(BUCKET_NAMES, 0)
+    counts = dict.fromkeys(BUCKET_NAMES, 0)
+    for bucket, value, messages in per_bucket.iter_rows():
+        tokens[bucket] = int(value)
+        counts[bucket] = int(messages)
+    breakdown = dict(zip(CONTEXT_KEYS, (tokens[name] for name in BUCKET_NAMES), strict=True))
+    total = sum(breakdown.values())
+    shown_model = model or row[S.LAST_MODEL]
+    if model:
+        window = int(pl.select(context_window(pl.lit(model), pl.lit(None, pl.String))).item())
+    else:
+        window = int(row[S.WINDOW])
+    effective = window - (row[S.WINDOW] - row[S.EFFECTIVE_WINDOW])
+    threshold = effective - (row[S.EFFECTIVE_WINDOW] - row[S.AUTOCOMPACT_THRESHOLD])
+    recorded = row[S.LAST_OCCUPANCY]
+    history = [
+        {"trigger": trigger, "preTokens": pre, "postTokens": post}
+        for trigger, pre, post in zip(
+            row[S.COMPACTION_TRIGGERS],
+            row[S.COMPACTION_PRE_TOKENS],
+            row[S.COMPACTION_POST_TOKENS],
+            strict=True,
+        )
+    ]
+    return {
+        "sessionId": session_id,
+        "model": shown_model,
+        "provider": PROVIDER,
+        "contextWindow": window,
+        "totalTokens": total,
+        "usedFraction": fraction_4(total / window),
+        "remainingTokens": max(0, window - total),
+        "messageCount": current.select(pl.col(S.ROW).n_unique()).item(),
+        "breakdown": breakdown,
+        "counts": {key: counts[name] for key, name in zip(CONTEXT_KEYS[:4], BUCKET_NAMES[:4], strict=True)},
+        "overflows": total > window,
+        "recordedTokens": recorded,
+        "recordedFraction": None if recorded is None else fraction_4(recorded / window),
+        "recordedRemainingTokens": None if recorded is None else max(0, window - recorded),
+        "peakTokens": row[S.PEAK_OCCUPANCY],
+        "effectiveWindow": effective,
+        "autoCompactThreshold": threshold,
+        "compactions": row[S.COMPACTIONS],
+        "compactionHistory": history,
+        "inputTokens": row[S.INPUT_TOKENS],
+        "cacheCreationTokens": row[S.CACHE_CREATION_TOKENS],
+        "cacheReadTokens": row[S.CACHE_READ_TOKENS],
+        "outputTokens": row[S.OUTPUT_TOKENS],
+        "cacheHitRatio": None if row[S.CACHE_HIT_RATIO] is None else fraction_4(row[S.CACHE_HIT_RATIO]),
+        "requests": row[S.REQUESTS],
+        "turns": row[S.TURNS],
+        "models": list(row[S.MODELS]),
+        "estimateCalibration": None if row[S.CALIBRATION] is None else fraction_4(row[S.CALIBRATION]),
+        "project": row[S.PROJECT],
+        "firstTime": _iso(row[S.FIRST_TIME]),
+        "lastTime": _iso(row[S.LAST_TIME]),
+        "files": row[S.FILES],
+        "subagentFiles": row[S.SUBAGENT_FILES],
+    }
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")

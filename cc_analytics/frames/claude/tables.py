@@ -1,0 +1,90 @@
+"""Sessions, turns and problems of Claude Code transcripts from one decode per batch.
+
+Imports: polars, the standard library, ``frames.engine`` and the other modules of
+``frames.claude``. What the report needs: each batch is read once with the measured profile
+(:data:`~cc_analytics.frames.claude.decode.TURNS`), prepared once, then summarised per
+session and lifted per turn, so a report costs about one ``sessions`` decode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+
+import polars as pl
+
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.decode import SESSIONS, TURNS, decode_files
+from cc_analytics.frames.claude.discovery import TranscriptFile
+from cc_analytics.frames.claude.events import Source, resolve
+from cc_analytics.frames.claude.sessions import prepared, summarize
+from cc_analytics.frames.claude.turns import lift_turns
+from cc_analytics.frames.engine import Progress, run_batches
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """The three frames of a batch of sessions: ``SESSIONS_SCHEMA``, ``TURNS_SCHEMA``, ``PROBLEMS_SCHEMA``.
+
+    ``turns`` is empty when it was not asked for.
+    """
+
+    sessions: pl.DataFrame
+    turns: pl.DataFrame
+    problems: pl.DataFrame
+
+
+def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
+    """Sessions, turns (when ``turns``) and problems of one batch, decoded once (run in a worker).
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.frames.claude.discovery import discover
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "s.jsonl").write_text(
+        ...     '{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-03-01T10:00:00Z",'
+        ...     '"message":{"role":"user","content":"hi"}}\\n[1]\\n')
+        >>> tables = tables_batch(discover([folder]))
+        >>> tables.sessions.height, tables.turns["event_uuids"].to_list(), tables.problems["line"].to_list()
+        (1, [['u1']], [2])
+    """
+    decoded = decode_files(files, TURNS if turns else SESSIONS)
+    events, blocks = prepared(decoded)
+    sessions = summarize(events, blocks, files)
+    if turns:
+        lifted = lift_turns(events.lazy(), blocks.lazy()).collect()
+    else:
+        lifted = pl.DataFrame(schema=S.TURNS_SCHEMA)
+    return Tables(sessions, lifted, decoded.problems)
+
+
+def iter_tables(
+    source: Source = None,
+    *,
+    turns: bool = True,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> Iterator[Tables]:
+    """:class:`Tables` of ``source`` batch by batch (a session never spans two batches).
+
+    ``source`` is a transcript file, a folder, a glob, a list of these (or of
+    ``TranscriptFile``), or None for the Claude Code projects folders. ``turns=False`` skips
+    the turns (what the ``sessions`` command needs); ``workers`` and ``on_progress`` are the
+    batch engine's (``frames.engine.run_batches``).
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "s.jsonl").write_text(
+        ...     '{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-03-01T10:00:00Z",'
+        ...     '"message":{"role":"user","content":"hi"}}\\n')
+        >>> [(t.sessions.height, t.turns.height) for t in iter_tables(folder)]
+        [(1, 1)]
+        >>> [(t.sessions.height, t.turns.height) for t in iter_tables(folder, turns=False)]
+        [(1, 0)]
+    """
+    files = resolve(source)
+    profile = TURNS if turns else SESSIONS
+    work = partial(tables_batch, turns=turns)
+    yield from run_batches(work, files, workers=workers, on_progress=on_progress, batch_bytes=profile.batch_bytes)
