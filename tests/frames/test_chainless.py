@@ -1,4 +1,4 @@
-"""ChainlessChain loader, replay and context expressions, built from small JSONL builders."""
+"""ChainlessChain store, decoder, replay and the context report, built from small JSONL builders."""
 
 from __future__ import annotations
 
@@ -9,15 +9,16 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cc_analytics.frames.chainless.events import (
-    decode_files,
+from cc_analytics.frames.chainless import (
+    context_frame,
     is_safe_id,
-    read_chainless,
-    scan_chainless,
-    scan_chainless_messages,
+    read_events,
+    read_problems,
+    report_dict,
+    scan_events,
     session_path,
+    table_window,
 )
-from cc_analytics.frames.chainless.sessions import context_frame, read_context, report_dict, table_window
 
 
 def event(kind: str, data: object, ts: float = 1767225600000) -> str:
@@ -39,8 +40,7 @@ def write(tmp: Path, name: str, lines: list[str], *, newline: str = "\n") -> Pat
 
 
 def report(path: Path, **flags: str) -> dict:
-    frame, _ = read_context([path], **flags)
-    return report_dict(frame.row(0, named=True))
+    return report_dict(context_frame(path, **flags).row(0, named=True))
 
 
 def test_typical_session_buckets(tmp_path: Path) -> None:
@@ -129,9 +129,9 @@ def test_tool_events_are_not_replayed(tmp_path: Path) -> None:
 def test_malformed_lines_are_skipped_and_counted(tmp_path: Path) -> None:
     lines = ["\ufeff" + start(), "NaN", '{"a":1,}', "{'a':1}", "   ", msg("user", "kept"), '{"type":"user_message"']
     path = write(tmp_path, "s", lines, newline="\r\n")
-    frames = decode_files([path])
-    assert frames.problems.height == 6
-    assert frames.problems["line"].to_list() == [1, 2, 3, 4, 5, 7]
+    problems = read_problems(path)
+    assert problems["line"].to_list() == [1, 2, 3, 4, 5, 7]
+    assert problems["source_file"].unique().to_list() == [str(path)]
     r = report(path)
     assert (r["model"], r["messageCount"]) == (None, 1)  # the BOM line hid the header
 
@@ -227,11 +227,11 @@ def test_unsafe_ids_never_touch_the_filesystem(tmp_path: Path, monkeypatch) -> N
 
 def test_events_frame_columns(tmp_path: Path) -> None:
     path = write(tmp_path, "s", [start(), msg("user", {"k": 1.0}), usage(100000, attribution={"origin": "x"}), "null"])
-    events = read_chainless(path)
+    events = read_events(path)
     assert events["type"].to_list() == ["session_start", "user_message", "token_usage", None]
     assert events["content_json"].to_list()[1] == '{"k":1}'
     row = events.row(2, named=True)
-    assert (row["usage_input_tokens"], row["recorded_window"], row["is_main_usage"], row["attribution"]) == (
+    assert (row["input_tokens"], row["recorded_window"], row["is_main_usage"], row["attribution"]) == (
         5,
         100000,
         False,
@@ -257,9 +257,4 @@ def test_buckets_sum_to_total_and_lazy_equals_eager(tmp_path_factory, items) -> 
     r = report(path)
     assert sum(r["breakdown"].values()) == r["totalTokens"]
     assert sum(r["counts"].values()) == r["messageCount"] == len(items)
-    assert scan_chainless(path).collect().equals(read_chainless(path))
-    frames = decode_files([path])
-    lazy = context_frame(frames.events.lazy(), frames.messages.lazy()).collect()
-    eager = context_frame(frames.events, frames.messages).collect()
-    assert lazy.equals(eager)
-    assert scan_chainless_messages(path).collect().height == len(items)
+    assert scan_events(path).collect().equals(read_events(path))
