@@ -15,8 +15,8 @@ from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.estimate import estimate_tokens
 
 BUCKET = "bucket"
-TEXT_TOKENS = "text_tokens"
-CALL_TOKENS = "call_tokens"
+TEXT_TOKENS = S.TEXT_TOKENS
+CALL_TOKENS = S.CALL_TOKENS
 TOKENS = "tokens"
 ROLE_BUCKETS = ("system", "user", "assistant", "tool")
 # Bucket name → its column: tokens_system, tokens_user, tokens_assistant, tokens_tool.
@@ -31,11 +31,15 @@ def bucket() -> pl.Expr:
 
 
 def with_tokens(messages: pl.LazyFrame) -> pl.LazyFrame:
-    """Messages with their bucket, text tokens, tool-call tokens and the two summed."""
+    """Messages with their bucket, text tokens, tool-call tokens and the two summed.
+
+    Tokens the decoder already measured (the estimate's scalar fast path) are kept; the
+    expression measures the rest.
+    """
     return messages.with_columns(
         bucket().alias(BUCKET),
-        estimate_tokens(S.TEXT).alias(TEXT_TOKENS),
-        estimate_tokens(S.TOOL_CALLS_TEXT).fill_null(0).alias(CALL_TOKENS),
+        pl.coalesce(TEXT_TOKENS, estimate_tokens(S.TEXT)).alias(TEXT_TOKENS),
+        pl.coalesce(CALL_TOKENS, estimate_tokens(S.TOOL_CALLS_TEXT)).fill_null(0).alias(CALL_TOKENS),
     ).with_columns((pl.col(TEXT_TOKENS) + pl.col(CALL_TOKENS)).alias(TOKENS))
 
 

@@ -1,8 +1,8 @@
 """The one line walker of ChainlessChain transcripts: bytes in, Polars frames out.
 
-Imports: orjson, polars, the standard library, ``frames.estimate`` and ``frames.chainless``'s
-``schema`` and ``store``. This is the only place that looks at individual lines, and every
-line rule of ``cc-context.md`` §3–6 is applied here once:
+Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.sources`` and
+``frames.chainless``'s ``schema`` and ``jsvalues``. This is the only place that looks at
+individual lines, and every line rule of ``cc-context.md`` §3–6 is applied here once:
 
 * lines are split on LF, one trailing CR dropped, empty lines skipped; each line is parsed
   strictly as ECMAScript ``JSON.parse`` would (orjson, then the standard library for what
@@ -17,15 +17,16 @@ line rule of ``cc-context.md`` §3–6 is applied here once:
 
 What a caller keeps is its choice of :class:`Profile`, never a second copy of these rules:
 ``CONTEXT`` keeps per file the header values and the replayed messages only (a checkpoint
-drops what came before it), which is all ``cc context`` needs; ``EVENTS`` also keeps one
-row per line with the details of its type, and every message replay admitted, marked with
-its segment (checkpoints seen so far) and whether it is still in context at the end.
+drops what came before it), which is all ``cc context`` needs, and measures their text with
+the estimate's scalar fast path where it can (``text_tokens``), so that text never reaches
+Arrow; ``EVENTS`` also keeps one row per line with the details of its type, and every
+message replay admitted, with its text, marked with its segment (checkpoints seen so far)
+and whether it is still in context at the end.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 import unicodedata
@@ -38,7 +39,15 @@ import orjson
 import polars as pl
 
 from cc_analytics.frames.chainless import schema as S
-from cc_analytics.frames.estimate import content_text, js_stringify, well_formed
+from cc_analytics.frames.chainless.jsvalues import (
+    finite_number,
+    int_or_none,
+    is_js_number,
+    js_string,
+    js_truthy,
+    parse_line,
+)
+from cc_analytics.frames.estimate import content_text, js_stringify, text_tokens, well_formed
 from cc_analytics.frames.sources import TranscriptFile
 
 MESSAGE_EVENT_TYPES = frozenset({"user_message", "assistant_message", "system"})
@@ -86,94 +95,9 @@ class Decoded:
     problems: pl.DataFrame  # PROBLEMS_SCHEMA
 
 
-# ------------------------------------------------------------------ JSON, as JavaScript sees it
-
-
-class _Reject(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> Any:
-    raise _Reject(name)
-
-
-def parse_line(raw: bytes) -> tuple[bool, Any, str | None]:
-    """Strictly parse one line as ECMAScript ``JSON.parse`` would: ``(ok, value, reason)``.
-
-    Examples:
-        >>> parse_line(b'{"a":1}'), parse_line(b"NaN")[0], parse_line(b'"\\\\ud800"')[0]
-        ((True, {'a': 1}, None), False, True)
-    """
-    try:
-        return True, orjson.loads(raw), None
-    except orjson.JSONDecodeError as exc:
-        first_error = str(exc)
-    text = raw.decode("utf-8", "replace")
-    # orjson refuses what JavaScript accepts: lone surrogate escapes, 1e400 (Infinity),
-    # and nesting deeper than 1024. The standard library parser takes those.
-    try:
-        return True, json.loads(text, parse_constant=_reject_constant), None
-    except (ValueError, RecursionError):
-        return False, None, first_error.split(":")[0]
-
-
-def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness of a decoded JSON value."""
-    if value is None or value is False or value == "":
-        return False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value != 0 and not (isinstance(value, float) and math.isnan(value))
-    return True
-
-
-def js_string(value: Any) -> str:
-    """JavaScript ``String(value)`` for a decoded JSON value.
-
-    Examples:
-        >>> js_string([1, None, "a"]), js_string({"k": 1}), js_string(2.0)
-        ('1,,a', '[object Object]', '2')
-    """
-    if isinstance(value, str):
-        return value
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_string(item) for item in value)
-    if isinstance(value, dict):
-        return "[object Object]"
-    return js_stringify(value)
-
-
-def _is_js_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _finite_number(value: Any) -> float | None:
-    """``value`` as a float when it is a finite JSON number (not a boolean), else None."""
-    kind = type(value)
-    if kind is float:
-        return value if value - value == 0.0 else None
-    if kind is int:
-        try:
-            return float(value)
-        except OverflowError:  # beyond the double range: Infinity in JavaScript
-            return None
-    return None
-
-
-def _int_or_none(value: Any) -> int | None:
-    if type(value) is int or (type(value) is float and math.isfinite(value) and value == int(value)):
-        return int(value) if abs(value) < 2**63 else None
-    return None
-
-
 def _recorded_window(value: Any) -> int | None:
     # The size test comes first: math.isfinite cannot take an int beyond the double range.
-    if not _is_js_number(value) or abs(value) > MAX_SAFE_INTEGER:
+    if not is_js_number(value) or abs(value) > MAX_SAFE_INTEGER:
         return None
     if not math.isfinite(value) or value != int(value):
         return None
@@ -219,7 +143,7 @@ def ws_turn_messages(data: Any) -> list[dict[str, Any]]:
     if not isinstance(data, dict) or data.get("outcome") != "completed":
         return []
     version = data.get("schemaVersion")
-    if not _is_js_number(version) or version != 1:
+    if not is_js_number(version) or version != 1:
         return []
     claimed = data.get("inputDigest") is not None or data.get("opaqueClaimId") is not None
     if set(data) != (_WS_CLAIM_KEYS if claimed else _WS_KEYS):
@@ -270,15 +194,16 @@ class Walker:
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.jsonl"
         >>> _ = path.write_text('{"type":"user_message","data":{"role":"user","content":"hi"}}\\nNaN\\n')
         >>> decoded = decode([transcript_file(path)], Profile.CONTEXT)
-        >>> decoded.messages["text"].to_list(), decoded.problems["reason"].to_list()
-        (['hi'], ['not strict JSON (unexpected character, expected a JSON value); line skipped'])
+        >>> decoded.messages.select("role", "text_tokens").rows(), decoded.problems["reason"].to_list()
+        ([('user', 1)], ['not strict JSON (unexpected character, expected a JSON value); line skipped'])
     """
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.history = profile is Profile.EVENTS
-        kept = S.MESSAGES_SCHEMA if self.history else S.CONTEXT_MESSAGE_COLUMNS
-        self.messages: dict[str, list[Any]] = {name: [] for name in kept}
+        self.message_columns = tuple(S.MESSAGES_SCHEMA) if self.history else S.CONTEXT_MESSAGE_COLUMNS
+        measured = (S.TEXT_TOKENS, S.CALL_TOKENS)
+        self.messages: dict[str, list[Any]] = {name: [] for name in self.message_columns if name not in measured}
         self.files: dict[str, list[Any]] = {name: [] for name in S.FILES_SCHEMA}
         self.core: dict[str, list[Any]] = {name: [] for name in S.CORE_COLUMNS}
         self.detail: dict[str, list[Any]] = {name: [] for name in S.DETAIL_COLUMNS}
@@ -351,7 +276,7 @@ class Walker:
             stamp = value.get("timestamp")
             if type(stamp) is int or type(stamp) is float:
                 if not strict:
-                    stamp = _finite_number(stamp)
+                    stamp = finite_number(stamp)
                 if stamp is not None:
                     if stamp > latest:
                         latest = stamp
@@ -438,16 +363,26 @@ class Walker:
         """Move the messages collected so far into a Polars chunk (call between files), so the
         Python strings of a whole batch never live beside their Arrow copy."""
         self._pending = 0
-        if self.messages[S.FILE]:
-            schema = {name: S.MESSAGES_SCHEMA[name] for name in self.messages}
-            self._chunks.append(pl.DataFrame(self.messages, schema=schema))
-            for column in self.messages.values():
-                column.clear()
+        cols = self.messages
+        if not cols[S.FILE]:
+            return
+        data = dict(cols)
+        if self.history:
+            data[S.TEXT_TOKENS] = data[S.CALL_TOKENS] = [None] * len(cols[S.FILE])
+        else:
+            # Measuring here, not in the loop, skips the messages a later checkpoint dropped;
+            # the strings the fast path measured never reach Arrow.
+            data[S.TEXT_TOKENS], data[S.TEXT] = _measured(cols[S.TEXT])
+            data[S.CALL_TOKENS], data[S.TOOL_CALLS_TEXT] = _measured(cols[S.TOOL_CALLS_TEXT])
+        schema = {name: S.MESSAGES_SCHEMA[name] for name in self.message_columns}
+        self._chunks.append(pl.DataFrame({name: data[name] for name in schema}, schema=schema))
+        for column in cols.values():
+            column.clear()
 
     def frames(self) -> Decoded:
         """Everything decoded so far, as frames with explicit schemas."""
         self.flush()
-        message_schema = {name: S.MESSAGES_SCHEMA[name] for name in self.messages}
+        message_schema = {name: S.MESSAGES_SCHEMA[name] for name in self.message_columns}
         messages = pl.concat(self._chunks, rechunk=False) if self._chunks else pl.DataFrame(schema=message_schema)
         files = pl.DataFrame(self.files, schema=S.FILES_SCHEMA)
         return Decoded(files, messages, self._events(files), pl.DataFrame(self.problems, schema=S.PROBLEMS_SCHEMA))
@@ -527,18 +462,20 @@ class Walker:
             if kind == "compact":
                 trigger = data.get("trigger")
                 row[S.TRIGGER] = clean(trigger) if isinstance(trigger, str) else None
-                row[S.PRE_TOKENS] = _int_or_none(data.get("originalTokens"))
-                row[S.POST_TOKENS] = _int_or_none(data.get("compressedTokens"))
+                row[S.PRE_TOKENS] = int_or_none(data.get("originalTokens"))
+                row[S.POST_TOKENS] = int_or_none(data.get("compressedTokens"))
         elif kind == "session_start":
             row[S.MODEL], row[S.PROVIDER] = header_of(data)
         elif kind == "token_usage":
-            usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-            row[S.INPUT_TOKENS] = _int_or_none(usage.get("input_tokens"))
-            row[S.OUTPUT_TOKENS] = _int_or_none(usage.get("output_tokens"))
-            row[S.CACHE_READ_TOKENS] = _int_or_none(usage.get("cache_read_input_tokens"))
-            row[S.CACHE_CREATION_TOKENS] = _int_or_none(usage.get("cache_creation_input_tokens"))
+            usage = data.get("usage")
+            if not isinstance(usage, dict):
+                usage = {}
+            row[S.INPUT_TOKENS] = int_or_none(usage.get("input_tokens"))
+            row[S.OUTPUT_TOKENS] = int_or_none(usage.get("output_tokens"))
+            row[S.CACHE_READ_TOKENS] = int_or_none(usage.get("cache_read_input_tokens"))
+            row[S.CACHE_CREATION_TOKENS] = int_or_none(usage.get("cache_creation_input_tokens"))
             window = data.get("contextWindow")
-            row[S.RAW_WINDOW] = _finite_number(window)
+            row[S.RAW_WINDOW] = finite_number(window)
             row[S.RECORDED_WINDOW] = _recorded_window(window)
             attribution, source = data.get("attribution"), data.get("source")
             row[S.ATTRIBUTION] = None if attribution is None else well_formed(js_stringify(attribution))
@@ -553,6 +490,12 @@ class Walker:
             row[S.IS_ERROR] = data.get("is_error") is True
         for name, column in self.detail.items():
             column.append(row[name])
+
+
+def _measured(texts: list[str | None]) -> tuple[list[int | None], list[str | None]]:
+    """Tokens of each text by the estimate's scalar fast path, and the texts it could not measure."""
+    tokens = [None if text is None else text_tokens(text) for text in texts]
+    return tokens, [text if count is None else None for text, count in zip(texts, tokens, strict=True)]
 
 
 def _usage_record(data: dict[str, Any]) -> tuple[int | None, str | None, str | None]:

@@ -155,6 +155,10 @@ SEGMENT = "segment"  # checkpoints seen before (or at) the message's line in its
 IN_CONTEXT = "in_context"  # replayed by cc context: in the file's last segment
 TEXT = "text"  # what the content is measured by (spec §7.1)
 TOOL_CALLS_TEXT = "tool_calls_text"  # JSON.stringify of a non-empty tool_calls array, else null
+# Tokens of TEXT and TOOL_CALLS_TEXT when the decoder measured them with the scalar fast path
+# of the estimate (the lean profile does; its text is then null); null where the expression measures.
+TEXT_TOKENS = "text_tokens"
+CALL_TOKENS = "call_tokens"
 
 MESSAGES_SCHEMA = pl.Schema(
     {
@@ -166,11 +170,13 @@ MESSAGES_SCHEMA = pl.Schema(
         IN_CONTEXT: pl.Boolean(),
         ROLE: pl.String(),
         TEXT: pl.String(),
+        TEXT_TOKENS: pl.Int64(),
         TOOL_CALLS_TEXT: pl.String(),
+        CALL_TOKENS: pl.Int64(),
     }
 )
 # What the lean context profile keeps of a message (every message it keeps is in context).
-CONTEXT_MESSAGE_COLUMNS = (FILE, ROLE, TEXT, TOOL_CALLS_TEXT)
+CONTEXT_MESSAGE_COLUMNS = (FILE, ROLE, TEXT, TEXT_TOKENS, TOOL_CALLS_TEXT, CALL_TOKENS)
 
 # Files: one row per transcript, in the order they were decoded.
 RECORDED_MODEL = "recorded_model"  # header (first session_start): model, "" when none

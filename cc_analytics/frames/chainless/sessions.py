@@ -253,7 +253,7 @@ def summarize(decoded: Decoded, turns: pl.DataFrame) -> pl.DataFrame:
         .select(list(S.SESSIONS_SCHEMA))
         .sort(S.SESSION_ID, maintain_order=True)
     )
-    return summary.collect().cast(dict(S.SESSIONS_SCHEMA))
+    return summary.collect().cast(S.SESSIONS_SCHEMA)
 
 
 def frames_batch(files: list[TranscriptFile]) -> SessionFrames:

@@ -152,7 +152,7 @@ def lift_turns(decoded: Decoded) -> pl.LazyFrame:
         )
     )
     nulls = (pl.lit(None, S.TURNS_SCHEMA[name]).alias(name) for name in NULL_COLUMNS)
-    return turns.with_columns(*nulls).select(list(S.TURNS_SCHEMA)).cast(dict(S.TURNS_SCHEMA))
+    return turns.with_columns(*nulls).select(list(S.TURNS_SCHEMA)).cast(S.TURNS_SCHEMA)
 
 
 def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
