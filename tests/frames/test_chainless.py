@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
@@ -20,23 +19,7 @@ from cc_analytics.frames.chainless import (
     table_window,
 )
 
-
-def event(kind: str, data: object, ts: float = 1767225600000) -> str:
-    return json.dumps({"type": kind, "timestamp": ts, "data": data}, ensure_ascii=False)
-
-
-def start(model: str = "qwen2.5:7b", provider: str = "ollama") -> str:
-    return event("session_start", {"title": "t", "provider": provider, "model": model})
-
-
-def msg(role: str, content: object, kind: str = "user_message", **extra: object) -> str:
-    return event(kind, {"role": role, "content": content, **extra})
-
-
-def write(tmp: Path, name: str, lines: list[str], *, newline: str = "\n") -> Path:
-    path = tmp / f"{name}.jsonl"
-    path.write_text(newline.join(lines) + newline, encoding="utf-8")
-    return path
+from .chainless_builders import event, msg, start, usage, write
 
 
 def report(path: Path, **flags: str) -> dict:
@@ -160,17 +143,6 @@ def test_window_resolution_order() -> None:
         32768,
         1048576,
     ]
-
-
-def usage(window: object, **extra: object) -> str:
-    data = {
-        "provider": "openai",
-        "model": "gpt-4o",
-        "usage": {"input_tokens": 5, "output_tokens": 2},
-        "contextWindow": window,
-    }
-    data.update(extra)
-    return event("token_usage", data)
 
 
 def test_recorded_window_rules(tmp_path: Path) -> None:

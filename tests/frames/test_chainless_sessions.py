@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +24,8 @@ from cc_analytics.frames.chainless import (
 from cc_analytics.frames.chainless.store import transcript_file
 from cc_analytics.frames.schema import BUCKETS, SESSIONS_SCHEMA
 from tests.conftest import ROOT, SHARED
+
+from .chainless_builders import event
 
 SHARED_SESSIONS = SHARED / "data" / "chainless" / "sessions"
 SAMPLES = ROOT / "data-samples" / "chainless"
@@ -158,10 +159,6 @@ def test_unreadable_file_is_an_empty_session_and_a_problem(tmp_path: Path) -> No
     assert (session["turns"], session["events"], session["first_time"]) == (0, 0, None)
 
 
-def line(kind: object, data: object, ts: object = 1767225600000) -> str:
-    return json.dumps({"type": kind, "timestamp": ts, "data": data}, ensure_ascii=False)
-
-
 CALLS = [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"n":1.5}'}}]
 messages = st.fixed_dictionaries(
     {"role": st.sampled_from(["system", "user", "assistant", "tool", "x", ""])},
@@ -188,22 +185,22 @@ ws_good = {
 }
 stamps = st.sampled_from([1767225600000, 1767225600001.5, "1767225600000", None, True, -5, 10**400])
 events = st.one_of(
-    st.builds(line, st.sampled_from(["user_message", "assistant_message", "system"]), messages, stamps),
-    st.builds(line, st.just("assistant_message"), st.sampled_from([{"content": "no role"}, [], None])),
-    st.builds(line, st.sampled_from(["compact", "checkpoint_timeline_commit"]), st.builds(dict, messages=snapshot)),
-    st.builds(line, st.just("compact"), st.just({"messages": "not a list"})),
+    st.builds(event, st.sampled_from(["user_message", "assistant_message", "system"]), messages, stamps),
+    st.builds(event, st.just("assistant_message"), st.sampled_from([{"content": "no role"}, [], None])),
+    st.builds(event, st.sampled_from(["compact", "checkpoint_timeline_commit"]), st.builds(dict, messages=snapshot)),
+    st.builds(event, st.just("compact"), st.just({"messages": "not a list"})),
     st.builds(
-        line,
+        event,
         st.just("session_start"),
         st.fixed_dictionaries(
             {"model": st.sampled_from(["gpt-4o", "", None, 0]), "provider": st.sampled_from(["openai", ""])}
         ),
     ),
-    st.builds(line, st.just("session_start"), st.just("not an object")),
-    st.builds(line, st.just("token_usage"), usage_data, stamps),
-    st.builds(line, st.just("ws_turn"), st.sampled_from([ws_good, dict(ws_good, outcome="failed")])),
-    st.builds(line, st.just("tool_call"), st.sampled_from([{"tool": "read", "is_error": True}, {"tool": 3}])),
-    st.builds(line, st.sampled_from(["tool_result", [1], {"a": 1}, None]), st.just({"result": "x"}), stamps),
+    st.builds(event, st.just("session_start"), st.just("not an object")),
+    st.builds(event, st.just("token_usage"), usage_data, stamps),
+    st.builds(event, st.just("ws_turn"), st.sampled_from([ws_good, dict(ws_good, outcome="failed")])),
+    st.builds(event, st.just("tool_call"), st.sampled_from([{"tool": "read", "is_error": True}, {"tool": 3}])),
+    st.builds(event, st.sampled_from(["tool_result", [1], {"a": 1}, None]), st.just({"result": "x"}), stamps),
     st.sampled_from(["null", "42", "[]", '"x"', "NaN", "{'a':1}", "", "   ", '{"a":1,}', '{"type":"system"']),
     st.just('{"type":"user_message","data":{"role":"user","content":"\\ud800 lone"},"timestamp":1e400}'),
 )

@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from cc_analytics.frames.chainless import read_turns, scan_turns
 from cc_analytics.frames.schema import TURNS_SCHEMA
 
+from .chainless_builders import event, msg, start, usage, write
 
-def event(kind: str, data: object, ts: float = 1767225600000) -> str:
-    return json.dumps({"type": kind, "timestamp": ts, "data": data}, ensure_ascii=False)
-
-
-def msg(role: str, content: object, kind: str = "user_message", ts: float = 1767225600000) -> str:
-    return event(kind, {"role": role, "content": content}, ts)
-
-
-def write(tmp: Path, lines: list[str], name: str = "s") -> Path:
-    path = tmp / f"{name}.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-START = event("session_start", {"title": "t", "provider": "openai", "model": "gpt-4o"})
+START = start("gpt-4o", "openai")
 WS_TURN = {
     "schemaVersion": 1,
     "requestId": "r-1",
@@ -45,7 +31,7 @@ def test_a_user_prompt_opens_a_turn(tmp_path: Path) -> None:
         event("ws_turn", WS_TURN),
         event("compact", {"messages": [{"role": "user", "content": "snapshot"}]}),
     ]
-    turns = read_turns(write(tmp_path, lines))
+    turns = read_turns(write(tmp_path, "s", lines))
     assert turns.schema == TURNS_SCHEMA
     assert turns.select("turn_index", "role", "prompt").rows() == [
         (0, "assistant", None),
@@ -59,7 +45,7 @@ def test_a_user_prompt_opens_a_turn(tmp_path: Path) -> None:
 
 
 def test_first_line_opener_is_turn_zero(tmp_path: Path) -> None:
-    turns = read_turns(write(tmp_path, [msg("user", "hi"), msg("assistant", "yo", "assistant_message")]))
+    turns = read_turns(write(tmp_path, "s", [msg("user", "hi"), msg("assistant", "yo", "assistant_message")]))
     assert turns.select("turn_index", "role", "estimated_tokens").rows() == [(0, "user", 2)]
 
 
@@ -75,7 +61,7 @@ def test_tool_calls_times_and_running_context(tmp_path: Path) -> None:
         event("compact", {"trigger": "manual", "messages": [{"role": "system", "content": "z" * 12}]}),
         msg("user", "w" * 4, ts=1767225609000),
     ]
-    turns = read_turns(write(tmp_path, lines))
+    turns = read_turns(write(tmp_path, "s", lines))
     first = turns.row(1, named=True)
     assert (first["tool_calls"], first["tool_names"], first["tool_errors"]) == (2, ["read_file", "grep"], 1)
     assert (first["start_time"].second, first["end_time"].second, first["end_time"].microsecond) == (1, 5, 500000)
@@ -87,9 +73,6 @@ def test_tool_calls_times_and_running_context(tmp_path: Path) -> None:
 
 
 def test_window_follows_the_main_record_in_force(tmp_path: Path) -> None:
-    def usage(window: object, **extra: object) -> str:
-        return event("token_usage", {"model": "gpt-4o", "provider": "openai", "contextWindow": window, **extra})
-
     lines = [
         START,
         msg("user", "a"),
@@ -99,7 +82,7 @@ def test_window_follows_the_main_record_in_force(tmp_path: Path) -> None:
         msg("user", "c"),
         usage("invalid"),
     ]
-    turns = scan_turns(write(tmp_path, lines)).collect()
+    turns = scan_turns(write(tmp_path, "s", lines)).collect()
     assert turns["window"].to_list() == [128000, 100000, 100000, 128000]
     assert turns["model"].to_list() == ["gpt-4o"] * 4
     assert turns["headroom"].to_list()[1] == 100000 - 1
