@@ -15,17 +15,19 @@ from polars.testing import assert_frame_equal
 import cc_analytics.frames.chainless as chainless
 from cc_analytics.frames.chainless import (
     context_frame,
+    iter_tables,
     live_transcripts,
     read_problems,
     read_sessions,
     read_turns,
+    resolve,
     scan_sessions,
 )
 from cc_analytics.frames.chainless.store import transcript_file
 from cc_analytics.frames.schema import BUCKETS, SESSIONS_SCHEMA
 from tests.conftest import ROOT, SHARED
 
-from .chainless_builders import event
+from .chainless_builders import event, write
 
 SHARED_SESSIONS = SHARED / "data" / "chainless" / "sessions"
 SAMPLES = ROOT / "data-samples" / "chainless"
@@ -216,3 +218,21 @@ def test_profiles_agree_on_generated_sessions(tmp_path_factory, files, newline) 
         path.write_text(newline.join(lines), encoding="utf-8")
         paths.append(path)
     assert_profiles_agree(paths)
+
+
+def test_one_decode_gives_sessions_turns_and_problems() -> None:
+    paths = store_files()
+    tables = list(iter_tables(paths))
+    assert_frame_equal(pl.concat([t.sessions for t in tables]).sort("session_id"), read_sessions(paths))
+    assert_frame_equal(pl.concat([t.turns for t in tables]), read_turns(paths))
+    assert_frame_equal(pl.concat([t.problems for t in tables]), read_problems(paths))
+    assert sum(t.turns.height for t in iter_tables(paths, turns=False)) == 0
+
+
+def test_deleted_transcripts_are_no_sessions(tmp_path: Path) -> None:
+    for name in ("live", "tombstoned", "meta-deleted"):
+        write(tmp_path, name, [event("user_message", {"role": "user", "content": name})])
+    (tmp_path / "tombstoned.tombstone").write_text("")
+    (tmp_path / "meta-deleted.meta.json").write_text('{"deleted": true}')
+    for source in (tmp_path, sorted(tmp_path.glob("*.jsonl")), str(tmp_path / "*")):
+        assert [f.session_id for f in resolve(source)] == ["live"]

@@ -30,7 +30,7 @@ _EXPORTS = {
     "read_turns": "turns",
     "scan_sessions": "sessions",
     "read_sessions": "sessions",
-    "iter_frames": "sessions",
+    "iter_tables": "sessions",
     "context_frame": "sessions",
     "report_dict": "sessions",
     "default_sessions_dir": "store",
@@ -38,7 +38,7 @@ _EXPORTS = {
     "is_deleted": "store",
     "session_path": "store",
     "live_transcripts": "store",
-    "resolve_sources": "store",
+    "resolve": "store",
     "table_window": "windows",
 }
 

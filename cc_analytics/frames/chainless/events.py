@@ -14,7 +14,7 @@ import polars as pl
 
 from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.chainless.decode import Profile, decode
-from cc_analytics.frames.chainless.store import Source, resolve_sources
+from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -47,7 +47,7 @@ def scan_events(
         >>> scan_events(folder).select("session_id", "line", "type", "model").collect().rows()
         [('s', 1, 'session_start', 'gpt-4o'), ('s', 2, None, None)]
     """
-    files = resolve_sources(source)
+    files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
         yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress)
@@ -79,7 +79,7 @@ def scan_problems(
         >>> scan_problems(folder).select("line", "reason").collect().rows()
         [(2, 'not strict JSON (trailing comma is not allowed); line skipped')]
     """
-    files = resolve_sources(source)
+    files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
         yield from run_batches(problems_batch, files, workers=workers, on_progress=on_progress)
@@ -111,7 +111,7 @@ read_chainless_problems = read_problems
 
 def scan_chainless_messages(source: Source | None = None) -> pl.LazyFrame:
     """Deprecated: the messages ``cc context`` replays (``MESSAGES_SCHEMA``, ``in_context`` rows)."""
-    files = resolve_sources(source)
+    files = resolve(source)
     schema = pl.Schema(dict(S.MESSAGES_SCHEMA))
 
     def produce() -> Iterator[pl.DataFrame]:

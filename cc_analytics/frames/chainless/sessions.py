@@ -52,7 +52,7 @@ from cc_analytics.frames import metrics
 from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.chainless.buckets import TOKENS, bucket_counts, bucket_sums, with_tokens
 from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
-from cc_analytics.frames.chainless.store import Source, resolve_sources
+from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.turns import lift_turns, utc_time
 from cc_analytics.frames.chainless.windows import resolved_window, shown_model, shown_provider
 from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
@@ -66,7 +66,7 @@ NULL_COLUMNS = (S.PROJECT, S.EFFECTIVE_WINDOW, S.AUTOCOMPACT_THRESHOLD, S.CALIBR
 
 
 @dataclass(frozen=True, slots=True)
-class SessionFrames:
+class Tables:
     """What one decode of a batch gives: sessions, turns and problems."""
 
     sessions: pl.DataFrame
@@ -125,7 +125,7 @@ def iter_context(
 ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
     """(report rows, problems) batch by batch: what :func:`context_frame` and the CLI consume."""
     work = partial(context_batch, model=model or None, provider=provider or None)
-    files = resolve_sources(source)
+    files = resolve(source)
     yield from run_batches(work, files, workers=workers, on_progress=on_progress, batch_bytes=CONTEXT_BATCH_BYTES)
 
 
@@ -256,18 +256,30 @@ def summarize(decoded: Decoded, turns: pl.DataFrame) -> pl.DataFrame:
     return summary.collect().cast(S.SESSIONS_SCHEMA)
 
 
-def frames_batch(files: list[TranscriptFile]) -> SessionFrames:
-    """Sessions, turns and problems of one batch from one decode (run in a worker process)."""
+def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
+    """Sessions, turns (empty unless ``turns``) and problems of one batch from one decode
+    (run in a worker process)."""
     decoded = decode(files, Profile.EVENTS)
-    turns = lift_turns(decoded).collect()
-    return SessionFrames(summarize(decoded, turns), turns, decoded.problems)
+    turn_rows = lift_turns(decoded).collect()
+    sessions = summarize(decoded, turn_rows)
+    return Tables(sessions, turn_rows if turns else turn_rows.clear(), decoded.problems)
 
 
-def iter_frames(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> Iterator[SessionFrames]:
-    """Sessions, turns and problems batch by batch, each batch decoded once."""
-    yield from run_batches(frames_batch, resolve_sources(source), workers=workers, on_progress=on_progress)
+def iter_tables(
+    source: Source | None = None,
+    *,
+    turns: bool = True,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> Iterator[Tables]:
+    """Sessions, turns (empty unless ``turns``) and problems batch by batch, each batch decoded once.
+
+    Examples:
+        >>> [batch.sessions.height for batch in iter_tables([])]
+        []
+    """
+    work = partial(tables_batch, turns=turns)
+    yield from run_batches(work, resolve(source), workers=workers, on_progress=on_progress)
 
 
 def scan_sessions(
@@ -287,11 +299,11 @@ def scan_sessions(
         >>> scan_sessions(folder).select("format", "session_id", "turns", "window", "context_estimate").collect().row(0)
         ('chainlesschain', 's', 2, 128000, 1)
     """
-    files = resolve_sources(source)
+    files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        for frames in run_batches(frames_batch, files, workers=workers, on_progress=on_progress):
-            yield frames.sessions
+        for tables in run_batches(tables_batch, files, workers=workers, on_progress=on_progress):
+            yield tables.sessions
 
     return lazy_source(produce, S.SESSIONS_SCHEMA, "chainless_sessions")
 

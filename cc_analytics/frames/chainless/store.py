@@ -98,13 +98,14 @@ def transcript_file(path: Path) -> TranscriptFile:
     return TranscriptFile(path, session_id_of(path), None, MAIN, path.parent.name, size)
 
 
-def resolve_sources(source: Source | None = None) -> list[TranscriptFile]:
-    """Transcripts from a file, a folder (its live ``*.jsonl``), a glob, TranscriptFiles, or a list.
+def resolve(source: Source | None = None) -> list[TranscriptFile]:
+    """Live transcripts of a file, a folder (its ``*.jsonl``), a glob, TranscriptFiles, or a list.
 
-    ``None`` means the default store. A path that does not exist raises InputError.
+    ``None`` means the default store. A deleted transcript (tombstone or ``.meta.json``) is
+    no session however it is named; a path that does not exist raises InputError.
 
     Examples:
-        >>> resolve_sources([])
+        >>> resolve([])
         []
     """
     if source is None:
@@ -115,7 +116,7 @@ def resolve_sources(source: Source | None = None) -> list[TranscriptFile]:
         if isinstance(item, TranscriptFile):
             files.append(item)
             continue
-        files.extend(transcript_file(p) for p in _paths(item))
+        files.extend(transcript_file(p) for p in _paths(item) if not is_deleted(p))
     return files
 
 
@@ -125,7 +126,7 @@ def _paths(item: str | os.PathLike[str]) -> list[Path]:
     if any(ch in text for ch in "*?["):
         anchor = Path(path.anchor or ".")
         pattern = str(path.relative_to(anchor)) if path.is_absolute() else text
-        return sorted(p for p in anchor.glob(pattern) if p.is_file())
+        return sorted(p for p in anchor.glob(pattern) if p.name.endswith(TRANSCRIPT_SUFFIX) and p.is_file())
     if path.is_dir():
         return live_transcripts(path)
     if path.is_file():

@@ -40,7 +40,7 @@ from cc_analytics.frames import metrics
 from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.chainless.buckets import TOKENS, bucket_sums, with_tokens
 from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
-from cc_analytics.frames.chainless.store import Source, resolve_sources
+from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.windows import resolved_window, shown_model
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
 from cc_analytics.frames.sources import TranscriptFile
@@ -177,7 +177,7 @@ def scan_turns(
         >>> scan_turns(folder).select("turn_index", "role", "prompt", "estimated_context").collect().rows()
         [(0, 'assistant', None, 0), (1, 'user', 'hi', 3)]
     """
-    files = resolve_sources(source)
+    files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
         yield from run_batches(turns_batch, files, workers=workers, on_progress=on_progress)
