@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -23,7 +24,9 @@ from cc_analytics.frames.chainless import (
     resolve,
     scan_sessions,
 )
+from cc_analytics.frames.chainless.sessions import context_batch, tables_batch
 from cc_analytics.frames.chainless.store import transcript_file
+from cc_analytics.frames.engine import run_batches
 from cc_analytics.frames.schema import BUCKETS, SESSIONS_SCHEMA
 from tests.conftest import ROOT, SHARED
 
@@ -139,15 +142,22 @@ def test_profiles_agree_on_every_sample() -> None:
     assert_profiles_agree(store_files())
 
 
-def test_workers_and_lazy_give_the_same_sessions() -> None:
+def test_lazy_and_progress() -> None:
     paths = store_files()
-    single = read_sessions(paths)
-    assert_frame_equal(scan_sessions(paths, workers=2).collect().sort("session_id"), single)
-    assert_frame_equal(scan_sessions(paths).collect().sort("session_id"), single)
-    assert_frame_equal(context_frame(paths, workers=2), context_frame(paths))
+    assert_frame_equal(scan_sessions(paths).collect().sort("session_id"), read_sessions(paths))
     seen: list[tuple[int, int]] = []
     context_frame(paths, on_progress=lambda done, total: seen.append((done, total)))
-    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1]
+    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] > 0
+
+
+def test_worker_processes_give_the_same_rows() -> None:
+    files = resolve(store_files())
+    pooled = list(run_batches(tables_batch, files, workers=2, batch_bytes=8192))
+    assert len(pooled) > 2
+    assert_frame_equal(pl.concat([t.sessions for t in pooled]).sort("session_id"), read_sessions(files))
+    context = partial(context_batch, model="gpt-4o")
+    rows = pl.concat([r for r, _ in run_batches(context, files, workers=2, batch_bytes=8192)])
+    assert_frame_equal(rows.sort("session_id"), context_frame(files, model="gpt-4o"))
 
 
 def test_unreadable_file_is_an_empty_session_and_a_problem(tmp_path: Path) -> None:

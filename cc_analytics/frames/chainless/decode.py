@@ -224,7 +224,7 @@ class Walker:
         if self._pending >= FLUSH_BYTES:
             self.flush()
 
-    def walk(self, file: TranscriptFile, data: bytes) -> None:  # noqa: C901, PLR0912, PLR0915 (the one hot loop)
+    def walk(self, file: TranscriptFile, data: bytes) -> None:
         """Apply every line rule to the bytes of one transcript."""
         index = len(self.files[S.FILE])
         history = self.history
