@@ -230,7 +230,6 @@ class Walker:
         history = self.history
         cols = self.messages
         roles, texts, calls = cols[S.ROLE], cols[S.TEXT], cols[S.TOOL_CALLS_TEXT]
-        add_role, add_text, add_calls = roles.append, texts.append, calls.append
         first = start = len(roles)  # this file's first message; the first of its last segment
         segment = 0
         core = self.core
@@ -293,17 +292,8 @@ class Walker:
             data_value = value.get("data")
             if kind in message_types:
                 if type(data_value) is dict:
-                    role = data_value.get("role")
-                    if type(role) is str:
-                        content = data_value.get("content")
-                        tool_calls = data_value.get("tool_calls")
-                        if strict:
-                            add_role(role)
-                            add_text(content if type(content) is str else well_formed(content_text(content)))
-                        else:
-                            add_role(well_formed(role))
-                            add_text(well_formed(content if type(content) is str else content_text(content)))
-                        add_calls(_calls_text(tool_calls, strict) if type(tool_calls) is list and tool_calls else None)
+                    if is_replayable(data_value):
+                        self._replay(data_value, strict)
                         if history:
                             self._placed(number, 0, False, segment)
                     if history:
