@@ -2,7 +2,7 @@
 
 Generates a synthetic store (default 10,000 sessions, about 1 GB) under $TMPDIR, then runs, each
 in its own process so peak RSS is its own: (1) a bare parse of every line with orjson, (2) our
-`read_context` over the whole store. Prints wall and CPU seconds, sessions/s, MB/s, peak RSS and
+`context_frame` over the whole store. Prints wall and CPU seconds, sessions/s, MB/s, peak RSS and
 the ratio to the bare parse. `--smoke` uses 40 small sessions (seconds). `--repeat N` runs both
 tasks N times, alternating, and keeps each one's fastest run (the wall clock of a shared machine is noisy).
 
@@ -130,10 +130,9 @@ print(n)
 OURS = """
 import sys
 from pathlib import Path
-from cc_analytics.frames.chainless.events import live_transcripts
-from cc_analytics.frames.chainless.sessions import read_context
-frame, problems = read_context(live_transcripts(Path(sys.argv[1])))
-print(frame.height, int(frame['total_tokens'].sum()), problems.height)
+from cc_analytics.frames.chainless import context_frame
+frame = context_frame(Path(sys.argv[1]), workers=None)
+print(frame.height, int(frame['context_estimate'].sum()))
 """
 
 
@@ -189,7 +188,7 @@ def main() -> None:
         raise SystemExit(f"expected {args.sessions} session rows, got {ours['out']}")
     print(f"corpus: {args.sessions} sessions, {total_mb:.1f} MB, {bare['out']} lines ({root})")
     print(f"{'task':<28}{'wall s':>9}{'cpu s':>9}{'RSS MB':>9}{'tree MB':>9}{'sess/s':>10}{'MB/s':>9}")
-    for name, row in (("orjson bare parse", bare), ("cc_analytics read_context", ours)):
+    for name, row in (("orjson bare parse", bare), ("cc_analytics context_frame", ours)):
         print(
             f"{name:<28}{row['wall']:>9.2f}{row['cpu']:>9.2f}{row['rss_mb']:>9.0f}{row['tree_mb']:>9.0f}{args.sessions / row['wall']:>10.0f}{total_mb / row['wall']:>9.1f}"
         )

@@ -50,8 +50,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from cc_analytics.frames.chainless.events import default_sessions_dir, live_transcripts, session_path
-    from cc_analytics.frames.chainless.sessions import read_context, report_dict
+    from cc_analytics.frames.chainless.sessions import iter_context, report_dict
+    from cc_analytics.frames.chainless.store import default_sessions_dir, live_transcripts, session_path
 
     _tolerant_streams()
     store = args.sessions_dir or default_sessions_dir()
@@ -67,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
                 return _fail(NO_TRANSCRIPT.format(id=args.id), as_json=args.json)
             return _emit(report, as_json=args.json)
         paths = [path]
-    frame, problems = read_context(paths, model=args.model, provider=args.provider)
+    batches = list(iter_context(paths, model=args.model, provider=args.provider, workers=None))
+    frame = pl.concat([rows for rows, _ in batches])
+    problems = pl.concat([found for _, found in batches])
     unreadable = problems.filter(pl.col("line").is_null())
     if args.id is not None and unreadable.height:
         file, reason = unreadable.row(0)[0], unreadable.row(0)[2]
@@ -107,7 +109,7 @@ def _js_numbers(value: Any) -> Any:
 
 
 def _looks_claude(session_id: str) -> bool:
-    from cc_analytics.frames.chainless.events import is_safe_id
+    from cc_analytics.frames.chainless.store import is_safe_id
 
     return is_safe_id(session_id)
 

@@ -1,46 +1,29 @@
-"""ChainlessChain loader, replay and context expressions, built from small JSONL builders."""
+"""ChainlessChain store, decoder, replay and the context report, built from small JSONL builders."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cc_analytics.frames.chainless.events import (
-    decode_files,
+from cc_analytics.frames.chainless import (
+    context_frame,
     is_safe_id,
-    read_chainless,
-    scan_chainless,
-    scan_chainless_messages,
+    read_events,
+    read_problems,
+    report_dict,
+    scan_events,
     session_path,
+    table_window,
 )
-from cc_analytics.frames.chainless.sessions import context_frame, read_context, report_dict, table_window
 
-
-def event(kind: str, data: object, ts: float = 1767225600000) -> str:
-    return json.dumps({"type": kind, "timestamp": ts, "data": data}, ensure_ascii=False)
-
-
-def start(model: str = "qwen2.5:7b", provider: str = "ollama") -> str:
-    return event("session_start", {"title": "t", "provider": provider, "model": model})
-
-
-def msg(role: str, content: object, kind: str = "user_message", **extra: object) -> str:
-    return event(kind, {"role": role, "content": content, **extra})
-
-
-def write(tmp: Path, name: str, lines: list[str], *, newline: str = "\n") -> Path:
-    path = tmp / f"{name}.jsonl"
-    path.write_text(newline.join(lines) + newline, encoding="utf-8")
-    return path
+from .chainless_builders import event, msg, start, usage, write
 
 
 def report(path: Path, **flags: str) -> dict:
-    frame, _ = read_context([path], **flags)
-    return report_dict(frame.row(0, named=True))
+    return report_dict(context_frame(path, **flags).row(0, named=True))
 
 
 def test_typical_session_buckets(tmp_path: Path) -> None:
@@ -129,9 +112,9 @@ def test_tool_events_are_not_replayed(tmp_path: Path) -> None:
 def test_malformed_lines_are_skipped_and_counted(tmp_path: Path) -> None:
     lines = ["\ufeff" + start(), "NaN", '{"a":1,}', "{'a':1}", "   ", msg("user", "kept"), '{"type":"user_message"']
     path = write(tmp_path, "s", lines, newline="\r\n")
-    frames = decode_files([path])
-    assert frames.problems.height == 6
-    assert frames.problems["line"].to_list() == [1, 2, 3, 4, 5, 7]
+    problems = read_problems(path)
+    assert problems["line"].to_list() == [1, 2, 3, 4, 5, 7]
+    assert problems["source_file"].unique().to_list() == [str(path)]
     r = report(path)
     assert (r["model"], r["messageCount"]) == (None, 1)  # the BOM line hid the header
 
@@ -160,17 +143,6 @@ def test_window_resolution_order() -> None:
         32768,
         1048576,
     ]
-
-
-def usage(window: object, **extra: object) -> str:
-    data = {
-        "provider": "openai",
-        "model": "gpt-4o",
-        "usage": {"input_tokens": 5, "output_tokens": 2},
-        "contextWindow": window,
-    }
-    data.update(extra)
-    return event("token_usage", data)
 
 
 def test_recorded_window_rules(tmp_path: Path) -> None:
@@ -227,11 +199,11 @@ def test_unsafe_ids_never_touch_the_filesystem(tmp_path: Path, monkeypatch) -> N
 
 def test_events_frame_columns(tmp_path: Path) -> None:
     path = write(tmp_path, "s", [start(), msg("user", {"k": 1.0}), usage(100000, attribution={"origin": "x"}), "null"])
-    events = read_chainless(path)
+    events = read_events(path)
     assert events["type"].to_list() == ["session_start", "user_message", "token_usage", None]
     assert events["content_json"].to_list()[1] == '{"k":1}'
     row = events.row(2, named=True)
-    assert (row["usage_input_tokens"], row["recorded_window"], row["is_main_usage"], row["attribution"]) == (
+    assert (row["input_tokens"], row["recorded_window"], row["is_main_usage"], row["attribution"]) == (
         5,
         100000,
         False,
@@ -257,9 +229,4 @@ def test_buckets_sum_to_total_and_lazy_equals_eager(tmp_path_factory, items) -> 
     r = report(path)
     assert sum(r["breakdown"].values()) == r["totalTokens"]
     assert sum(r["counts"].values()) == r["messageCount"] == len(items)
-    assert scan_chainless(path).collect().equals(read_chainless(path))
-    frames = decode_files([path])
-    lazy = context_frame(frames.events.lazy(), frames.messages.lazy()).collect()
-    eager = context_frame(frames.events, frames.messages).collect()
-    assert lazy.equals(eager)
-    assert scan_chainless_messages(path).collect().height == len(items)
+    assert scan_events(path).collect().equals(read_events(path))

@@ -1,1 +1,59 @@
-"""ChainlessChain session stores as Polars frames (one package per format, same module names)."""
+"""ChainlessChain transcripts as Polars frames: the same verbs as ``frames.claude``, behind one lazy map.
+
+Imports: nothing at import time. Public names resolve lazily (PEP 562) to the module that
+owns them, so importing this package stays cheap and never loads Polars by itself.
+
+Each verb takes ``source`` (a transcript, a sessions folder, a glob, TranscriptFiles, a list
+of those, or None for the default store ``$CHAINLESSCHAIN_HOME/sessions`` or
+``~/.chainlesschain/sessions``) and the keywords ``workers`` and ``on_progress``:
+``scan_events``/``read_events`` (one row per line), ``scan_turns``/``read_turns`` (a user
+prompt opens a turn), ``scan_sessions``/``read_sessions`` (the shared sessions schema),
+``scan_problems``/``read_problems``. ``context_frame`` is what ``cc context`` reports.
+
+Examples:
+    >>> import cc_analytics.frames.chainless as chainless
+    >>> sorted(name for name in chainless.__all__ if name.startswith(("scan_", "read_")))
+    ['read_events', 'read_problems', 'read_sessions', 'read_turns', 'scan_events', 'scan_problems', 'scan_sessions', 'scan_turns']
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "scan_events": "events",
+    "read_events": "events",
+    "scan_problems": "events",
+    "read_problems": "events",
+    "scan_turns": "turns",
+    "read_turns": "turns",
+    "scan_sessions": "sessions",
+    "read_sessions": "sessions",
+    "iter_tables": "sessions",
+    "context_frame": "sessions",
+    "report_dict": "sessions",
+    "default_sessions_dir": "store",
+    "is_safe_id": "store",
+    "is_deleted": "store",
+    "session_path": "store",
+    "live_transcripts": "store",
+    "resolve": "store",
+    "table_window": "windows",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        msg = f"module 'cc_analytics.frames.chainless' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(f"cc_analytics.frames.chainless.{module_name}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,74 +1,69 @@
-"""Per-line decoder for ChainlessChain session JSONL: bytes in, Polars column lists out.
+"""The one line walker of ChainlessChain transcripts: bytes in, Polars frames out.
 
-Imports: orjson, polars, the standard library and ``frames.estimate``. This is the one place
-that looks at individual lines; everything downstream is Polars expressions. Rules follow
-``cc-context.md`` §3–5: strict JSON per line, CRLF tolerated, unparsable lines skipped and
-counted, non-object lines kept as events that match no type.
+Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.sources`` and
+``frames.chainless``'s ``schema`` and ``jsvalues``. This is the only place that looks at
+individual lines, and every line rule of ``cc-context.md`` §3–6 is applied here once:
+
+* lines are split on LF, one trailing CR dropped, empty lines skipped; each line is parsed
+  strictly as ECMAScript ``JSON.parse`` would (orjson, then the standard library for what
+  JavaScript accepts and orjson refuses); a line that does not parse is a problem row;
+* lines that parse to non-objects are events of no type; a JSON ``null`` before the first
+  ``session_start`` hides the header (§5);
+* the header is the first ``session_start``; the recorded window is the last main-model
+  ``token_usage`` record's (§6.2); activity times are the finite numeric timestamps (§2.4);
+* replay (§4): message events and completed ``ws_turn`` settlements add messages; a
+  checkpoint (``compact`` / ``checkpoint_timeline_commit`` with a ``messages`` array)
+  replaces the history so far with its snapshot.
+
+What a caller keeps is its choice of :class:`Profile`, never a second copy of these rules:
+``CONTEXT`` keeps per file the header values and the replayed messages only (a checkpoint
+drops what came before it), which is all ``cc context`` needs, and measures their text with
+the estimate's scalar fast path where it can (``text_tokens``), so that text never reaches
+Arrow; ``EVENTS`` also keeps one row per line with the details of its type, and every
+message replay admitted, with its text, marked with its segment (checkpoints seen so far)
+and whether it is still in context at the end.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 import unicodedata
-from pathlib import Path
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import orjson
 import polars as pl
 
-from cc_analytics.frames.estimate import content_text, js_stringify, well_formed
+from cc_analytics.frames.chainless import schema as S
+from cc_analytics.frames.chainless.jsvalues import (
+    finite_number,
+    int_or_none,
+    is_js_number,
+    js_string,
+    js_truthy,
+    parse_line,
+)
+from cc_analytics.frames.estimate import content_text, js_stringify, text_tokens, well_formed
+from cc_analytics.frames.sources import TranscriptFile
 
 MESSAGE_EVENT_TYPES = frozenset({"user_message", "assistant_message", "system"})
 CHECKPOINT_EVENT_TYPES = frozenset({"compact", "checkpoint_timeline_commit"})
+DETAIL_TYPES = MESSAGE_EVENT_TYPES | CHECKPOINT_EVENT_TYPES | {"session_start", "token_usage", "tool_call"}
 MAIN_USAGE_SOURCES = (None, "", "model")
 MIN_RECORDED_WINDOW = 1024
 MAX_RECORDED_WINDOW = 16_777_216
 MAX_SAFE_INTEGER = 2**53 - 1
 WS_TURN_MAX_TEXT = 4 * 1024 * 1024
+# The decoder hands its message strings to Polars after about this much input.
+FLUSH_BYTES = 8 * 1024 * 1024
 
-EVENT_SCHEMA: dict[str, pl.DataType] = {
-    "session_id": pl.String(),
-    "line": pl.Int64(),
-    "type": pl.String(),
-    "timestamp": pl.Float64(),
-    "is_object": pl.Boolean(),
-    "is_null": pl.Boolean(),
-    "role": pl.String(),
-    "content": pl.String(),
-    "content_json": pl.String(),
-    "tool_calls": pl.String(),
-    "model": pl.String(),
-    "provider": pl.String(),
-    "is_checkpoint": pl.Boolean(),
-    "usage_input_tokens": pl.Int64(),
-    "usage_output_tokens": pl.Int64(),
-    "usage_cache_read_tokens": pl.Int64(),
-    "usage_cache_creation_tokens": pl.Int64(),
-    "context_window": pl.Float64(),
-    "recorded_window": pl.Int64(),
-    "is_main_usage": pl.Boolean(),
-    "attribution": pl.String(),
-    "source": pl.String(),
-}
-
-MESSAGE_SCHEMA: dict[str, pl.DataType] = {
-    "session_id": pl.String(),
-    "line": pl.Int64(),
-    "position": pl.Int64(),
-    "from_checkpoint": pl.Boolean(),
-    "role": pl.String(),
-    "text": pl.String(),
-    "tool_calls_text": pl.String(),
-}
-
-PROBLEM_SCHEMA: dict[str, pl.DataType] = {
-    "file": pl.String(),
-    "line": pl.Int64(),
-    "reason": pl.String(),
-}
+# Problem reasons: each written here and nowhere else.
+NOT_STRICT_JSON = "not strict JSON ({}); line skipped"
+UNREADABLE = "unreadable: {}"
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]*")
 _CLAIM_ID = re.compile(r"claim-[0-9a-f-]{36}")
@@ -76,70 +71,33 @@ _WS_KEYS = frozenset({"schemaVersion", "requestId", "outcome", "user", "assistan
 _WS_CLAIM_KEYS = _WS_KEYS | {"inputDigest", "opaqueClaimId"}
 # JavaScript's String.prototype.trim() whitespace (WhiteSpace + LineTerminator).
 _JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+# A JSON text without this has no number token at all, so ``js_stringify`` would return it as
+# orjson wrote it (its own check is several times slower to run).
+_MAY_HOLD_NUMBER = re.compile(rb"[:,\[]-?[0-9]")
+_NO_HEADER = ("", "")
+_NO_RECORD: tuple[None, None, None] = (None, None, None)
 
 
-class _Reject(ValueError):
-    pass
+class Profile(Enum):
+    """What the walker keeps (see the module docstring)."""
+
+    CONTEXT = "context"
+    EVENTS = "events"
 
 
-def _reject_constant(name: str) -> Any:
-    raise _Reject(name)
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """Frames of one batch of transcripts; ``events`` is empty under ``Profile.CONTEXT``."""
 
-
-def parse_line(raw: bytes) -> tuple[bool, Any, str | None]:
-    """Strictly parse one line as ECMAScript ``JSON.parse`` would: ``(ok, value, reason)``."""
-    try:
-        return True, orjson.loads(raw), None
-    except orjson.JSONDecodeError as exc:
-        first_error = str(exc)
-    text = raw.decode("utf-8", "replace")
-    # orjson refuses what JavaScript accepts: lone surrogate escapes, 1e400 (Infinity),
-    # and nesting deeper than 1024. The standard library parser takes those.
-    try:
-        return True, json.loads(text, parse_constant=_reject_constant), None
-    except (ValueError, RecursionError):
-        return False, None, first_error.split(":")[0]
-
-
-def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness of a decoded JSON value."""
-    if value is None or value is False or value == "":
-        return False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value != 0 and not (isinstance(value, float) and math.isnan(value))
-    return True
-
-
-def js_string(value: Any) -> str:
-    """JavaScript ``String(value)`` for a decoded JSON value."""
-    if isinstance(value, str):
-        return value
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_string(item) for item in value)
-    if isinstance(value, dict):
-        return "[object Object]"
-    return js_stringify(value)
-
-
-def _is_js_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _int_or_none(value: Any) -> int | None:
-    if type(value) is int or (type(value) is float and math.isfinite(value) and value == int(value)):
-        return int(value) if abs(value) < 2**63 else None
-    return None
+    files: pl.DataFrame  # FILES_SCHEMA
+    messages: pl.DataFrame  # MESSAGES_SCHEMA (CONTEXT: the CONTEXT_MESSAGE_COLUMNS only)
+    events: pl.DataFrame  # FILE, then EVENTS_SCHEMA
+    problems: pl.DataFrame  # PROBLEMS_SCHEMA
 
 
 def _recorded_window(value: Any) -> int | None:
     # The size test comes first: math.isfinite cannot take an int beyond the double range.
-    if not _is_js_number(value) or abs(value) > MAX_SAFE_INTEGER:
+    if not is_js_number(value) or abs(value) > MAX_SAFE_INTEGER:
         return None
     if not math.isfinite(value) or value != int(value):
         return None
@@ -147,9 +105,37 @@ def _recorded_window(value: Any) -> int | None:
     return number if MIN_RECORDED_WINDOW <= number <= MAX_RECORDED_WINDOW else None
 
 
+def _calls_text(calls: list[Any], strict: bool) -> str:
+    """``JSON.stringify`` of a non-empty ``tool_calls`` array (``strict``: parsed by orjson)."""
+    if strict:
+        raw = orjson.dumps(calls)
+        if _MAY_HOLD_NUMBER.search(raw) is None:
+            return raw.decode()
+    return well_formed(js_stringify(calls))
+
+
+# ------------------------------------------------------------------ the rules of single values
+
+
 def is_replayable(message: Any) -> bool:
-    """A JSON object whose ``role`` is a string (content optional)."""
-    return isinstance(message, dict) and isinstance(message.get("role"), str)
+    """A JSON object whose ``role`` is a string (content optional), §4.1."""
+    return type(message) is dict and type(message.get("role")) is str
+
+
+def is_main_usage(data: dict[str, Any]) -> bool:
+    """A ``token_usage`` record of the main model: no attribution, source absent/empty/``model``."""
+    return not js_truthy(data.get("attribution")) and data.get("source") in MAIN_USAGE_SOURCES
+
+
+def header_of(data: Any) -> tuple[str, str]:
+    """Recorded (model, provider) of a ``session_start`` payload: ``String(v)`` when truthy, else ``""``."""
+    if type(data) is not dict:
+        return _NO_HEADER
+    model, provider = data.get("model"), data.get("provider")
+    return (
+        well_formed(js_string(model)) if js_truthy(model) else "",
+        well_formed(js_string(provider)) if js_truthy(provider) else "",
+    )
 
 
 def ws_turn_messages(data: Any) -> list[dict[str, Any]]:
@@ -157,7 +143,7 @@ def ws_turn_messages(data: Any) -> list[dict[str, Any]]:
     if not isinstance(data, dict) or data.get("outcome") != "completed":
         return []
     version = data.get("schemaVersion")
-    if not _is_js_number(version) or version != 1:
+    if not is_js_number(version) or version != 1:
         return []
     claimed = data.get("inputDigest") is not None or data.get("opaqueClaimId") is not None
     if set(data) != (_WS_CLAIM_KEYS if claimed else _WS_KEYS):
@@ -192,254 +178,71 @@ def ws_turn_messages(data: Any) -> list[dict[str, Any]]:
     return [{"role": "user", "content": u_text}, {"role": "assistant", "content": a_text}]
 
 
-CORE_COLUMNS = ("session_id", "line", "type", "timestamp", "is_object", "is_null")
-DETAIL_COLUMNS = tuple(name for name in EVENT_SCHEMA if name not in CORE_COLUMNS or name in ("session_id", "line"))
-DETAIL_TYPES = MESSAGE_EVENT_TYPES | CHECKPOINT_EVENT_TYPES | {"session_start", "token_usage"}
-
-
 def _same(text: str) -> str:
     return text
 
 
-class ColumnBuffer:
-    """Column lists for events, replay candidates and problems of many files.
+# ------------------------------------------------------------------ the walker
 
-    Every line fills the six core columns; only the lines whose type carries details
-    (messages, checkpoints, headers, usage) fill a detail row, joined on at the end.
+
+class Walker:
+    """Decodes transcripts one after the other into column lists, keeping what ``profile`` asks.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.frames.chainless.store import transcript_file
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.jsonl"
+        >>> _ = path.write_text('{"type":"user_message","data":{"role":"user","content":"hi"}}\\nNaN\\n')
+        >>> decoded = decode([transcript_file(path)], Profile.CONTEXT)
+        >>> decoded.messages.select("role", "text_tokens").rows(), decoded.problems["reason"].to_list()
+        ([('user', 1)], ['not strict JSON (unexpected character, expected a JSON value); line skipped'])
     """
 
-    def __init__(self) -> None:
-        self.core: dict[str, list[Any]] = {name: [] for name in CORE_COLUMNS}
-        self.detail: dict[str, list[Any]] = {name: [] for name in DETAIL_COLUMNS}
-        self.messages: dict[str, list[Any]] = {name: [] for name in MESSAGE_SCHEMA}
-        self.problems: dict[str, list[Any]] = {name: [] for name in PROBLEM_SCHEMA}
-
-    def add_file(self, path: Path, session_id: str, data: bytes) -> None:
-        """Decode every line of one transcript into the buffers."""
-        core = self.core
-        sid_col, line_col, type_col = core["session_id"], core["line"], core["type"]
-        ts_col, obj_col, null_col = core["timestamp"], core["is_object"], core["is_null"]
-        loads = orjson.loads
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            if not raw:
-                continue
-            try:
-                value = loads(raw)
-                clean = _same
-            except orjson.JSONDecodeError:
-                ok, value, reason = parse_line(raw)
-                if not ok:
-                    self._problem(path, number, f"not strict JSON ({reason}); line skipped")
-                    continue
-                clean = well_formed
-            sid_col.append(session_id)
-            line_col.append(number)
-            is_dict = type(value) is dict
-            obj_col.append(is_dict)
-            null_col.append(value is None)
-            if not is_dict:
-                type_col.append(None)
-                ts_col.append(None)
-                continue
-            kind = value.get("type")
-            stamp = value.get("timestamp")
-            type_col.append(clean(kind) if isinstance(kind, str) else None)
-            ts_col.append(_finite_number(stamp))
-            if type(kind) is not str:  # matches no type (and may not be hashable)
-                continue
-            if kind in DETAIL_TYPES:
-                data_value = value.get("data")
-                if isinstance(data_value, dict):
-                    self._details(session_id, number, kind, data_value, clean)
-            elif kind == "ws_turn":
-                for position, message in enumerate(ws_turn_messages(value.get("data"))):
-                    self._message(session_id, number, position, False, message, clean)
-
-    def frames(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-        """Events, replay candidates and problems as DataFrames with explicit schemas."""
-        core = pl.DataFrame(self.core, schema={name: EVENT_SCHEMA[name] for name in CORE_COLUMNS})
-        detail = pl.DataFrame(self.detail, schema={name: EVENT_SCHEMA[name] for name in DETAIL_COLUMNS})
-        events = (
-            core.join(detail, on=["session_id", "line"], how="left", maintain_order="left")
-            .with_columns(pl.col("is_checkpoint").fill_null(False))
-            .select(list(EVENT_SCHEMA))
-        )
-        return (
-            events,
-            pl.DataFrame(self.messages, schema=MESSAGE_SCHEMA),
-            pl.DataFrame(self.problems, schema=PROBLEM_SCHEMA),
-        )
-
-    def _problem(self, path: Path, line: int, reason: str) -> None:
-        self.problems["file"].append(str(path))
-        self.problems["line"].append(line)
-        self.problems["reason"].append(reason)
-
-    def _message(
-        self, session_id: str, line: int, position: int, checkpoint: bool, message: dict[str, Any], clean: Any
-    ) -> None:
-        calls = message.get("tool_calls")
-        content = message.get("content")
-        cols = self.messages
-        cols["session_id"].append(session_id)
-        cols["line"].append(line)
-        cols["position"].append(position)
-        cols["from_checkpoint"].append(checkpoint)
-        cols["role"].append(clean(message["role"]))
-        cols["text"].append(clean(content) if type(content) is str else well_formed(content_text(content)))
-        cols["tool_calls_text"].append(well_formed(js_stringify(calls)) if isinstance(calls, list) and calls else None)
-
-    def _details(self, session_id: str, line: int, kind: str, data: dict[str, Any], clean: Any) -> None:
-        row = dict.fromkeys(DETAIL_COLUMNS)
-        row["session_id"] = session_id
-        row["line"] = line
-        row["is_checkpoint"] = False
-        if kind in MESSAGE_EVENT_TYPES:
-            if is_replayable(data):
-                self._message(session_id, line, 0, False, data, clean)
-            self._message_columns(row, data, clean)
-        elif kind in CHECKPOINT_EVENT_TYPES:
-            self._message_columns(row, data, clean)
-            if isinstance(data.get("messages"), list):
-                row["is_checkpoint"] = True
-                kept = (m for m in data["messages"] if is_replayable(m))
-                for position, message in enumerate(kept):
-                    self._message(session_id, line, position, True, message, clean)
-        elif kind == "session_start":
-            row["model"] = well_formed(js_string(data["model"])) if js_truthy(data.get("model")) else ""
-            provider = data.get("provider")
-            row["provider"] = well_formed(js_string(provider)) if js_truthy(provider) else ""
-        else:
-            self._usage(row, data, clean)
-        for name, column in self.detail.items():
-            column.append(row[name])
-
-    def _message_columns(self, row: dict[str, Any], data: dict[str, Any], clean: Any) -> None:
-        role = data.get("role")
-        row["role"] = clean(role) if isinstance(role, str) else None
-        content = data.get("content")
-        if isinstance(content, str):
-            row["content"] = clean(content)
-        elif content is not None:
-            row["content_json"] = well_formed(js_stringify(content))
-        calls = data.get("tool_calls")
-        if calls is not None:
-            row["tool_calls"] = well_formed(js_stringify(calls))
-
-    def _usage(self, row: dict[str, Any], data: dict[str, Any], clean: Any) -> None:
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        row["usage_input_tokens"] = _int_or_none(usage.get("input_tokens"))
-        row["usage_output_tokens"] = _int_or_none(usage.get("output_tokens"))
-        row["usage_cache_read_tokens"] = _int_or_none(usage.get("cache_read_input_tokens"))
-        row["usage_cache_creation_tokens"] = _int_or_none(usage.get("cache_creation_input_tokens"))
-        window = data.get("contextWindow")
-        row["context_window"] = _finite_number(window)
-        row["recorded_window"] = _recorded_window(window)
-        attribution = data.get("attribution")
-        source = data.get("source")
-        row["attribution"] = None if attribution is None else well_formed(js_stringify(attribution))
-        row["source"] = clean(source) if isinstance(source, str) else None
-        row["is_main_usage"] = not js_truthy(attribution) and source in MAIN_USAGE_SOURCES
-        model, provider = data.get("model"), data.get("provider")
-        row["model"] = clean(model) if isinstance(model, str) else None
-        row["provider"] = clean(provider) if isinstance(provider, str) else None
-
-
-# --- The lean decoder of the context report ------------------------------------------------
-#
-# ``ContextBuffer`` makes the same decisions as ``ColumnBuffer`` (same line loop, same strict
-# parse, same problem rows) but keeps only what ``cc context`` reads: per file the header
-# values (first ``session_start`` unless a JSON ``null`` line comes first, the last main
-# ``token_usage`` record, the largest finite numeric timestamp), and the replayed messages
-# themselves. Replay happens as the lines go by: a checkpoint drops the messages of its file
-# collected so far and puts its snapshot in their place (§4.2 walks backwards to the last
-# checkpoint; forwards, the last one to clear the list wins). Messages keep role, text and
-# tool-calls text; estimating and bucketing them is left to the Polars expressions.
-
-HEADER_SCHEMA: dict[str, pl.DataType] = {
-    "file": pl.UInt32(),
-    "session_id": pl.String(),
-    "recorded_model": pl.String(),
-    "recorded_provider": pl.String(),
-    "record_window": pl.Int64(),
-    "record_model": pl.String(),
-    "record_provider": pl.String(),
-    "last_activity": pl.Float64(),
-}
-
-REPLAYED_SCHEMA: dict[str, pl.DataType] = {
-    "file": pl.UInt32(),
-    "role": pl.String(),
-    "text": pl.String(),
-    "tool_calls_text": pl.String(),
-}
-
-# A JSON text without this has no number token at all, so ``js_stringify`` would return it as
-# orjson wrote it (its own check, ``_NOT_JS_NUMBER``, is several times slower to run).
-_MAY_HOLD_NUMBER = re.compile(rb"[:,\[]-?[0-9]")
-_NO_RECORD: tuple[None, None, None] = (None, None, None)
-
-
-def _finite_number(value: Any) -> float | None:
-    """``value`` as a float when it is a finite JSON number (not a boolean), else None."""
-    kind = type(value)
-    if kind is float:
-        return value if value - value == 0.0 else None
-    if kind is int:
-        try:
-            return float(value)
-        except OverflowError:  # beyond the double range: Infinity in JavaScript
-            return None
-    return None
-
-
-def _calls_text(calls: list[Any], strict: bool) -> str:
-    """``JSON.stringify`` of a non-empty ``tool_calls`` array (``strict``: parsed by orjson)."""
-    if strict:
-        raw = orjson.dumps(calls)
-        if _MAY_HOLD_NUMBER.search(raw) is None:
-            return raw.decode()
-    return well_formed(js_stringify(calls))
-
-
-class ContextBuffer:
-    """Header values and replayed messages of many transcripts, for the context report."""
-
-    def __init__(self) -> None:
-        self.headers: dict[str, list[Any]] = {name: [] for name in HEADER_SCHEMA}
-        self.messages: dict[str, list[Any]] = {name: [] for name in REPLAYED_SCHEMA}
-        self.problems: dict[str, list[Any]] = {name: [] for name in PROBLEM_SCHEMA}
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.history = profile is Profile.EVENTS
+        self.message_columns = tuple(S.MESSAGES_SCHEMA) if self.history else S.CONTEXT_MESSAGE_COLUMNS
+        measured = (S.TEXT_TOKENS, S.CALL_TOKENS)
+        self.messages: dict[str, list[Any]] = {name: [] for name in self.message_columns if name not in measured}
+        self.files: dict[str, list[Any]] = {name: [] for name in S.FILES_SCHEMA}
+        self.core: dict[str, list[Any]] = {name: [] for name in S.CORE_COLUMNS}
+        self.detail: dict[str, list[Any]] = {name: [] for name in S.DETAIL_COLUMNS}
+        self.problems: dict[str, list[Any]] = {name: [] for name in S.PROBLEMS_SCHEMA}
         self._chunks: list[pl.DataFrame] = []
+        self._pending = 0
 
-    def flush(self) -> None:
-        """Move the messages collected so far into a Polars chunk (call between files), so the
-        Python strings of a whole batch never live beside their Arrow copy."""
-        if self.messages["file"]:
-            self._chunks.append(pl.DataFrame(self.messages, schema=REPLAYED_SCHEMA))
-            for column in self.messages.values():
-                column.clear()
+    def add(self, file: TranscriptFile) -> None:
+        """Read and decode one transcript; an unreadable one is a problem and an empty session."""
+        try:
+            data = file.path.read_bytes()
+        except OSError as exc:
+            self._problem(file, None, UNREADABLE.format(exc.strerror or exc))
+            self._file(file, _NO_HEADER, _NO_RECORD, None, None)
+            return
+        self.walk(file, data)
+        self._pending += len(data)
+        if self._pending >= FLUSH_BYTES:
+            self.flush()
 
-    def unreadable(self, path: Path, session_id: str, reason: str) -> None:
-        """A transcript that could not be read: a problem row, and an empty session."""
-        self.problems["file"].append(str(path))
-        self.problems["line"].append(None)
-        self.problems["reason"].append(reason)
-        self._header(session_id, ("", ""), _NO_RECORD, None)
-
-    def add_file(self, path: Path, session_id: str, data: bytes) -> None:
-        """Decode every line of one transcript (the line rules of ``ColumnBuffer.add_file``)."""
-        roles, texts, calls = self.messages["role"], self.messages["text"], self.messages["tool_calls_text"]
-        add_role, add_text, add_calls = roles.append, texts.append, calls.append
-        first = len(roles)
+    def walk(self, file: TranscriptFile, data: bytes) -> None:
+        """Apply every line rule to the bytes of one transcript."""
+        index = len(self.files[S.FILE])
+        history = self.history
+        cols = self.messages
+        roles, texts, calls = cols[S.ROLE], cols[S.TEXT], cols[S.TOOL_CALLS_TEXT]
+        first = start = len(roles)  # this file's first message; the first of its last segment
+        segment = 0
+        core = self.core
+        add_line, add_type, add_stamp = core[S.LINE].append, core[S.TYPE].append, core[S.TIMESTAMP].append
+        add_is_object, add_is_null = core[S.IS_OBJECT].append, core[S.IS_NULL].append
+        first_row = len(core[S.LINE])
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         message_types = MESSAGE_EVENT_TYPES
         header: tuple[str, str] | None = None
-        usages: list[dict[str, Any]] = []
-        add_usage = usages.append
-        activity: float | int = -math.inf
+        last_main: dict[str, Any] | None = None
+        earliest: float | int = math.inf
+        latest: float | int = -math.inf
         for number, line in enumerate(data.split(b"\n"), start=1):
             if not line:
                 continue
@@ -453,113 +256,236 @@ class ContextBuffer:
             except decode_error:
                 ok, value, reason = parse_line(line)
                 if not ok:
-                    self._problem(path, number, f"not strict JSON ({reason}); line skipped")
+                    self._problem(file, number, NOT_STRICT_JSON.format(reason))
                     continue
                 strict = False
-            if type(value) is not dict:
+            is_object = type(value) is dict
+            if history:
+                add_line(number)
+                add_is_object(is_object)
+                add_is_null(value is None)
+            if not is_object:
                 if value is None and header is None:
-                    header = ("", "")
+                    header = _NO_HEADER
+                if history:
+                    add_type(None)
+                    add_stamp(None)
                 continue
             # orjson numbers are finite; the fallback parser's may not be (1e400, 400 digits).
             stamp = value.get("timestamp")
-            if (type(stamp) is int or type(stamp) is float) and stamp > activity:
-                if strict or _finite_number(stamp) is not None:
-                    activity = stamp
+            if type(stamp) is int or type(stamp) is float:
+                if not strict:
+                    stamp = finite_number(stamp)
+                if stamp is not None:
+                    if stamp > latest:
+                        latest = stamp
+                    if stamp < earliest:
+                        earliest = stamp
+            else:
+                stamp = None
             kind = value.get("type")
+            if history:
+                add_type((kind if strict else well_formed(kind)) if type(kind) is str else None)
+                add_stamp(None if stamp is None else float(stamp))
             if type(kind) is not str:  # matches no type (and may not be hashable)
                 continue
+            data_value = value.get("data")
             if kind in message_types:
-                message = value.get("data")
-                if type(message) is dict:
-                    role = message.get("role")
-                    if type(role) is str:
-                        content = message.get("content")
-                        tool_calls = message.get("tool_calls")
-                        if strict:
-                            add_role(role)
-                            add_text(content if type(content) is str else well_formed(content_text(content)))
-                        else:
-                            add_role(well_formed(role))
-                            add_text(well_formed(content if type(content) is str else content_text(content)))
-                        add_calls(_calls_text(tool_calls, strict) if type(tool_calls) is list and tool_calls else None)
+                if type(data_value) is dict:
+                    if is_replayable(data_value):
+                        self._replay(data_value, strict)
+                        if history:
+                            self._placed(number, 0, False, segment)
+                    if history:
+                        self._detail(index, number, kind, data_value, strict)
             elif kind == "token_usage":
-                usage = value.get("data")
-                if type(usage) is dict:
-                    add_usage(usage)
+                if type(data_value) is dict:
+                    if is_main_usage(data_value):
+                        last_main = data_value
+                    if history:
+                        self._detail(index, number, kind, data_value, strict)
             elif kind in CHECKPOINT_EVENT_TYPES:
-                checkpoint = value.get("data")
-                if type(checkpoint) is dict and type(checkpoint.get("messages")) is list:
-                    del roles[first:], texts[first:], calls[first:]
-                    for message in checkpoint["messages"]:
-                        if type(message) is dict and type(message.get("role")) is str:
-                            self._replay(message, strict)
+                if type(data_value) is dict:
+                    snapshot = data_value.get("messages")
+                    if type(snapshot) is list:
+                        if history:
+                            segment += 1
+                            start = len(roles)
+                        else:
+                            del roles[first:], texts[first:], calls[first:]
+                        position = 0
+                        for message in snapshot:
+                            if is_replayable(message):
+                                self._replay(message, strict)
+                                if history:
+                                    self._placed(number, position, True, segment)
+                                position += 1
+                    if history:
+                        self._detail(index, number, kind, data_value, strict)
             elif kind == "session_start":
                 if header is None:
-                    start_data = value.get("data")
-                    header = _header_of(start_data) if type(start_data) is dict else ("", "")
+                    header = header_of(data_value)
+                if history and type(data_value) is dict:
+                    self._detail(index, number, kind, data_value, strict)
             elif kind == "ws_turn":
-                for message in ws_turn_messages(value.get("data")):
+                for position, message in enumerate(ws_turn_messages(data_value)):
                     self._replay(message, strict)
-        file_index = len(self.headers["file"])
-        self.messages["file"].extend([file_index] * (len(roles) - first))
-        record = next((_usage_record(usage) for usage in reversed(usages) if _is_main_usage(usage)), _NO_RECORD)
-        self._header(session_id, header or ("", ""), record, None if activity == -math.inf else activity)
-
-    def frames(self) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-        """Headers (one row per file, in order), replayed messages and problems."""
-        self.flush()
-        chunks = self._chunks or [pl.DataFrame(schema=REPLAYED_SCHEMA)]
-        return (
-            pl.DataFrame(self.headers, schema=HEADER_SCHEMA),
-            pl.concat(chunks, rechunk=False),
-            pl.DataFrame(self.problems, schema=PROBLEM_SCHEMA),
+                    if history:
+                        self._placed(number, position, False, segment)
+            elif kind == "tool_call":
+                if history and type(data_value) is dict:
+                    self._detail(index, number, kind, data_value, strict)
+        count = len(roles) - first
+        cols[S.FILE].extend([index] * count)
+        if history:
+            core[S.FILE].extend([index] * (len(core[S.LINE]) - first_row))
+            cols[S.IN_CONTEXT].extend([False] * (start - first) + [True] * (len(roles) - start))
+        record = _NO_RECORD if last_main is None else _usage_record(last_main)
+        self._file(
+            file,
+            header or _NO_HEADER,
+            record,
+            None if earliest == math.inf else float(earliest),
+            None if latest == -math.inf else float(latest),
         )
 
-    def _header(
+    def flush(self) -> None:
+        """Move the messages collected so far into a Polars chunk (call between files), so the
+        Python strings of a whole batch never live beside their Arrow copy."""
+        self._pending = 0
+        cols = self.messages
+        if not cols[S.FILE]:
+            return
+        data = dict(cols)
+        if self.history:
+            data[S.TEXT_TOKENS] = data[S.CALL_TOKENS] = [None] * len(cols[S.FILE])
+        else:
+            # Measuring here, not in the loop, skips the messages a later checkpoint dropped;
+            # the strings the fast path measured never reach Arrow.
+            data[S.TEXT_TOKENS], data[S.TEXT] = _measured(cols[S.TEXT])
+            data[S.CALL_TOKENS], data[S.TOOL_CALLS_TEXT] = _measured(cols[S.TOOL_CALLS_TEXT])
+        schema = {name: S.MESSAGES_SCHEMA[name] for name in self.message_columns}
+        self._chunks.append(pl.DataFrame({name: data[name] for name in schema}, schema=schema))
+        for column in cols.values():
+            column.clear()
+
+    def frames(self) -> Decoded:
+        """Everything decoded so far, as frames with explicit schemas."""
+        self.flush()
+        message_schema = {name: S.MESSAGES_SCHEMA[name] for name in self.message_columns}
+        messages = pl.concat(self._chunks, rechunk=False) if self._chunks else pl.DataFrame(schema=message_schema)
+        files = pl.DataFrame(self.files, schema=S.FILES_SCHEMA)
+        return Decoded(files, messages, self._events(files), pl.DataFrame(self.problems, schema=S.PROBLEMS_SCHEMA))
+
+    def _events(self, files: pl.DataFrame) -> pl.DataFrame:
+        types = dict(S.EVENTS_SCHEMA) | {S.FILE: pl.UInt32()}
+        core = pl.DataFrame(self.core, schema={name: types[name] for name in S.CORE_COLUMNS})
+        detail = pl.DataFrame(self.detail, schema={name: types[name] for name in S.DETAIL_COLUMNS})
+        return (
+            core.join(detail, on=[S.FILE, S.LINE], how="left", maintain_order="left")
+            .join(files.select(S.FILE, S.SOURCE_FILE, S.SESSION_ID), on=S.FILE, how="left", maintain_order="left")
+            .with_columns(pl.col(S.IS_CHECKPOINT).fill_null(False))
+            .select(S.FILE, *S.EVENTS_SCHEMA)
+        )
+
+    def _problem(self, file: TranscriptFile, line: int | None, reason: str) -> None:
+        self.problems[S.SOURCE_FILE].append(str(file.path))
+        self.problems[S.LINE].append(line)
+        self.problems[S.REASON].append(reason)
+
+    def _file(
         self,
-        session_id: str,
+        file: TranscriptFile,
         header: tuple[str, str],
         record: tuple[int | None, str | None, str | None],
-        activity: float | None,
+        earliest: float | None,
+        latest: float | None,
     ) -> None:
-        cols = self.headers
-        cols["file"].append(len(cols["file"]))
-        cols["session_id"].append(session_id)
-        cols["recorded_model"].append(header[0])
-        cols["recorded_provider"].append(header[1])
-        cols["record_window"].append(record[0])
-        cols["record_model"].append(record[1])
-        cols["record_provider"].append(record[2])
-        # A transcript without a finite numeric timestamp counts as 0 (§2.4).
-        cols["last_activity"].append(0.0 if activity is None else float(activity))
+        cols = self.files
+        cols[S.FILE].append(len(cols[S.FILE]))
+        cols[S.SOURCE_FILE].append(str(file.path))
+        cols[S.SESSION_ID].append(file.session_id)
+        cols[S.PROJECT_DIR].append(file.project_dir)
+        cols[S.RECORDED_MODEL].append(header[0])
+        cols[S.RECORDED_PROVIDER].append(header[1])
+        cols[S.RECORD_WINDOW].append(record[0])
+        cols[S.RECORD_MODEL].append(record[1])
+        cols[S.RECORD_PROVIDER].append(record[2])
+        cols[S.FIRST_ACTIVITY].append(earliest)
+        cols[S.LAST_ACTIVITY].append(latest)
 
     def _replay(self, message: dict[str, Any], strict: bool) -> None:
         cols = self.messages
         content = message.get("content")
         tool_calls = message.get("tool_calls")
         text = content if type(content) is str else content_text(content)
-        cols["role"].append(message["role"] if strict else well_formed(message["role"]))
-        cols["text"].append(text if strict and type(content) is str else well_formed(text))
-        cols["tool_calls_text"].append(
+        cols[S.ROLE].append(message["role"] if strict else well_formed(message["role"]))
+        cols[S.TEXT].append(text if strict and type(content) is str else well_formed(text))
+        cols[S.TOOL_CALLS_TEXT].append(
             _calls_text(tool_calls, strict) if type(tool_calls) is list and tool_calls else None
         )
 
-    def _problem(self, path: Path, line: int, reason: str) -> None:
-        self.problems["file"].append(str(path))
-        self.problems["line"].append(line)
-        self.problems["reason"].append(reason)
+    def _placed(self, line: int, position: int, from_checkpoint: bool, segment: int) -> None:
+        cols = self.messages
+        cols[S.LINE].append(line)
+        cols[S.POSITION].append(position)
+        cols[S.FROM_CHECKPOINT].append(from_checkpoint)
+        cols[S.SEGMENT].append(segment)
+
+    def _detail(self, index: int, line: int, kind: str, data: dict[str, Any], strict: bool) -> None:
+        clean = _same if strict else well_formed
+        row: dict[str, Any] = dict.fromkeys(S.DETAIL_COLUMNS)
+        row[S.FILE] = index
+        row[S.LINE] = line
+        if kind in MESSAGE_EVENT_TYPES or kind in CHECKPOINT_EVENT_TYPES:
+            role = data.get("role")
+            row[S.ROLE] = clean(role) if isinstance(role, str) else None
+            content = data.get("content")
+            if isinstance(content, str):
+                row[S.CONTENT] = clean(content)
+            elif content is not None:
+                row[S.CONTENT_JSON] = well_formed(js_stringify(content))
+            calls = data.get("tool_calls")
+            if calls is not None:
+                row[S.TOOL_CALLS_JSON] = well_formed(js_stringify(calls))
+            row[S.IS_CHECKPOINT] = type(data.get("messages")) is list and kind in CHECKPOINT_EVENT_TYPES
+            if kind == "compact":
+                trigger = data.get("trigger")
+                row[S.TRIGGER] = clean(trigger) if isinstance(trigger, str) else None
+                row[S.PRE_TOKENS] = int_or_none(data.get("originalTokens"))
+                row[S.POST_TOKENS] = int_or_none(data.get("compressedTokens"))
+        elif kind == "session_start":
+            row[S.MODEL], row[S.PROVIDER] = header_of(data)
+        elif kind == "token_usage":
+            usage = data.get("usage")
+            if not isinstance(usage, dict):
+                usage = {}
+            row[S.INPUT_TOKENS] = int_or_none(usage.get("input_tokens"))
+            row[S.OUTPUT_TOKENS] = int_or_none(usage.get("output_tokens"))
+            row[S.CACHE_READ_TOKENS] = int_or_none(usage.get("cache_read_input_tokens"))
+            row[S.CACHE_CREATION_TOKENS] = int_or_none(usage.get("cache_creation_input_tokens"))
+            window = data.get("contextWindow")
+            row[S.RAW_WINDOW] = finite_number(window)
+            row[S.RECORDED_WINDOW] = _recorded_window(window)
+            attribution, source = data.get("attribution"), data.get("source")
+            row[S.ATTRIBUTION] = None if attribution is None else well_formed(js_stringify(attribution))
+            row[S.USAGE_SOURCE] = clean(source) if isinstance(source, str) else None
+            row[S.IS_MAIN_USAGE] = is_main_usage(data)
+            model, provider = data.get("model"), data.get("provider")
+            row[S.MODEL] = clean(model) if isinstance(model, str) else None
+            row[S.PROVIDER] = clean(provider) if isinstance(provider, str) else None
+        else:  # tool_call
+            tool = data.get("tool")
+            row[S.TOOL] = clean(tool) if isinstance(tool, str) else None
+            row[S.IS_ERROR] = data.get("is_error") is True
+        for name, column in self.detail.items():
+            column.append(row[name])
 
 
-def _header_of(data: dict[str, Any]) -> tuple[str, str]:
-    model, provider = data.get("model"), data.get("provider")
-    return (
-        well_formed(js_string(model)) if js_truthy(model) else "",
-        well_formed(js_string(provider)) if js_truthy(provider) else "",
-    )
-
-
-def _is_main_usage(data: dict[str, Any]) -> bool:
-    return not js_truthy(data.get("attribution")) and data.get("source") in MAIN_USAGE_SOURCES
+def _measured(texts: list[str | None]) -> tuple[list[int | None], list[str | None]]:
+    """Tokens of each text by the estimate's scalar fast path, and the texts it could not measure."""
+    tokens = [None if text is None else text_tokens(text) for text in texts]
+    return tokens, [text if count is None else None for text, count in zip(texts, tokens, strict=True)]
 
 
 def _usage_record(data: dict[str, Any]) -> tuple[int | None, str | None, str | None]:
@@ -569,3 +495,11 @@ def _usage_record(data: dict[str, Any]) -> tuple[int | None, str | None, str | N
         well_formed(model) if isinstance(model, str) else None,
         well_formed(provider) if isinstance(provider, str) else None,
     )
+
+
+def decode(files: Iterable[TranscriptFile], profile: Profile) -> Decoded:
+    """Decode transcripts in order, keeping what ``profile`` asks for."""
+    walker = Walker(profile)
+    for file in files:
+        walker.add(file)
+    return walker.frames()

@@ -1,276 +1,355 @@
-"""Context-window metrics for ChainlessChain sessions, as Polars expressions over all sessions.
+"""Per-session summaries of ChainlessChain transcripts, and the ``cc context`` report of each session.
 
-Imports: polars, ``frames.estimate``, ``frames.chainless``, ``format`` (for half-up rounding).
-One row per session: header model/provider, recorded window, the five buckets, the four
-counts, window, used fraction, remaining and overflow — all per ``cc-context.md`` §5–8.
+Imports: polars, ``format`` (half-up rounding of the JSON fraction), ``frames.metrics``,
+``frames.engine`` and the other ``frames.chainless`` modules. A session is one transcript.
+Two products, one decoder:
+
+* :func:`context_frame` — what ``cc context`` reports (``CONTEXT_SCHEMA``), from the lean
+  profile of the walker: header, recorded window, the replayed messages' buckets and counts,
+  window, used fraction, headroom, overflow, activity time;
+* :func:`scan_sessions` — one row per session in the shared ``SESSIONS_SCHEMA``
+  (``format`` = ``"chainlesschain"``), from the full profile and the turns of the same decode.
+
+Sessions columns, where ChainlessChain differs from Claude Code:
+
+* ``project`` is null (a transcript records no working directory); ``project_dir`` is the
+  store folder's name;
+* ``first_time``/``last_time``: smallest and largest numeric timestamp (milliseconds);
+* ``models``: the recorded (header) model, then every ``token_usage`` record's model, once
+  each in order of appearance; ``last_model``: the model of the last main record, else the
+  recorded one; ``provider``: the provider ``cc context`` shows (``ollama`` when none);
+* ``turns``: rows of the turns frame (turn 0, before the first prompt, included);
+* occupancy is estimated (``occupancy_source`` = ``"estimated"``): ``last_occupancy`` =
+  ``context_estimate`` = the ``cc context`` total; ``peak_occupancy`` = the largest the
+  replayed context grew, message by message;
+* ``window``, ``used_fraction``, ``headroom``: as ``cc context`` sizes the session (no flags);
+  ``effective_window``, ``autocompact_threshold`` and ``calibration`` (Claude Code concepts,
+  or needing a recorded occupancy) are null;
+* the five buckets and ``estimated_tokens``: every message the context received over the
+  session (message events, ``ws_turn`` settlements, checkpoint snapshots), as in Claude Code;
+  ``messages``: the messages in the context now (``cc context``'s ``messageCount``);
+* token totals and ``requests``: every ``token_usage`` record, main model, sub-agents and
+  semantic compaction alike (what the session cost; only the window uses main records);
+  ``cache_hit_ratio`` = cache read / (input + cache creation + cache read);
+* ``compactions``: checkpoints (``compact`` and ``checkpoint_timeline_commit`` with a
+  snapshot), with each ``compact``'s ``trigger``, ``originalTokens`` and ``compressedTokens``
+  (null for a timeline commit);
+* ``files`` is 1, ``subagent_files`` 0, ``events`` the lines that parsed.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from cc_analytics.format import fraction_4
-from cc_analytics.frames.chainless.events import decode_context_files, iter_batches, replayed
-from cc_analytics.frames.estimate import estimate_tokens
+from cc_analytics.frames import metrics
+from cc_analytics.frames.chainless import schema as S
+from cc_analytics.frames.chainless.buckets import TOKENS, bucket_counts, bucket_sums, with_tokens
+from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
+from cc_analytics.frames.chainless.store import Source, resolve
+from cc_analytics.frames.chainless.turns import lift_turns, utc_time
+from cc_analytics.frames.chainless.windows import resolved_window, shown_model, shown_provider
+from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
+from cc_analytics.frames.sources import TranscriptFile
 
-DEFAULT_WINDOW = 32768
-BATCH_BYTES = 64 * 1024 * 1024
-MODEL_WINDOWS: dict[str, int] = {
-    "qwen2.5:7b": 32768,
-    "qwen2.5:14b": 32768,
-    "qwen2.5-coder:14b": 32768,
-    "qwen2:7b": 32768,
-    "llama3:8b": 8192,
-    "mistral:7b": 32768,
-    "codellama:7b": 16384,
-    "gpt-4o": 128000,
-    "gpt-4o-mini": 128000,
-    "gpt-4-turbo": 128000,
-    "gpt-3.5-turbo": 16385,
-    "o1": 200000,
-    "claude-opus-4-6": 200000,
-    "claude-sonnet-4-6": 200000,
-    "doubao-seed-1-6-251015": 32768,
-    "claude-haiku-4-5-20251001": 200000,
-    "deepseek-chat": 64000,
-    "deepseek-coder": 64000,
-    "deepseek-reasoner": 64000,
-    "qwen-turbo": 131072,
-    "qwen-plus": 131072,
-    "qwen-max": 32768,
-    "gemini-2.0-flash": 1048576,
-    "gemini-2.0-pro": 1048576,
-    "gemini-1.5-flash": 1048576,
-    "moonshot-v1-auto": 131072,
-    "moonshot-v1-8k": 8192,
-    "moonshot-v1-32k": 32768,
-    "moonshot-v1-128k": 131072,
-    "doubao-seed-2-1-pro-260628": 32768,
-}
-PROVIDER_WINDOWS: dict[str, int] = {
-    "ollama": 32768,
-    "openai": 128000,
-    "anthropic": 200000,
-    "deepseek": 64000,
-    "dashscope": 131072,
-    "gemini": 1048576,
-    "kimi": 131072,
-    "volcengine": 32768,
-    "minimax": 32768,
-    "mistral": 32768,
-}
-DEFAULT_PROVIDER = "ollama"
-BUCKETS = ("system", "user", "assistant", "tool")
-BREAKDOWN_KEYS = ("system", "user", "assistant", "tool", "toolCalls")
-
-CONTEXT_SCHEMA: dict[str, pl.DataType] = {
-    "session_id": pl.String(),
-    "model": pl.String(),
-    "provider": pl.String(),
-    "context_window": pl.Int64(),
-    "total_tokens": pl.Int64(),
-    "used_fraction": pl.Float64(),
-    "remaining_tokens": pl.Int64(),
-    "message_count": pl.Int64(),
-    **{f"{name}_tokens": pl.Int64() for name in ("system", "user", "assistant", "tool", "tool_calls")},
-    **{f"{name}_count": pl.Int64() for name in BUCKETS},
-    "overflows": pl.Boolean(),
-    "last_activity": pl.Float64(),
-}
+ESTIMATED = "estimated"
+# The lean profile keeps little per line: larger batches halve the per-batch overhead.
+CONTEXT_BATCH_BYTES = 2 * BATCH_BYTES
+USAGE_COLUMNS = (S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS)
+NULL_COLUMNS = (S.PROJECT, S.EFFECTIVE_WINDOW, S.AUTOCOMPACT_THRESHOLD, S.CALIBRATION)
 
 
-def bucket() -> pl.Expr:
-    """Bucket of a replayed message: its role when system/user/tool, every other role assistant."""
-    role = pl.col("role")
-    return pl.when(role.is_in(["system", "user", "tool"])).then(role).otherwise(pl.lit("assistant"))
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """What one decode of a batch gives: sessions, turns and problems."""
+
+    sessions: pl.DataFrame
+    turns: pl.DataFrame
+    problems: pl.DataFrame
 
 
-def table_window(model: pl.Expr, provider: pl.Expr) -> pl.Expr:
-    """Window from the tables: exact model entry, else provider default, else 32768."""
-    by_model = model.replace_strict(MODEL_WINDOWS, default=None, return_dtype=pl.Int64)
-    by_provider = provider.replace_strict(PROVIDER_WINDOWS, default=None, return_dtype=pl.Int64)
-    return pl.coalesce(by_model, by_provider, pl.lit(DEFAULT_WINDOW, dtype=pl.Int64))
+# ------------------------------------------------------------------ the cc context report
 
 
-def message_buckets(messages: pl.LazyFrame, *, by: str = "session_id") -> pl.LazyFrame:
-    """Per session (rows grouped by ``by``): tokens and counts of each bucket, tool-call tokens
-    and the message count."""
-    tokens = estimate_tokens("text")
-    call_tokens = estimate_tokens("tool_calls_text").fill_null(0)
-    in_bucket = {name: bucket() == name for name in BUCKETS}
-    return messages.group_by(by).agg(
-        *(tokens.filter(in_bucket[name]).sum().alias(f"{name}_tokens") for name in BUCKETS),
-        call_tokens.sum().alias("tool_calls_tokens"),
-        *(in_bucket[name].sum().cast(pl.Int64).alias(f"{name}_count") for name in BUCKETS),
-        pl.len().cast(pl.Int64).alias("message_count"),
+def context_rows(
+    files: pl.LazyFrame, messages: pl.LazyFrame, *, model: str | None = None, provider: str | None = None
+) -> pl.LazyFrame:
+    """Per row of a files frame (``FILE`` key): the report columns, from its in-context ``messages``.
+
+    ``model``/``provider`` are the ``--model``/``--provider`` flags; an empty string is no flag.
+    """
+    counts = with_tokens(messages).group_by(S.FILE).agg(*bucket_sums(), *bucket_counts())
+    zero = [*S.BUCKETS, S.ESTIMATED_TOKENS, *S.MESSAGE_COUNTS, S.MESSAGES]
+    used, window = pl.col(S.CONTEXT_ESTIMATE), pl.col(S.WINDOW)
+    return (
+        files.join(counts, on=S.FILE, how="left", maintain_order="left")
+        .with_columns(pl.col(zero).fill_null(0))
+        .with_columns(
+            shown_model(model).alias(S.MODEL),
+            shown_provider(provider).alias(S.PROVIDER),
+            resolved_window(model, provider).alias(S.WINDOW),
+            pl.col(S.ESTIMATED_TOKENS).alias(S.CONTEXT_ESTIMATE),
+            # A transcript without a finite numeric timestamp counts as 0 (§2.4).
+            pl.col(S.LAST_ACTIVITY).fill_null(0.0),
+        )
+        .with_columns(
+            metrics.used_fraction(used, window).alias(S.USED_FRACTION),
+            metrics.headroom(used, window).alias(S.HEADROOM),
+            metrics.overflows(used, window).alias(S.OVERFLOWS),
+        )
     )
 
 
-def session_headers(events: pl.LazyFrame) -> pl.LazyFrame:
-    """Per session: recorded model/provider (first session_start; a ``null`` line before it hides it),
-    the last main-model usage record, and the activity time (largest numeric timestamp)."""
-    is_start = pl.col("type") == "session_start"
-    first_start = pl.col("line").filter(is_start).min()
-    null_before = (pl.col("is_null") & (pl.col("line") < first_start)).any()
-    start_value = lambda name: pl.col(name).filter(is_start & (pl.col("line") == first_start)).first()  # noqa: E731
-    main = (pl.col("type") == "token_usage") & pl.col("is_main_usage").fill_null(False)
-    last_main = pl.col("line").filter(main).max()
-    at_last_main = main & (pl.col("line") == last_main)
-    return events.group_by("session_id").agg(
-        pl.when(null_before).then(pl.lit("")).otherwise(start_value("model").fill_null("")).alias("recorded_model"),
-        pl.when(null_before)
-        .then(pl.lit(""))
-        .otherwise(start_value("provider").fill_null(""))
-        .alias("recorded_provider"),
-        last_main.is_not_null().alias("has_main_record"),
-        pl.col("recorded_window").filter(at_last_main).first().alias("record_window"),
-        pl.col("model").filter(at_last_main).first().alias("record_model"),
-        pl.col("provider").filter(at_last_main).first().alias("record_provider"),
-        pl.col("timestamp").max().fill_null(0.0).alias("last_activity"),
-    )
+def context_batch(
+    files: list[TranscriptFile], *, model: str | None = None, provider: str | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Report rows and problems of one batch (run in a worker process)."""
+    decoded = decode(files, Profile.CONTEXT)
+    rows = context_rows(decoded.files.lazy(), decoded.messages.lazy(), model=model, provider=provider)
+    return rows.select(list(S.CONTEXT_SCHEMA)).collect(), decoded.problems
+
+
+def iter_context(
+    source: Source | None = None,
+    *,
+    model: str | None = None,
+    provider: str | None = None,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """(report rows, problems) batch by batch: what :func:`context_frame` and the CLI consume."""
+    work = partial(context_batch, model=model or None, provider=provider or None)
+    files = resolve(source)
+    yield from run_batches(work, files, workers=workers, on_progress=on_progress, batch_bytes=CONTEXT_BATCH_BYTES)
 
 
 def context_frame(
-    events: pl.DataFrame | pl.LazyFrame,
-    messages: pl.DataFrame | pl.LazyFrame,
+    source: Source | None = None,
     *,
-    sessions: Iterable[str] | None = None,
     model: str | None = None,
     provider: str | None = None,
-) -> pl.LazyFrame:
-    """One row per session with the ``cc context`` report columns (see ``CONTEXT_SCHEMA``).
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.DataFrame:
+    """One row per session with what ``cc context`` reports (``CONTEXT_SCHEMA``), sorted by id.
 
-    ``sessions`` lists the session ids to report (default: those with at least one event), so
-    an empty transcript still gets its row. ``model``/``provider`` are the ``--model``/``--provider``
-    flags; an empty string is no flag.
+    ``model``/``provider`` are the ``--model``/``--provider`` flags (an empty string is no
+    flag). An unreadable transcript is an empty session here and a problem in
+    :func:`~cc_analytics.frames.chainless.read_problems`.
 
     Examples:
-        >>> from cc_analytics.frames.chainless.events import decode_files
-        >>> f = decode_files([])
-        >>> context_frame(f.events, f.messages).collect().height
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "s.jsonl").write_text(
+        ...     '{"type":"session_start","timestamp":1767225600000,"data":{"provider":"deepseek"}}\\n'
+        ...     '{"type":"user_message","timestamp":1767225601000,"data":{"role":"user","content":"你好世界"}}\\n')
+        >>> context_frame(folder).select("provider", "window", "context_estimate", "messages").row(0)
+        ('deepseek', 64000, 3, 1)
+        >>> context_frame(folder, model="gpt-4o").select("model", "window").row(0)
+        ('gpt-4o', 128000)
+    """
+    batches = iter_context(source, model=model, provider=provider, workers=workers, on_progress=on_progress)
+    parts = [rows for rows, _ in batches]
+    frame = pl.concat(parts) if parts else pl.DataFrame(schema=S.CONTEXT_SCHEMA)
+    return frame.sort(S.SESSION_ID, maintain_order=True)
+
+
+def report_dict(row: dict[str, Any]) -> dict[str, Any]:
+    """The ``--json`` report of one :func:`context_frame` row, keys in ``cc context`` order."""
+    return {
+        "sessionId": row[S.SESSION_ID],
+        "model": row[S.MODEL],
+        "provider": row[S.PROVIDER],
+        "contextWindow": row[S.WINDOW],
+        "totalTokens": row[S.CONTEXT_ESTIMATE],
+        "usedFraction": fraction_4(row[S.USED_FRACTION]),
+        "remainingTokens": row[S.HEADROOM],
+        "messageCount": row[S.MESSAGES],
+        "breakdown": {
+            "system": row[S.TOKENS_SYSTEM],
+            "user": row[S.TOKENS_USER],
+            "assistant": row[S.TOKENS_ASSISTANT],
+            "tool": row[S.TOKENS_TOOL],
+            "toolCalls": row[S.TOKENS_TOOL_CALLS],
+        },
+        "counts": {
+            "system": row[S.MESSAGES_SYSTEM],
+            "user": row[S.MESSAGES_USER],
+            "assistant": row[S.MESSAGES_ASSISTANT],
+            "tool": row[S.MESSAGES_TOOL],
+        },
+        "overflows": row[S.OVERFLOWS],
+    }
+
+
+# ------------------------------------------------------------------ sessions
+
+
+def summarize(decoded: Decoded, turns: pl.DataFrame) -> pl.DataFrame:
+    """One row per transcript of a batch decoded with ``Profile.EVENTS`` (``SESSIONS_SCHEMA``)."""
+    files = decoded.files.lazy()
+    events = decoded.events.lazy()
+    messages = decoded.messages.lazy()
+    now = context_rows(files, messages.filter(pl.col(S.IN_CONTEXT))).select(
+        S.FILE, S.PROVIDER, S.WINDOW, S.CONTEXT_ESTIMATE, S.MESSAGES
+    )
+    # Messages come in file order; within a segment the context only grows.
+    running = pl.col(TOKENS).cum_sum().over(S.FILE, S.SEGMENT)
+    history = with_tokens(messages).group_by(S.FILE).agg(*bucket_sums(), running.max().alias(S.PEAK_OCCUPANCY))
+    per_turn = turns.lazy().group_by(S.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(S.TURNS))
+    prompt = pl.col(S.INPUT_TOKENS) + pl.col(S.CACHE_CREATION_TOKENS) + pl.col(S.CACHE_READ_TOKENS)
+    usage = (
+        events.filter(pl.col(S.TYPE) == "token_usage")
+        .group_by(S.FILE)
+        .agg(
+            *(pl.col(name).sum() for name in USAGE_COLUMNS),
+            pl.len().cast(pl.Int64).alias(S.REQUESTS),
+            (pl.col(S.CACHE_READ_TOKENS).sum().cast(pl.Float64) / prompt.sum()).alias(S.CACHE_HIT_RATIO),
+            pl.col(S.MODEL).drop_nulls().alias("_usage_models"),
+        )
+    )
+    checkpoint = pl.col(S.IS_CHECKPOINT)
+    per_line = events.group_by(S.FILE).agg(
+        pl.len().cast(pl.Int64).alias(S.EVENTS),
+        checkpoint.sum().cast(pl.Int64).alias(S.COMPACTIONS),
+        pl.col(S.TRIGGER).filter(checkpoint).alias(S.COMPACTION_TRIGGERS),
+        pl.col(S.PRE_TOKENS).filter(checkpoint).alias(S.COMPACTION_PRE_TOKENS),
+        pl.col(S.POST_TOKENS).filter(checkpoint).alias(S.COMPACTION_POST_TOKENS),
+    )
+    header_model = pl.when(pl.col(S.RECORDED_MODEL) != "").then(pl.col(S.RECORDED_MODEL))
+    zero = [*S.BUCKETS, S.ESTIMATED_TOKENS, *USAGE_COLUMNS, S.REQUESTS, S.TURNS, S.EVENTS, S.COMPACTIONS]
+    empty_lists = [S.COMPACTION_TRIGGERS, S.COMPACTION_PRE_TOKENS, S.COMPACTION_POST_TOKENS, "_usage_models"]
+    summary = (
+        files.join(now, on=S.FILE, how="left", maintain_order="left")
+        .join(history, on=S.FILE, how="left", maintain_order="left")
+        .join(per_turn, on=S.SOURCE_FILE, how="left", maintain_order="left")
+        .join(usage, on=S.FILE, how="left", maintain_order="left")
+        .join(per_line, on=S.FILE, how="left", maintain_order="left")
+        .with_columns(pl.col(zero).fill_null(0), pl.col(empty_lists).fill_null([]))
+        .with_columns(
+            pl.concat_list(header_model, "_usage_models")
+            .list.drop_nulls()
+            .list.unique(maintain_order=True)
+            .alias(S.MODELS),
+            pl.coalesce(S.RECORD_MODEL, shown_model()).alias(S.LAST_MODEL),
+            utc_time(pl.col(S.FIRST_ACTIVITY)).alias(S.FIRST_TIME),
+            utc_time(pl.col(S.LAST_ACTIVITY)).alias(S.LAST_TIME),
+            pl.col(S.CONTEXT_ESTIMATE).alias(S.LAST_OCCUPANCY),
+            pl.col(S.PEAK_OCCUPANCY).fill_null(0),
+            pl.lit(ESTIMATED).alias(S.OCCUPANCY_SOURCE),
+            metrics.used_fraction(S.CONTEXT_ESTIMATE, S.WINDOW).alias(S.USED_FRACTION),
+            metrics.headroom(S.CONTEXT_ESTIMATE, S.WINDOW).alias(S.HEADROOM),
+            pl.lit(1).alias(S.FILES),
+            pl.lit(0).alias(S.SUBAGENT_FILES),
+            pl.lit(S.CHAINLESS).alias(S.FORMAT),
+            *(pl.lit(None, S.SESSIONS_SCHEMA[name]).alias(name) for name in NULL_COLUMNS),
+        )
+        .select(list(S.SESSIONS_SCHEMA))
+        .sort(S.SESSION_ID, maintain_order=True)
+    )
+    return summary.collect().cast(S.SESSIONS_SCHEMA)
+
+
+def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
+    """Sessions, turns (empty unless ``turns``) and problems of one batch from one decode
+    (run in a worker process)."""
+    decoded = decode(files, Profile.EVENTS)
+    turn_rows = lift_turns(decoded).collect()
+    sessions = summarize(decoded, turn_rows)
+    return Tables(sessions, turn_rows if turns else turn_rows.clear(), decoded.problems)
+
+
+def iter_tables(
+    source: Source | None = None,
+    *,
+    turns: bool = True,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> Iterator[Tables]:
+    """Sessions, turns (empty unless ``turns``) and problems batch by batch, each batch decoded once.
+
+    Examples:
+        >>> [batch.sessions.height for batch in iter_tables([])]
+        []
+    """
+    work = partial(tables_batch, turns=turns)
+    yield from run_batches(work, resolve(source), workers=workers, on_progress=on_progress)
+
+
+def scan_sessions(
+    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per session (transcript) of ``source`` in the shared ``SESSIONS_SCHEMA``.
+
+    Occupancy is the ``cc context`` estimate; what each column means for ChainlessChain is in
+    the module docstring.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "s.jsonl").write_text(
+        ...     '{"type":"session_start","timestamp":1767225600000,"data":{"model":"gpt-4o"}}\\n'
+        ...     '{"type":"user_message","timestamp":1767225601000,"data":{"role":"user","content":"hi"}}\\n')
+        >>> scan_sessions(folder).select("format", "session_id", "turns", "window", "context_estimate").collect().row(0)
+        ('chainlesschain', 's', 2, 128000, 1)
+    """
+    files = resolve(source)
+
+    def produce() -> Iterator[pl.DataFrame]:
+        for tables in run_batches(tables_batch, files, workers=workers, on_progress=on_progress):
+            yield tables.sessions
+
+    return lazy_source(produce, S.SESSIONS_SCHEMA, "chainless_sessions")
+
+
+def read_sessions(
+    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_sessions`, sorted by session id.
+
+    Examples:
+        >>> read_sessions([]).height
         0
     """
-    model = model or None
-    provider = provider or None
-    events = events.lazy()
-    headers = session_headers(events)
-    if sessions is not None:
-        ids = pl.LazyFrame({"session_id": list(sessions)}, schema={"session_id": pl.String})
-        headers = ids.join(headers, on="session_id", how="left").with_columns(
-            pl.col("recorded_model", "recorded_provider").fill_null(""),
-            pl.col("last_activity").fill_null(0.0),
-        )
-    counts = message_buckets(replayed(messages, events))
-    return _report(headers, counts, on="session_id", model=model, provider=provider)
+    return scan_sessions(source, workers=workers, on_progress=on_progress).collect().sort(S.SESSION_ID)
 
 
-def _report(
-    headers: pl.LazyFrame, counts: pl.LazyFrame, *, on: str, model: str | None, provider: str | None
-) -> pl.LazyFrame:
-    """The report columns from per-session headers and bucket counts joined ``on`` their key."""
-    model_expr = pl.lit(model, dtype=pl.String) if model else pl.col("recorded_model").replace("", None)
-    provider_expr = (
-        pl.lit(provider, dtype=pl.String)
-        if provider
-        else pl.col("recorded_provider").replace("", None).fill_null(DEFAULT_PROVIDER)
-    )
-    conflict = pl.lit(False)
-    if model:
-        conflict = conflict | pl.col("record_model").ne_missing(pl.lit(model))
-    if provider:
-        conflict = conflict | pl.col("record_provider").ne_missing(pl.lit(provider))
-    recorded_ok = pl.col("record_window").is_not_null() & ~conflict
-    token_cols = [f"{name}_tokens" for name in (*BUCKETS, "tool_calls")]
-    count_cols = [f"{name}_count" for name in BUCKETS]
-    frame = (
-        headers.join(counts, on=on, how="left")
-        .with_columns(pl.col(token_cols + count_cols + ["message_count"]).fill_null(0))
-        .with_columns(model_expr.alias("model"), provider_expr.alias("provider"))
-        .with_columns(
-            pl.when(recorded_ok)
-            .then(pl.col("record_window"))
-            .otherwise(table_window(pl.col("model"), pl.col("provider")))
-            .alias("context_window"),
-            pl.sum_horizontal(token_cols).alias("total_tokens"),
-        )
-        .with_columns(
-            (pl.col("total_tokens") / pl.col("context_window")).alias("used_fraction"),
-            (pl.col("context_window") - pl.col("total_tokens")).clip(lower_bound=0).alias("remaining_tokens"),
-            (pl.col("total_tokens") > pl.col("context_window")).alias("overflows"),
-        )
-    )
-    return frame.select(list(CONTEXT_SCHEMA)).sort("session_id")
+# ------------------------------------------------------------------ legacy names
+# ``report.py`` reads ChainlessChain sessions through ``read_context``; it goes when the report
+# reads ``read_sessions`` (the report's own module owns that change).
+
+_LEGACY_COLUMNS = {
+    S.WINDOW: "context_window",
+    S.CONTEXT_ESTIMATE: "total_tokens",
+    S.HEADROOM: "remaining_tokens",
+    S.MESSAGES: "message_count",
+    S.TOKENS_SYSTEM: "system_tokens",
+    S.TOKENS_USER: "user_tokens",
+    S.TOKENS_ASSISTANT: "assistant_tokens",
+    S.TOKENS_TOOL: "tool_tokens",
+    S.TOKENS_TOOL_CALLS: "tool_calls_tokens",
+    S.MESSAGES_SYSTEM: "system_count",
+    S.MESSAGES_USER: "user_count",
+    S.MESSAGES_ASSISTANT: "assistant_count",
+    S.MESSAGES_TOOL: "tool_count",
+}
 
 
 def read_context(
-    paths: Iterable[Path],
+    paths: Sequence[Path],
     *,
     model: str | None = None,
     provider: str | None = None,
-    batch_bytes: int = BATCH_BYTES,
     workers: int | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Context report rows and problems for many transcripts, decoded in bounded batches.
-
-    Returns ``(context, problems)``. Memory is bounded by ``batch_bytes`` of input per worker;
-    large inputs are spread over ``workers`` processes (default: the CPU count). Batches go
-    through the lean decoder (:func:`~cc_analytics.frames.chainless.decode_context_files`:
-    per-file header values and the replayed messages only, no events frame); the estimate and
-    the buckets are the same expressions as :func:`context_frame`'s, which gives the same rows
-    from the full events frame (``tests/frames/test_chainless_context.py`` checks the two agree).
-
-    Examples:
-        >>> frame, problems = read_context([])
-        >>> frame.height, problems.height
-        (0, 0)
-    """
-    batches = list(iter_batches(list(paths), batch_bytes=batch_bytes))
-    jobs = [(batch, model, provider) for batch in batches]
-    workers = workers or os.cpu_count() or 1
-    if len(jobs) > 1 and workers > 1:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-            results = list(pool.map(_context_batch, jobs))
-    else:
-        results = [_context_batch(job) for job in jobs] or [_context_batch(([], None, None))]
-    return (
-        pl.concat([frame for frame, _ in results]),
-        pl.concat([problems for _, problems in results]),
-    )
-
-
-def _context_batch(job: tuple[list[Path], str | None, str | None]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    batch, model, provider = job
-    headers, messages, problems = decode_context_files(batch)
-    counts = message_buckets(messages.lazy(), by="file")
-    frame = _report(headers.lazy(), counts, on="file", model=model or None, provider=provider or None)
-    return frame.collect(), problems
-
-
-def report_dict(row: dict) -> dict:
-    """The ``--json`` report of one session row, keys in ``cc context`` order."""
-    return {
-        "sessionId": row["session_id"],
-        "model": row["model"],
-        "provider": row["provider"],
-        "contextWindow": row["context_window"],
-        "totalTokens": row["total_tokens"],
-        "usedFraction": fraction_4(row["used_fraction"]),
-        "remainingTokens": row["remaining_tokens"],
-        "messageCount": row["message_count"],
-        "breakdown": {
-            "system": row["system_tokens"],
-            "user": row["user_tokens"],
-            "assistant": row["assistant_tokens"],
-            "tool": row["tool_tokens"],
-            "toolCalls": row["tool_calls_tokens"],
-        },
-        "counts": {name: row[f"{name}_count"] for name in BUCKETS},
-        "overflows": row["overflows"],
-    }
+    """Deprecated: :func:`context_frame` under the old column names, and the problems."""
+    parts = list(iter_context(list(paths), model=model, provider=provider, workers=workers))
+    frame = pl.concat([rows for rows, _ in parts]) if parts else pl.DataFrame(schema=S.CONTEXT_SCHEMA)
+    problems = pl.concat([found for _, found in parts]) if parts else pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
+    return frame.sort(S.SESSION_ID, maintain_order=True).rename(_LEGACY_COLUMNS), problems

@@ -1,0 +1,99 @@
+"""JSON values as ECMAScript sees them: the strict line parse, truthiness, ``String(v)``, numbers.
+
+Imports: orjson, the standard library and ``frames.estimate`` (``JSON.stringify``). ChainlessChain
+is a JavaScript program; where Python and JavaScript disagree on a decoded value (a boolean
+is never a number, ``1e400`` parses to Infinity, ``String([1, null])`` is ``"1,"``), the
+decoder asks here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import orjson
+
+from cc_analytics.frames.estimate import js_stringify
+
+
+class _Reject(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _Reject(name)
+
+
+def parse_line(raw: bytes) -> tuple[bool, Any, str | None]:
+    """Strictly parse one line as ECMAScript ``JSON.parse`` would: ``(ok, value, reason)``.
+
+    Examples:
+        >>> parse_line(b'{"a":1}'), parse_line(b"NaN")[0], parse_line(b'"\\\\ud800"')[0]
+        ((True, {'a': 1}, None), False, True)
+    """
+    try:
+        return True, orjson.loads(raw), None
+    except orjson.JSONDecodeError as exc:
+        first_error = str(exc)
+    text = raw.decode("utf-8", "replace")
+    # orjson refuses what JavaScript accepts: lone surrogate escapes, 1e400 (Infinity),
+    # and nesting deeper than 1024. The standard library parser takes those.
+    try:
+        return True, json.loads(text, parse_constant=_reject_constant), None
+    except (ValueError, RecursionError):
+        return False, None, first_error.split(":")[0]
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a decoded JSON value."""
+    if value is None or value is False or value == "":
+        return False
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    return True
+
+
+def js_string(value: Any) -> str:
+    """JavaScript ``String(value)`` for a decoded JSON value.
+
+    Examples:
+        >>> js_string([1, None, "a"]), js_string({"k": 1}), js_string(2.0)
+        ('1,,a', '[object Object]', '2')
+    """
+    if isinstance(value, str):
+        return value
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return ",".join("" if item is None else js_string(item) for item in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return js_stringify(value)
+
+
+def is_js_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a float when it is a finite JSON number (not a boolean), else None."""
+    kind = type(value)
+    if kind is float:
+        return value if value - value == 0.0 else None
+    if kind is int:
+        try:
+            return float(value)
+        except OverflowError:  # beyond the double range: Infinity in JavaScript
+            return None
+    return None
+
+
+def int_or_none(value: Any) -> int | None:
+    if type(value) is int or (type(value) is float and math.isfinite(value) and value == int(value)):
+        return int(value) if abs(value) < 2**63 else None
+    return None
