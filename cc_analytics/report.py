@@ -165,7 +165,7 @@ def _store_of(transcript: TranscriptFile) -> str:
 
 def forbidden_roots() -> list[Path]:
     """Folders a report must never be written into: Claude config dirs, the ChainlessChain store."""
-    from cc_analytics.frames.chainless.events import default_sessions_dir
+    from cc_analytics.frames.chainless.store import default_sessions_dir
     from cc_analytics.frames.claude.discovery import default_roots
 
     roots = [root.parent for root in default_roots()] + [Path("~/.claude").expanduser()]

@@ -54,9 +54,23 @@ def test_a_missing_transcript_names_the_model() -> None:
 
 def test_the_line_shows_model_occupancy_zone_and_autocompact_headroom(tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
-    usage = {"input_tokens": 10, "cache_creation_input_tokens": 90, "cache_read_input_tokens": 149_900, "output_tokens": 5}
-    main = {"type": "assistant", "isSidechain": False, "version": "2.0.1", "message": {"model": "claude-opus-4-5", "usage": usage}}
-    side = {"type": "assistant", "isSidechain": True, "message": {"model": "claude-haiku-4-5", "usage": {"input_tokens": 5}}}
+    usage = {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 90,
+        "cache_read_input_tokens": 149_900,
+        "output_tokens": 5,
+    }
+    main = {
+        "type": "assistant",
+        "isSidechain": False,
+        "version": "2.0.1",
+        "message": {"model": "claude-opus-4-5", "usage": usage},
+    }
+    side = {
+        "type": "assistant",
+        "isSidechain": True,
+        "message": {"model": "claude-haiku-4-5", "usage": {"input_tokens": 5}},
+    }
     transcript.write_text(json.dumps(main) + "\n" + json.dumps(side) + "\n")
     assert status_line(_stdin(transcript)) == "Opus · 150.0k/200.0k 75% · 17.0k to auto-compact"
     coloured = status_line(_stdin(transcript), colour=True)

@@ -116,7 +116,7 @@ def _looks_claude(session_id: str) -> bool:
 
 def _claude_report(args: argparse.Namespace) -> dict[str, Any] | None:
     try:
-        from cc_analytics.frames import claude_context
+        from cc_analytics.frames.claude import claude_context
     except ImportError:
         return None
     return claude_context(args.id, roots=args.claude_root, model=args.model or None)

@@ -32,12 +32,13 @@ TABLE_COLUMNS = (
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "sessions",
-        help="one row per Claude Code session: occupancy, window, tokens, compactions",
+        help="one row per session (Claude Code and ChainlessChain): occupancy, window, tokens, compactions",
         description=(
-            "Summarise Claude Code sessions (main transcript plus subagent files): recorded "
-            "context occupancy, window, deduplicated token totals, compactions and heuristic "
-            "token buckets. SOURCES are transcript files, folders or globs; by default the "
-            "projects folders of ~/.claude or of every CLAUDE_CONFIG_DIR entry."
+            "Summarise sessions of both formats, told apart by content: Claude Code (main "
+            "transcript plus subagent files: recorded context occupancy, window, deduplicated token "
+            "totals, compactions) and ChainlessChain (estimated occupancy), with the heuristic token "
+            "buckets. SOURCES are transcript files, folders or globs; by default the projects "
+            "folders of ~/.claude (or of every CLAUDE_CONFIG_DIR entry) and the ChainlessChain store."
         ),
     )
     parser.add_argument("sources", nargs="*", metavar="SOURCES", help="files, folders or globs")
@@ -60,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
     import polars as pl
 
     from cc_analytics.errors import UsageError
-    from cc_analytics.frames.claude.discovery import default_roots, discover
-    from cc_analytics.frames.claude.sessions import iter_sessions
+    from cc_analytics.frames import schema as S
+    from cc_analytics.frames.api import iter_tables, plan
+    from cc_analytics.frames.claude.discovery import default_roots
 
     if args.workers is not None and args.workers < 1:
         msg = f"--workers must be at least 1, got {args.workers}"
@@ -71,44 +73,42 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(msg)
     if args.parquet is not None:
         _check_parquet_target(args.parquet, force=args.force, roots=default_roots())
-    files = discover(args.sources or None)
+    by_format = plan(args.sources or None)
     notes = not args.quiet
     progress = ProgressBar(sys.stderr) if notes and _isatty(sys.stderr) else None
     summaries: list[pl.DataFrame] = []
     problem_lines = 0
     problem_files: set[str] = set()
-    first_problem: tuple[str, int, str] | None = None
+    first_problem: tuple[str, int | None, str] | None = None
+    files = [f for found in by_format.values() for f in found]
     try:
-        for sessions, problems in iter_sessions(files, workers=args.workers, on_progress=progress):
-            summaries.append(sessions)
+        for _format, tables in iter_tables(files, turns=False, workers=args.workers, on_progress=progress):
+            summaries.append(tables.sessions)
+            problems = tables.problems
             if problems.height:
                 problem_lines += problems.height
-                problem_files.update(problems["source_file"].to_list())
+                problem_files.update(problems[S.SOURCE_FILE].to_list())
                 first_problem = first_problem or problems.row(0)
     finally:
         if progress:
             progress.close()
-    from cc_analytics.frames.claude import schema as S
-
     table = pl.concat(summaries) if summaries else pl.DataFrame(schema=S.SESSIONS_SCHEMA)
     table = table.sort([S.LAST_TIME, S.SESSION_ID], descending=[True, False], nulls_last=True)
     if notes and not files:
-        where = ", ".join(args.sources) if args.sources else ", ".join(map(str, default_roots()))
-        print(f"note: no Claude Code transcripts found in {where}", file=sys.stderr)
+        where = (
+            ", ".join(args.sources)
+            if args.sources
+            else "the default stores (~/.claude/projects, ~/.chainlesschain/sessions)"
+        )
+        print(f"note: no transcripts found in {where}", file=sys.stderr)
     if notes and problem_lines:
         assert first_problem is not None
         source, line, reason = first_problem
+        where = source if line is None else f"{source}:{line}"
         print(
             f"note: {problem_lines} malformed line{'s' * (problem_lines != 1)} skipped or read "
             f"in part, in {len(problem_files)} file{'s' * (len(problem_files) != 1)} "
-            f"(first: {source}:{line}: {reason})",
-            file=sys.stderr,
-        )
-    foreign = table.filter(pl.col(S.FIRST_TIME).is_null() & pl.col(S.LAST_TIME).is_null()).height
-    if notes and foreign:
-        print(
-            f"note: {foreign} session{'s' * (foreign != 1)} without any timestamped Claude Code line "
-            "(ChainlessChain sessions? Hint: cc-analytics context ID --sessions-dir DIR, or cc-analytics report)",
+            f"(first: {where}: {reason})",
             file=sys.stderr,
         )
     if args.parquet is not None:

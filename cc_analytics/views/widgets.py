@@ -302,13 +302,21 @@ def turn_label(turn: Mapping[str, Any]) -> str:
 
 
 def turn_preview(turn: Mapping[str, Any], *, before: int = 2, after: int = 1) -> str:
-    """The ContextWindow preview around a turn's first event (``render_preview(budget=Budget())``)."""
+    """The ContextWindow preview around a turn's first event (``render_preview(budget=Budget())``);
+    a ChainlessChain turn shows its prompt, an unreadable transcript a message instead."""
     from cc_analytics.core import Budget, EventRef, capture_window
 
+    if turn.get(S.FORMAT) == S.CHAINLESS:
+        # ContextWindows are a Claude Code format; a ChainlessChain turn shows its prompt.
+        prompt = turn.get(S.PROMPT)
+        return f"user: {prompt}" if prompt else f"(turn {turn[S.TURN_INDEX]} has no user prompt)"
     uuids = turn.get(S.EVENT_UUIDS) or []
     if not uuids:
         return f"(turn {turn[S.TURN_INDEX]} has no events to anchor a window on)"
-    raw = Path(turn[S.SOURCE_FILE]).read_bytes()
+    try:
+        raw = Path(turn[S.SOURCE_FILE]).read_bytes()
+    except OSError as exc:
+        return f"(cannot read {turn[S.SOURCE_FILE]}: {exc.strerror or exc})"
     window = capture_window(raw, EventRef(turn[S.SESSION_ID], uuids[0]), before=before, after=after)
     return window.render_preview(budget=Budget())
 

@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cc_analytics.format import fraction_4
-from cc_analytics.frames import claude_context as front_claude_context
 from cc_analytics.frames.claude import claude_context, read_sessions, scan_sessions
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.windows import window_for
@@ -191,7 +190,6 @@ def test_claude_context_report(tmp_path: Path) -> None:
         1_000_000,
         980_000,
     )
-    assert front_claude_context(SESSION, roots=[projects]) == report
     assert claude_context("00000000-0000-4000-8000-000000000000", roots=[projects]) is None
     assert claude_context("../x", roots=[projects]) is None
 

@@ -75,7 +75,7 @@ def test_split_sources_sniffs_each_format(tmp_path: Path) -> None:
     claude, chainless = found["claude-code"], found["chainlesschain"]
     assert len(chainless) == 7
     assert all("claude" in p.parts for p in claude) and len(claude) == 17
-    with pytest.raises(InputError, match="no such transcript"):
+    with pytest.raises(InputError, match="no such file or folder"):
         split_by_format([tmp_path / "absent"])
 
 

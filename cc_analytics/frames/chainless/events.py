@@ -29,9 +29,7 @@ def problems_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     return decode(files, Profile.CONTEXT).problems
 
 
-def scan_events(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.LazyFrame:
+def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
     """Lazily, one row per line of every transcript that parsed as JSON (``EVENTS_SCHEMA``).
 
     Lines that did not parse are in :func:`scan_problems` instead. ``timestamp`` is the
@@ -55,9 +53,7 @@ def scan_events(
     return lazy_source(produce, S.EVENTS_SCHEMA, "chainless_events")
 
 
-def read_events(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.DataFrame:
+def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
     """Eager :func:`scan_events`.
 
     Examples:
@@ -68,7 +64,7 @@ def read_events(
 
 
 def scan_problems(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
     """Lazily, what could not be used whole: ``source_file``, ``line`` (null for the whole file), ``reason``.
 
@@ -88,7 +84,7 @@ def scan_problems(
 
 
 def read_problems(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.DataFrame:
     """Eager :func:`scan_problems`.
 
@@ -97,40 +93,3 @@ def read_problems(
         ['source_file', 'line', 'reason']
     """
     return scan_problems(source, workers=workers, on_progress=on_progress).collect()
-
-
-# ------------------------------------------------------------------ legacy names
-# ``frames/__init__.py`` and ``report.py`` still reach these here; they go when those
-# modules move to the verbs above and to ``frames.chainless.store``.
-from cc_analytics.frames.chainless.store import default_sessions_dir, is_deleted, live_transcripts  # noqa: E402
-
-scan_chainless = scan_events
-read_chainless = read_events
-read_chainless_problems = read_problems
-
-
-def scan_chainless_messages(source: Source | None = None) -> pl.LazyFrame:
-    """Deprecated: the messages ``cc context`` replays (``MESSAGES_SCHEMA``, ``in_context`` rows)."""
-    files = resolve(source)
-    schema = pl.Schema(dict(S.MESSAGES_SCHEMA))
-
-    def produce() -> Iterator[pl.DataFrame]:
-        for batch in run_batches(lambda f: decode(f, Profile.EVENTS).messages, files):
-            yield batch.filter(pl.col(S.IN_CONTEXT))
-
-    return lazy_source(produce, schema, "chainless_messages")
-
-
-__all__ = [
-    "default_sessions_dir",
-    "is_deleted",
-    "live_transcripts",
-    "read_chainless",
-    "read_chainless_problems",
-    "read_events",
-    "read_problems",
-    "scan_chainless",
-    "scan_chainless_messages",
-    "scan_events",
-    "scan_problems",
-]

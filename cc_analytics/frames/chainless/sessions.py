@@ -39,10 +39,9 @@ Sessions columns, where ChainlessChain differs from Claude Code:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -116,7 +115,7 @@ def context_batch(
 
 
 def iter_context(
-    source: Source | None = None,
+    source: Source = None,
     *,
     model: str | None = None,
     provider: str | None = None,
@@ -130,7 +129,7 @@ def iter_context(
 
 
 def context_frame(
-    source: Source | None = None,
+    source: Source = None,
     *,
     model: str | None = None,
     provider: str | None = None,
@@ -266,7 +265,7 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
 
 
 def iter_tables(
-    source: Source | None = None,
+    source: Source = None,
     *,
     turns: bool = True,
     workers: int | None = 1,
@@ -283,7 +282,7 @@ def iter_tables(
 
 
 def scan_sessions(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
     """Lazily, one row per session (transcript) of ``source`` in the shared ``SESSIONS_SCHEMA``.
 
@@ -309,7 +308,7 @@ def scan_sessions(
 
 
 def read_sessions(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.DataFrame:
     """Eager :func:`scan_sessions`, sorted by session id.
 
@@ -318,38 +317,3 @@ def read_sessions(
         0
     """
     return scan_sessions(source, workers=workers, on_progress=on_progress).collect().sort(S.SESSION_ID)
-
-
-# ------------------------------------------------------------------ legacy names
-# ``report.py`` reads ChainlessChain sessions through ``read_context``; it goes when the report
-# reads ``read_sessions`` (the report's own module owns that change).
-
-_LEGACY_COLUMNS = {
-    S.WINDOW: "context_window",
-    S.CONTEXT_ESTIMATE: "total_tokens",
-    S.HEADROOM: "remaining_tokens",
-    S.MESSAGES: "message_count",
-    S.TOKENS_SYSTEM: "system_tokens",
-    S.TOKENS_USER: "user_tokens",
-    S.TOKENS_ASSISTANT: "assistant_tokens",
-    S.TOKENS_TOOL: "tool_tokens",
-    S.TOKENS_TOOL_CALLS: "tool_calls_tokens",
-    S.MESSAGES_SYSTEM: "system_count",
-    S.MESSAGES_USER: "user_count",
-    S.MESSAGES_ASSISTANT: "assistant_count",
-    S.MESSAGES_TOOL: "tool_count",
-}
-
-
-def read_context(
-    paths: Sequence[Path],
-    *,
-    model: str | None = None,
-    provider: str | None = None,
-    workers: int | None = None,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Deprecated: :func:`context_frame` under the old column names, and the problems."""
-    parts = list(iter_context(list(paths), model=model, provider=provider, workers=workers))
-    frame = pl.concat([rows for rows, _ in parts]) if parts else pl.DataFrame(schema=S.CONTEXT_SCHEMA)
-    problems = pl.concat([found for _, found in parts]) if parts else pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
-    return frame.sort(S.SESSION_ID, maintain_order=True).rename(_LEGACY_COLUMNS), problems

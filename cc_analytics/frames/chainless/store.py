@@ -10,18 +10,15 @@ beside it or its ``<id>.meta.json`` says ``"deleted": true``; an id with ``/``, 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.sources import TranscriptFile
+from cc_analytics.frames.sources import Source, TranscriptFile
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 MAIN = "main"
-
-Source = str | os.PathLike[str] | TranscriptFile | Iterable[str | os.PathLike[str] | TranscriptFile]
 
 
 def default_sessions_dir() -> Path:
@@ -98,7 +95,7 @@ def transcript_file(path: Path) -> TranscriptFile:
     return TranscriptFile(path, session_id_of(path), None, MAIN, path.parent.name, size)
 
 
-def resolve(source: Source | None = None) -> list[TranscriptFile]:
+def resolve(source: Source = None) -> list[TranscriptFile]:
     """Live transcripts of a file, a folder (its ``*.jsonl``), a glob, TranscriptFiles, or a list.
 
     ``None`` means the default store. A deleted transcript (tombstone or ``.meta.json``) is

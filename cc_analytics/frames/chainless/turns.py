@@ -160,9 +160,7 @@ def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     return lift_turns(decode(files, Profile.EVENTS)).collect()
 
 
-def scan_turns(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.LazyFrame:
+def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
     """Lazily, one row per turn of every transcript of ``source`` (``TURNS_SCHEMA``).
 
     A user prompt opens a turn; the exact rule and every column are in the module docstring.
@@ -185,9 +183,7 @@ def scan_turns(
     return lazy_source(produce, S.TURNS_SCHEMA, "chainless_turns")
 
 
-def read_turns(
-    source: Source | None = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.DataFrame:
+def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
     """Eager :func:`scan_turns`.
 
     Examples:

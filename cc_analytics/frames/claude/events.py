@@ -144,7 +144,3 @@ def read_problems(
         True
     """
     return scan_problems(source, workers=workers, on_progress=on_progress).collect()
-
-
-# The name ``frames/__init__.py`` still maps; it goes when the front maps ``read_problems``.
-problems = read_problems

@@ -10,7 +10,7 @@ small frames.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Final
+from typing import Final
 
 import polars as pl
 
@@ -133,19 +133,6 @@ def sessions_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFr
     return summarize(*prepared(decoded), files), decoded.problems
 
 
-def iter_sessions(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
-    """(sessions, problems) batch by batch; ``tables.iter_tables(..., turns=False)`` says it better.
-
-    Kept for the ``sessions`` command, which still calls it by this name.
-    """
-    files = resolve(source)
-    yield from run_batches(
-        sessions_batch, files, workers=workers, on_progress=on_progress, batch_bytes=SESSIONS.batch_bytes
-    )
-
-
 def scan_sessions(
     source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
@@ -187,13 +174,3 @@ def read_sessions(
         True
     """
     return scan_sessions(source, workers=workers, on_progress=on_progress).collect().sort(S.SESSION_ID)
-
-
-def __getattr__(name: str) -> Any:
-    # ``frames/__init__.py`` still maps ``claude_context`` to this module; it lives in ``context``.
-    if name == "claude_context":
-        from cc_analytics.frames.claude.context import claude_context
-
-        return claude_context
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
