@@ -127,7 +127,8 @@ def run_decode_line(line: bytes) -> None:
     except (ValueError, RecursionError):
         return
     slow = _decode_any_depth(line.decode("utf-8"))
-    assert fast == slow and compact_json(fast) == compact_json(slow), "decoders disagree"
+    # compared as text: ``==`` recurses, and the C decoder may just have fit under the limit
+    assert compact_json(fast) == compact_json(slow), "decoders disagree"
 
 
 register(
