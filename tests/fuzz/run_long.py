@@ -2,7 +2,8 @@
 
 TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
 ``frames.claude``), a group (``core``, ``frames``) or ``all``. For each target it prints the
-examples run, the time taken, examples per second and the number of unexpected outcomes,
+examples run, the wall and CPU time taken, examples per wall second and the number of
+unexpected outcomes,
 then one line per distinct finding (type and place) with its first input. Exit status 1
 when anything unexpected happened.
 """
@@ -24,12 +25,13 @@ from tests.fuzz.targets import TARGETS, Finding, Target, check  # noqa: E402
 PROGRESS_SECONDS = 30
 
 
-def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, Counter, dict]:
-    """Run ``target`` on ``examples`` generated inputs; return count, seconds, findings, first inputs."""
+def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, float, Counter, dict]:
+    """Run ``target`` on ``examples`` generated inputs; return count, wall and CPU seconds, findings, first inputs."""
     count = 0
     findings: Counter[tuple[str, str]] = Counter()
     first: dict[tuple[str, str], tuple[Finding, object]] = {}
     start = last = time.perf_counter()
+    cpu = time.process_time()
 
     @settings(
         max_examples=examples,
@@ -53,7 +55,7 @@ def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, C
             print(f"  {target.name}: {count} examples, {len(findings)} distinct findings", file=sys.stderr, flush=True)
 
     run()
-    return count, time.perf_counter() - start, findings, first
+    return count, time.perf_counter() - start, time.process_time() - cpu, findings, first
 
 
 def _selected(names: list[str]) -> list[Target]:
@@ -78,12 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
     args = parser.parse_args(argv)
     unexpected = 0
-    print(f"{'target':<18} {'examples':>9} {'seconds':>9} {'ex/s':>8} {'unexpected':>10}")
+    print(f"{'target':<18} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
     for target in _selected(args.targets):
-        count, seconds, findings, first = fuzz(target, args.examples, args.seed)
+        count, seconds, cpu, findings, first = fuzz(target, args.examples, args.seed)
         total = sum(findings.values())
         unexpected += total
-        print(f"{target.name:<18} {count:>9} {seconds:>9.1f} {count / seconds:>8.1f} {total:>10}", flush=True)
+        print(
+            f"{target.name:<18} {count:>9} {seconds:>9.1f} {cpu:>9.1f} {count / seconds:>8.1f} {total:>10}", flush=True
+        )
         for signature, n in findings.most_common():
             finding, value = first[signature]
             print(f"    {n} x {finding.kind} at {finding.where}: {finding.summary}")
