@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from cc_analytics.core.jsontext import es_float, quote
+from cc_analytics.core.jsontext import LongInt, es_float, quote, write_json
 
 MAX_SAFE_INTEGER = 2**53 - 1
 
@@ -30,59 +30,53 @@ def canonical_json(value: Any, *, lenient: bool = False) -> str:
         >>> canonical_json({"f": 100.0, "g": 1e21, "j": -0.0})
         '{"f":100,"g":1e+21,"j":0}'
     """
-    out: list[str] = []
-    _canonical_into(value, out, lenient)
-    return "".join(out)
+    return write_json(value, _lenient_scalar if lenient else _strict_scalar, _utf16_order)
 
 
 def _utf16_key(key: str) -> bytes:
     return key.encode("utf-16-be", "surrogatepass")
 
 
-def _canonical_into(value: Any, out: list[str], lenient: bool) -> None:
+def _utf16_order(obj: dict) -> list[str]:
+    return sorted(obj, key=_utf16_key)
+
+
+def _strict_scalar(value: Any) -> str:
+    return _scalar(value, lenient=False)
+
+
+def _lenient_scalar(value: Any) -> str:
+    return _scalar(value, lenient=True)
+
+
+def _scalar(value: Any, *, lenient: bool) -> str:
     if isinstance(value, str):
-        out.append(quote(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, int):
+        return quote(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
         if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER or lenient:
-            out.append(int.__repr__(value))
-        else:
-            msg = f"integer exceeds IEEE-754 double precision: {int.__repr__(value)}"
-            raise DigestError(msg)
-    elif isinstance(value, float):
+            return int.__repr__(value)
+        msg = f"integer exceeds IEEE-754 double precision: {int.__repr__(value)}"
+        raise DigestError(msg)
+    if isinstance(value, float):
         if value in (float("inf"), float("-inf")) or value != value:
             if not lenient:
                 msg = f"number cannot canonicalize: {value}"
                 raise DigestError(msg)
-            out.append("null")
-        else:
-            out.append(es_float(value))
-    elif isinstance(value, dict):
-        out.append("{")
-        sep = ""
-        for key in sorted(value, key=_utf16_key):
-            out.append(sep)
-            out.append(quote(key))
-            out.append(":")
-            _canonical_into(value[key], out, lenient)
-            sep = ","
-        out.append("}")
-    elif isinstance(value, list | tuple):
-        out.append("[")
-        sep = ""
-        for item in value:
-            out.append(sep)
-            _canonical_into(item, out, lenient)
-            sep = ","
-        out.append("]")
-    else:
-        msg = f"not a JSON value: {value!r}"
-        raise TypeError(msg)
+            return "null"
+        return es_float(value)
+    if type(value) is LongInt:
+        if lenient:
+            return value.text
+        msg = f"integer exceeds IEEE-754 double precision: {value.text}"
+        raise DigestError(msg)
+    msg = f"not a JSON value: {value!r}"
+    raise TypeError(msg)
 
 
 def tool_digest(name: str, tool_input: Any, *, lenient: bool = False) -> str:

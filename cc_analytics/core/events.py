@@ -15,11 +15,12 @@ import re
 import warnings
 from typing import Any
 
-from cc_analytics.core.jsontext import MISSING, decode_line, fget
+from cc_analytics.core.jsontext import MAX_DEPTH, MISSING, TOO_DEEP, LongInt, decode_line, fget
 from cc_analytics.core.timestamps import check_timestamp, timestamp_error
 
 USER, ASSISTANT, SYSTEM, ATTACHMENT, MODE, OTHER = range(6)
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+U64_MAX = 2**64 - 1
 CACHE_FIELDS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 SERVER_FIELDS = ("web_search_requests", "web_fetch_requests")
 TOKEN_FIELDS = (
@@ -105,7 +106,12 @@ class _Context:
 
 
 def _type_name(value: Any) -> str:
-    return "dict" if isinstance(value, dict) else type(value).__name__
+    """The Python type name the reference reports; its parser reads integers beyond 64 bits as floats."""
+    if isinstance(value, dict):
+        return "dict"
+    if type(value) is LongInt or (type(value) is int and not I64_MIN <= value <= U64_MAX):
+        return "float"
+    return type(value).__name__
 
 
 def _content(ctx: _Context, obj: dict) -> Any:
@@ -356,6 +362,10 @@ def parse_events(raw: bytes, *, strict: bool = False, source: str = "<bytes>") -
             continue
         obj = decode_line(line)
         if not isinstance(obj, dict):
+            if obj is TOO_DEEP:
+                ctx.lineno = lineno
+                exc = ValueError(f"JSON nested more than {MAX_DEPTH} levels deep")
+                _problem(ctx, exc, "line skipped", skip=False)
             continue
         ctx.lineno = lineno
         ctx.line = line

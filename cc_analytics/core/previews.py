@@ -5,6 +5,7 @@ Imports: standard library only.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -12,6 +13,9 @@ from typing import Any, ClassVar
 from cc_analytics.errors import SchemaError
 
 Pairs = tuple[tuple[Any, Any], ...]
+_BRIEF = reprlib.Repr()
+_BRIEF.maxlevel = 3
+_BRIEF.maxstring = _BRIEF.maxother = 60
 
 
 def sorted_pairs(value: Mapping | Iterable, field: str) -> Pairs:
@@ -126,9 +130,19 @@ class AskUserQuestionPreview:
 Preview = TextPreview | ToolCallPreview | AskUserQuestionPreview
 
 
+def brief(value: Any) -> str:
+    """A short repr of a wire value for error messages (long or deep values are cut).
+
+    Examples:
+        >>> brief("x" * 200)[:12], brief([[[[[1]]]]])
+        ("'xxxxxxxxxxx", '[[[[...]]]]')
+    """
+    return _BRIEF.repr(value)
+
+
 def _require(obj: Any, key: str, where: str) -> Any:
     if not isinstance(obj, dict):
-        msg = f"{where}: expected an object, got {obj!r}"
+        msg = f"{where}: expected an object, got {brief(obj)}"
         raise SchemaError(msg)
     if key not in obj:
         msg = f"{where}: missing key {key!r}"
@@ -136,48 +150,74 @@ def _require(obj: Any, key: str, where: str) -> Any:
     return obj[key]
 
 
-def _items(value: Any, where: str) -> list:
-    if isinstance(value, str | list | dict):
-        return list(value)
-    msg = f"{where}: expected an array, got {value!r}"
+def _string(obj: Any, key: str, where: str, *, nullable: bool = False) -> str | None:
+    value = _require(obj, key, where)
+    if isinstance(value, str) or (nullable and value is None):
+        return value
+    msg = f"{where}.{key}: expected a string{' or null' if nullable else ''}, got {brief(value)}"
     raise SchemaError(msg)
 
 
-def _question(obj: Any, where: str) -> Question:
-    question = _require(obj, "question", where)
-    header = _require(obj, "header", where)
-    multi = _require(obj, "multi_select", where)
-    labels = _items(_require(obj, "labels", where), f"{where}.labels")
-    if not isinstance(question, str):
-        msg = f"{where}.question: expected a string, got {question!r}"
-        raise SchemaError(msg)
-    if header is not None and not isinstance(header, str):
-        msg = f"{where}.header: expected a string or null, got {header!r}"
-        raise SchemaError(msg)
-    if not isinstance(multi, bool):
-        msg = f"{where}.multi_select: expected a boolean, got {multi!r}"
-        raise SchemaError(msg)
-    for label in labels:
-        if not isinstance(label, str):
-            msg = f"{where}.labels: expected strings, got {label!r}"
+def _one_of(obj: Any, key: str, where: str, allowed: tuple[str, ...]) -> str:
+    value = _require(obj, key, where)
+    if isinstance(value, str) and value in allowed:
+        return value
+    msg = f"{where}.{key}: expected {' or '.join(map(repr, allowed))}, got {brief(value)}"
+    raise SchemaError(msg)
+
+
+def _items(value: Any, where: str) -> list:
+    if isinstance(value, list):
+        return value
+    msg = f"{where}: expected an array, got {brief(value)}"
+    raise SchemaError(msg)
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    items = _items(value, where)
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            msg = f"{where}[{i}]: expected a string, got {brief(item)}"
             raise SchemaError(msg)
-    return Question(question, header, multi, tuple(labels))
+    return tuple(items)
+
+
+def _string_map(value: Any, where: str) -> Pairs:
+    if not isinstance(value, dict):
+        msg = f"{where}: expected an object of strings, got {brief(value)}"
+        raise SchemaError(msg)
+    for key, item in value.items():
+        if not isinstance(item, str):
+            msg = f"{where}[{key!r}]: expected a string, got {brief(item)}"
+            raise SchemaError(msg)
+    return tuple(sorted(value.items()))
+
+
+def _question(obj: Any, where: str) -> Question:
+    question = _string(obj, "question", where)
+    header = _string(obj, "header", where, nullable=True)
+    multi = _require(obj, "multi_select", where)
+    if not isinstance(multi, bool):
+        msg = f"{where}.multi_select: expected a boolean, got {brief(multi)}"
+        raise SchemaError(msg)
+    labels = _strings(_require(obj, "labels", where), f"{where}.labels")
+    return Question(question, header, multi, labels)
 
 
 def preview_from_wire(obj: Any, where: str) -> Preview:
     """Build a typed preview from its JSON object, naming ``where`` in errors."""
     kind = _require(obj, "kind", where)
     if kind == "text" and isinstance(kind, str):
-        return TextPreview(_require(obj, "text", where))
+        return TextPreview(_string(obj, "text", where))
     if kind == "tool_call" and isinstance(kind, str):
-        name = _require(obj, "name", where)
-        digest = _require(obj, "digest", where)
-        return ToolCallPreview(name, digest, _require(obj, "summary", where))
+        name = _string(obj, "name", where)
+        digest = _string(obj, "digest", where)
+        return ToolCallPreview(name, digest, _string(obj, "summary", where))
     if kind == "ask_user_question" and isinstance(kind, str):
         raw_questions = _items(_require(obj, "questions", where), f"{where}.questions")
         questions = tuple(_question(q, f"{where}.questions[{i}]") for i, q in enumerate(raw_questions))
-        selections = sorted_pairs(_require(obj, "selections", where), f"{where}.selections")
-        notes = sorted_pairs(_require(obj, "notes", where), f"{where}.notes")
+        selections = _string_map(_require(obj, "selections", where), f"{where}.selections")
+        notes = _string_map(_require(obj, "notes", where), f"{where}.notes")
         return AskUserQuestionPreview(questions, selections, notes)
-    msg = f"unknown preview kind: {kind!r}"
+    msg = f"unknown preview kind: {brief(kind)}"
     raise SchemaError(msg)

@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cc_analytics.core.ids import PREVIEW_SCHEMA, SCHEMA, SUMMARY_LABEL, Budget, EventRef, clip
-from cc_analytics.core.previews import Preview, _items, _require, preview_from_wire
+from cc_analytics.core.previews import (
+    Preview,
+    _items,
+    _one_of,
+    _require,
+    _string,
+    _strings,
+    brief,
+    preview_from_wire,
+)
 from cc_analytics.errors import SchemaError
 
 if TYPE_CHECKING:
@@ -21,6 +30,8 @@ if TYPE_CHECKING:
 
     from cc_analytics.core.hydrate import HydratedWindow
 
+ROLES = ("user", "assistant")
+FIDELITIES = ("full", "summary")
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
 
@@ -130,32 +141,50 @@ class ContextWindow:
 
     @classmethod
     def from_json(cls, data: str | bytes) -> ContextWindow:
-        """Parse a ``cc-transcript.context/2`` document.
+        """Parse a ``cc-transcript.context/2`` document, strictly.
+
+        Every field must have its type of the wire format (strings, arrays, objects,
+        booleans, an integer ``preview_chars``; ``role`` and ``fidelity`` one of their
+        values); extra keys are ignored.
 
         Raises:
             json.JSONDecodeError: the text is not JSON.
             SchemaError: a wrong schema, an unknown preview kind, or any missing or
-                mistyped field (the message names the field).
+                mistyped field (the message names the field and the value).
+
+        Examples:
+            >>> ContextWindow.from_json('{"schema":"cc-transcript.context/2","anchor":5}')
+            Traceback (most recent call last):
+            ...
+            cc_analytics.errors.SchemaError: window.anchor: expected an object, got 5
         """
         try:
             obj = json.loads(data)
         except RecursionError:
             msg = "window: JSON nested too deeply"
             raise SchemaError(msg) from None
+        except json.JSONDecodeError:
+            raise
+        except ValueError as exc:  # bytes that are not UTF-8, an integer beyond int()'s digit limit
+            msg = f"window: unreadable document ({exc})"
+            raise SchemaError(msg) from None
         if not isinstance(obj, dict) or obj.get("schema") != SCHEMA or not isinstance(obj["schema"], str):
             msg = f"expected schema {SCHEMA!r}, got: {data[:120]}"
             raise SchemaError(msg)
         preview_schema = obj.get("preview_schema")
         if preview_schema is not None and (not isinstance(preview_schema, str) or preview_schema != PREVIEW_SCHEMA):
-            msg = f"expected preview schema {PREVIEW_SCHEMA!r}, got: {preview_schema!r}"
+            msg = f"expected preview schema {PREVIEW_SCHEMA!r}, got: {brief(preview_schema)}"
             raise SchemaError(msg)
         anchor = _event_ref(_require(obj, "anchor", "window"), "window.anchor")
         before = _turn_refs(_require(obj, "before", "window"), "window.before")
         trigger_obj = _require(obj, "trigger", "window")
         trigger = None if trigger_obj is None else _turn_ref(trigger_obj, "window.trigger")
         after = _turn_refs(_require(obj, "after", "window"), "window.after")
-        fidelity = _require(obj, "fidelity", "window")
+        fidelity = _one_of(obj, "fidelity", "window", FIDELITIES)
         preview_chars = _require(obj, "preview_chars", "window")
+        if type(preview_chars) is not int:
+            msg = f"window.preview_chars: expected an integer, got {brief(preview_chars)}"
+            raise SchemaError(msg)
         return cls(anchor, before, trigger, after, fidelity, preview_chars, preview_schema)
 
     def render_preview(self, *, budget: Budget = Budget()) -> str:  # noqa: B008 - frozen value
@@ -182,18 +211,17 @@ class ContextWindow:
 
 
 def _event_ref(obj: Any, where: str) -> EventRef:
-    session_id = _require(obj, "session_id", where)
-    event_uuid = _require(obj, "event_uuid", where)
-    return EventRef(session_id, event_uuid, _require(obj, "tool_use_id", where))
+    session_id = _string(obj, "session_id", where)
+    event_uuid = _string(obj, "event_uuid", where)
+    return EventRef(session_id, event_uuid, _string(obj, "tool_use_id", where, nullable=True))
 
 
 def _turn_ref(obj: Any, where: str) -> TurnRef:
-    role = _require(obj, "role", where)
-    refs = tuple(
-        _event_ref(r, f"{where}.refs[{i}]") for i, r in enumerate(_items(_require(obj, "refs", where), f"{where}.refs"))
-    )
-    preview = _require(obj, "preview", where)
-    digests = tuple(_items(_require(obj, "tool_digests", where), f"{where}.tool_digests"))
+    role = _one_of(obj, "role", where, ROLES)
+    raw_refs = _items(_require(obj, "refs", where), f"{where}.refs")
+    refs = tuple(_event_ref(r, f"{where}.refs[{i}]") for i, r in enumerate(raw_refs))
+    preview = _string(obj, "preview", where)
+    digests = _strings(_require(obj, "tool_digests", where), f"{where}.tool_digests")
     previews = None
     if "previews" in obj:
         items = _items(obj["previews"], f"{where}.previews")

@@ -197,23 +197,99 @@ def test_invalid_json_is_a_decode_error():
         ContextWindow.from_json("{")
 
 
-def test_lenient_values_round_trip():
+def test_extra_keys_are_dropped():
     doc = json.loads(LEGACY)
-    doc.update(fidelity=3, preview_chars=1e2, extra="dropped")
-    doc["before"][0].update(role="bogus", tool_digests="abc")
-    doc["before"][0]["previews"] = [
-        {
-            "kind": "ask_user_question",
-            "questions": [{"question": "q", "header": None, "multi_select": True, "labels": "ab"}],
-            "selections": [["b", "1"], ["a", "2"]],
-            "notes": {},
-        }
-    ]
-    out = json.loads(ContextWindow.from_json(json.dumps(doc)).to_json())
-    assert out["fidelity"] == 3 and out["preview_chars"] == 100.0 and "extra" not in out
-    assert out["before"][0]["tool_digests"] == ["a", "b", "c"]
-    assert out["before"][0]["previews"][0]["questions"][0]["labels"] == ["a", "b"]
-    assert list(out["before"][0]["previews"][0]["selections"].items()) == [("a", "2"), ("b", "1")]
+    doc["extra"] = "dropped"
+    doc["before"][0]["extra"] = {"also": 1}
+    assert ContextWindow.from_json(json.dumps(doc)).to_json() == LEGACY
+
+
+def _ask(**question) -> dict:
+    base = {"question": "q", "header": None, "multi_select": True, "labels": []}
+    return {"kind": "ask_user_question", "questions": [base | question], "selections": {}, "notes": {}}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # values the reference accepts and re-serialises, or fails on later in render_preview
+        (lambda d: d.update(fidelity=3), "window.fidelity: expected 'full' or 'summary', got 3"),
+        (lambda d: d.update(fidelity="bogus"), "window.fidelity: expected 'full' or 'summary', got 'bogus'"),
+        (lambda d: d.update(preview_chars=1e2), "window.preview_chars: expected an integer, got 100.0"),
+        (lambda d: d.update(preview_chars="200"), "window.preview_chars: expected an integer, got '200'"),
+        (lambda d: d.update(preview_chars=True), "window.preview_chars: expected an integer, got True"),
+        (lambda d: d.update(before={}), "window.before: expected an array, got {}"),
+        (
+            lambda d: d["before"][0].update(role="bogus"),
+            "window.before[0].role: expected 'user' or 'assistant', got 'bogus'",
+        ),
+        (lambda d: d["before"][0].update(preview=5), "window.before[0].preview: expected a string, got 5"),
+        (lambda d: d["before"][0].update(preview=["p"]), "window.before[0].preview: expected a string, got ['p']"),
+        (
+            lambda d: d["before"][0].update(tool_digests="abc"),
+            "window.before[0].tool_digests: expected an array, got 'abc'",
+        ),
+        (
+            lambda d: d["before"][0].update(tool_digests=[1]),
+            "window.before[0].tool_digests[0]: expected a string, got 1",
+        ),
+        (lambda d: d["anchor"].update(session_id=7), "window.anchor.session_id: expected a string, got 7"),
+        (lambda d: d["anchor"].update(event_uuid={}), "window.anchor.event_uuid: expected a string, got {}"),
+        (
+            lambda d: d["before"][0]["refs"][0].update(tool_use_id=[]),
+            "window.before[0].refs[0].tool_use_id: expected a string or null, got []",
+        ),
+        (
+            lambda d: d["before"][0].update(previews=[{"kind": "text", "text": 1.5}]),
+            "window.before[0].previews[0].text: expected a string, got 1.5",
+        ),
+        (
+            lambda d: d["before"][0].update(
+                previews=[{"kind": "tool_call", "name": "x", "digest": None, "summary": ""}]
+            ),
+            "window.before[0].previews[0].digest: expected a string, got None",
+        ),
+        (
+            lambda d: d["before"][0].update(previews=[_ask(labels="ab")]),
+            "window.before[0].previews[0].questions[0].labels: expected an array, got 'ab'",
+        ),
+        (
+            lambda d: d["before"][0].update(previews=[_ask() | {"selections": [["b", "1"]]}]),
+            "window.before[0].previews[0].selections: expected an object of strings, got [['b', '1']]",
+        ),
+        (
+            lambda d: d["before"][0].update(previews=[_ask() | {"notes": {"q": 1}}]),
+            "window.before[0].previews[0].notes['q']: expected a string, got 1",
+        ),
+        (
+            lambda d: d["before"][0].update(preview=[[[[["deep"]]]]]),
+            "window.before[0].preview: expected a string, got [[[[...]]]]",
+        ),
+    ],
+)
+def test_mistyped_fields_raise_schema_error_naming_field_and_value(change, message):
+    doc = json.loads(LEGACY)
+    change(doc)
+    with pytest.raises(SchemaError) as info:
+        ContextWindow.from_json(json.dumps(doc))
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"schema":"cc-transcript.context/2","x":"\xff"}',
+        '{"schema":"cc-transcript.context/2","preview_chars":' + "9" * 5000 + "}",
+    ],
+)
+def test_unreadable_documents_raise_schema_error(data):
+    with pytest.raises(SchemaError, match="^window: unreadable document"):
+        ContextWindow.from_json(data)
+
+
+def test_deep_documents_raise_schema_error():
+    with pytest.raises(SchemaError, match="nested too deeply"):
+        ContextWindow.from_json("[" * 100_000 + "]" * 100_000)
 
 
 def test_render_preview_clips_each_turn_and_labels_summary():

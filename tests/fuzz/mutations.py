@@ -1,0 +1,252 @@
+"""Hypothesis strategies that mutate real inputs: transcript lines, transcripts, window documents.
+
+Seeds are the project's own transcripts (``tests/golden/claude/synthetic``,
+``data-samples/claude``) and golden windows (``tests/golden/claude/expected``, plus
+``../shared/data/claude/expected`` when it is there). A mutation works on the JSON tree of a
+line when the line parses (wrong types, deep nesting, huge numbers, duplicated or removed
+keys, lone surrogates) and on its bytes otherwise or in addition (bit flips, truncation,
+inserted random bytes, BOM, CR, NUL, broken UTF-8).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from cc_analytics.core import EventRef
+from tests.golden.builders import Obj, Raw, dump
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+MAX_SLICE = 30  # lines of a seed transcript per example: keeps one example to a few milliseconds
+DEPTHS = (64, 1000, 3000, 26_000)
+
+NUMBERS = [
+    "0", "-0", "1", "-1", "1.5", "1e2", "-0.0", "1e400", "-1e400", "1E400", "0.1e-400",
+    "9007199254740993", "-9007199254740993", "9223372036854775808", "18446744073709551616",
+    "9" * 400, "-" + "9" * 400, "9" * 5000, "1." + "5" * 400, "1e99999999999999999999",
+]  # fmt: skip
+STRINGS = [
+    '""', '"x"', '" "', '"\\u0000"', '"\\ud800"', '"\\udc00x"', '"a\\ud83d"', '"\\ud83d\\ude00"',
+    '"\\\\ud800"', '"\\u2028"', '"user"', '"assistant"', '"system"', '"attachment"', '"text"', '"tool_use"',
+    '"tool_result"', '"AskUserQuestion"', '"Bash"', '"Edit"', '"MultiEdit"', '"Write"', '"queued_command"',
+    '"2026-03-01T10:00:00Z"', '"0000-01-01T00:00:00Z"', '"2026-06-30T23:59:60Z"', '"2026-03-01"',
+    '"[Request interrupted by user]"', '"<teammate-message x>"', '"full"', '"summary"', '"cc-transcript.context/2"',
+]  # fmt: skip
+OTHERS = [
+    "null",
+    "true",
+    "false",
+    "[]",
+    "{}",
+    '[1,"a",null]',
+    '{"a":1}',
+    '{"type":"text","text":"x"}',
+    "NaN",
+    "-Infinity",
+]
+LEXEMES = [Raw(x) for x in NUMBERS + STRINGS + OTHERS]
+KEYS = [
+    "type", "uuid", "sessionId", "timestamp", "message", "content", "model", "usage", "input_tokens",
+    "tool_use_id", "toolUseResult", "input", "name", "id", "text", "isMeta", "isSidechain", "subtype",
+    "attachment", "answers", "questions", "preview", "previews", "kind", "refs", "role", "schema",
+    "selections", "labels", "trigger", "before", "after", "fidelity", "preview_chars", "anchor",
+]  # fmt: skip
+SPECIAL_BYTES = [b"\xef\xbb\xbf", b"\r", b"\r\n", b"\x00", b"\t", b"\xed\xa0\x80", b"\xff", b"\xc3", b"\n", b'"', b"\\"]
+PROBE = EventRef("S", "00000000-0000-4000-8000-00000000dead")
+
+
+@cache
+def transcript_seeds() -> tuple[tuple[bytes, ...], ...]:
+    """Every seed transcript as its non-blank lines."""
+    paths = sorted((ROOT / "tests/golden/claude/synthetic").glob("*.jsonl"))
+    paths += sorted((ROOT / "data-samples/claude").rglob("*.jsonl"))
+    return tuple(tuple(line for line in p.read_bytes().split(b"\n") if line.strip()) for p in paths)
+
+
+@cache
+def line_seeds() -> tuple[bytes, ...]:
+    return tuple(line for seed in transcript_seeds() for line in seed)
+
+
+@cache
+def window_seeds() -> tuple[str, ...]:
+    """Distinct golden window documents, sorted."""
+    folders = [ROOT / "tests/golden/claude/expected", SHARED / "data/claude/expected"]
+    docs: set[str] = set()
+    for folder in folders:
+        for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+            for line in path.read_bytes().split(b"\n"):
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                docs.update(d for d in [record.get("window"), *(record.get("windows") or [])] if d)
+    return tuple(sorted(docs))
+
+
+def deep(draw: st.DrawFn) -> Raw:
+    depth = draw(st.sampled_from(DEPTHS))
+    shape = draw(st.sampled_from(["array", "object", "open", "mixed"]))
+    if shape == "array":
+        return Raw("[" * depth + "]" * depth)
+    if shape == "object":
+        return Raw('{"a":' * depth + "1" + "}" * depth)
+    if shape == "open":
+        return Raw("[" * depth)
+    return Raw('[{"k":' * (depth // 2) + '"\\ud83d\\ude00"' + "}]" * (depth // 2))
+
+
+def _value(draw: st.DrawFn, tree: Any) -> Any:
+    how = draw(st.sampled_from(["lexeme", "lexeme", "deep", "text", "subtree"]))
+    if how == "lexeme":
+        return draw(st.sampled_from(LEXEMES))
+    if how == "deep":
+        return deep(draw)
+    if how == "text":
+        return draw(st.text(max_size=12))
+    slots = _slots(tree)  # another part of the same line, moved: types that are "almost right"
+    if not slots:
+        return Raw("null")
+    parent, i = slots[draw(st.integers(0, len(slots) - 1))]
+    return parent[i][1] if isinstance(parent, Obj) else parent[i]
+
+
+def _slots(tree: Any, limit: int = 2000) -> list[tuple[list, int]]:
+    slots: list[tuple[list, int]] = []
+    stack = [tree]
+    while stack and len(slots) < limit:
+        node = stack.pop()
+        if isinstance(node, Obj):
+            for i, (_, value) in enumerate(node):
+                slots.append((node, i))
+                stack.append(value)
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                slots.append((node, i))
+                stack.append(value)
+    return slots
+
+
+def _tree_mutation(draw: st.DrawFn, line: bytes) -> bytes | None:
+    try:
+        tree = json.loads(line, object_pairs_hook=Obj)
+    except (ValueError, RecursionError):
+        return None
+    slots = _slots(tree)
+    if not slots:
+        return None
+    parent, i = slots[draw(st.integers(0, len(slots) - 1))]
+    op = draw(st.sampled_from(["replace", "replace", "replace", "delete", "duplicate", "rename"]))
+    if op == "replace":
+        value = _value(draw, tree)
+        parent[i] = (parent[i][0], value) if isinstance(parent, Obj) else value
+    elif op == "delete":
+        del parent[i]
+    elif isinstance(parent, Obj) and op == "duplicate":
+        key = parent[i][0]
+        parent.insert(i + draw(st.integers(0, 1)), (key, _value(draw, tree)))
+    elif isinstance(parent, Obj):
+        parent[i] = (draw(st.sampled_from(KEYS)), parent[i][1])
+    try:
+        return dump(tree).encode("utf-8", "surrogatepass")
+    except RecursionError:
+        return None
+
+
+def _byte_mutation(draw: st.DrawFn, line: bytes) -> bytes:
+    pos = draw(st.integers(0, len(line)))
+    op = draw(st.sampled_from(["flip", "truncate", "delete", "insert", "special", "random"]))
+    if op == "flip" and pos < len(line):
+        return line[:pos] + bytes([line[pos] ^ (1 << draw(st.integers(0, 7)))]) + line[pos + 1 :]
+    if op == "truncate":
+        return line[:pos]
+    if op == "delete":
+        return line[:pos] + line[pos + draw(st.integers(1, 16)) :]
+    if op == "special":
+        return line[:pos] + draw(st.sampled_from(SPECIAL_BYTES)) + line[pos:]
+    if op == "random":
+        return draw(st.binary(max_size=64))
+    return line[:pos] + draw(st.binary(min_size=1, max_size=8)) + line[pos:]
+
+
+def mutate_line(draw: st.DrawFn, line: bytes) -> bytes:
+    """One line, changed in its JSON tree (when it parses) and/or in its bytes."""
+    if draw(st.integers(0, 3)):
+        mutated = _tree_mutation(draw, line)
+        if mutated is not None:
+            return mutated
+    return _byte_mutation(draw, line)
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> bytes:
+    """A mutated seed line, random bytes, or a deeply nested value."""
+    how = draw(st.integers(0, 9))
+    if how == 0:
+        return draw(st.binary(max_size=200))
+    if how == 1:
+        return dump(deep(draw)).encode()
+    line = draw(st.sampled_from(line_seeds()))
+    for _ in range(draw(st.integers(1, 3))):
+        line = mutate_line(draw, line)
+    return line
+
+
+def _anchor_candidates(seed_lines: list[bytes]) -> list[EventRef]:
+    found = []
+    for line in seed_lines:
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("uuid"), str):
+            session = obj.get("sessionId")
+            found.append(EventRef(session if isinstance(session, str) else "S", obj["uuid"]))
+    return found
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> tuple[bytes, list[EventRef], dict[str, int]]:
+    """A slice of a seed transcript with some lines mutated, anchors into it, and capture options."""
+    seed = draw(st.sampled_from(transcript_seeds()))
+    start = draw(st.integers(0, max(0, len(seed) - 1)))
+    picked = list(seed[start : start + draw(st.integers(1, MAX_SLICE))])
+    candidates = _anchor_candidates(picked) or [PROBE]
+    for _ in range(draw(st.integers(0, 4))):
+        i = draw(st.integers(0, len(picked) - 1))
+        op = draw(st.sampled_from(["mutate", "mutate", "mutate", "drop", "copy", "insert"]))
+        if op == "mutate":
+            picked[i] = mutate_line(draw, picked[i])
+        elif op == "drop" and len(picked) > 1:
+            del picked[i]
+        elif op == "copy":
+            picked.insert(draw(st.integers(0, len(picked))), picked[i])
+        elif op == "insert":
+            picked.insert(i, draw(lines()))
+    raw = b"\n".join(picked) + draw(st.sampled_from([b"\n", b"", b"\r\n"]))
+    if draw(st.integers(0, 9)) == 0:  # a torn last line, as while another process appends
+        raw = raw[: draw(st.integers(0, len(raw)))]
+    anchors = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3))
+    if draw(st.integers(0, 9)) == 0:
+        anchors.append(PROBE)
+    options = {
+        "before": draw(st.integers(0, 8)),
+        "after": draw(st.integers(0, 3)),
+        "preview_chars": draw(st.integers(-3, 300)),
+    }
+    return raw, anchors, options
+
+
+@st.composite
+def window_documents(draw: st.DrawFn) -> str | bytes:
+    """A golden window document, mutated in its JSON tree and/or its text; sometimes as bytes."""
+    doc = draw(st.sampled_from(window_seeds())).encode("utf-8")
+    for _ in range(draw(st.integers(1, 3))):
+        doc = mutate_line(draw, doc)
+    if draw(st.booleans()):
+        return doc
+    return doc.decode("utf-8", "surrogateescape")

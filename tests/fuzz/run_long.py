@@ -1,0 +1,99 @@
+"""Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S]``.
+
+TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
+``frames.claude``), a group (``core``, ``frames``) or ``all``. For each target it prints the
+examples run, the wall and CPU time taken, examples per wall second and the number of
+unexpected outcomes,
+then one line per distinct finding (type and place) with its first input. Exit status 1
+when anything unexpected happened.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+
+from tests.fuzz.targets import TARGETS, Finding, Target, check  # noqa: E402
+
+PROGRESS_SECONDS = 30
+
+
+def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, float, Counter, dict]:
+    """Run ``target`` on ``examples`` generated inputs; return count, wall and CPU seconds, findings, first inputs."""
+    count = 0
+    findings: Counter[tuple[str, str]] = Counter()
+    first: dict[tuple[str, str], tuple[Finding, object]] = {}
+    start = last = time.perf_counter()
+    cpu = time.process_time()
+
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @seed(random_seed)
+    @given(target.inputs)
+    def run(value: object) -> None:
+        nonlocal count, last
+        count += 1
+        finding = check(target, value)
+        if finding is not None:
+            findings[finding.signature] += 1
+            first.setdefault(finding.signature, (finding, value))
+        now = time.perf_counter()
+        if now - last > PROGRESS_SECONDS:
+            last = now
+            print(f"  {target.name}: {count} examples, {len(findings)} distinct findings", file=sys.stderr, flush=True)
+
+    run()
+    return count, time.perf_counter() - start, time.process_time() - cpu, findings, first
+
+
+def _selected(names: list[str]) -> list[Target]:
+    chosen: dict[str, Target] = {}
+    for name in names:
+        if name == "all":
+            chosen.update(TARGETS)
+        elif name in TARGETS:
+            chosen[name] = TARGETS[name]
+        elif any(t.group == name for t in TARGETS.values()):
+            chosen.update({n: t for n, t in TARGETS.items() if t.group == name})
+        else:
+            msg = f"unknown target {name!r}; known: {', '.join(sorted(TARGETS))}, core, frames, all"
+            raise SystemExit(msg)
+    return list(chosen.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("targets", nargs="+", metavar="TARGET")
+    parser.add_argument("--examples", type=int, default=100_000, help="examples per target (default 100000)")
+    parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
+    args = parser.parse_args(argv)
+    unexpected = 0
+    print(f"{'target':<18} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
+    for target in _selected(args.targets):
+        count, seconds, cpu, findings, first = fuzz(target, args.examples, args.seed)
+        total = sum(findings.values())
+        unexpected += total
+        print(
+            f"{target.name:<18} {count:>9} {seconds:>9.1f} {cpu:>9.1f} {count / seconds:>8.1f} {total:>10}", flush=True
+        )
+        for signature, n in findings.most_common():
+            finding, value = first[signature]
+            print(f"    {n} x {finding.kind} at {finding.where}: {finding.summary}")
+            print(f"      first input: {repr(value)[:300]}")
+    return 1 if unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
