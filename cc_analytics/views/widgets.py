@@ -383,10 +383,13 @@ class SessionExplorer:
         return turn_preview(rows.row(0, named=True))
 
     def _default_session(self) -> str | None:
-        """The highest-peak session that has turns (else the highest-peak one)."""
+        """The highest-peak session that has turns, recorded occupancy first (a measurement beats an
+        estimate); else the highest-peak one."""
         matching = self.filtered()
         with_turns = matching.filter(pl.col(S.SESSION_ID).is_in(self.turns[S.SESSION_ID].implode()))
         pick = with_turns if with_turns.height else matching
+        if S.OCCUPANCY_SOURCE in pick.columns:
+            pick = pick.sort(pl.col(S.OCCUPANCY_SOURCE) != "recorded", maintain_order=True)
         return pick[S.SESSION_ID][0] if pick.height else None
 
     def _peak_turn(self) -> int | None:
