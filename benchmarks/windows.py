@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     row = "{:<10} wall {:7.3f} s   cpu {:7.3f} s   peak RSS {:7.1f} MB"
     print(row.format("ours", ours["wall_s"], ours["cpu_s"], ours["peak_rss_mb"]))
     if ref_py is None:
-        print("reference: skipped (no oracle venv; run bash ../shared/oracle/setup.sh .oracle-venv)")
+        print("reference: skipped (no oracle venv; make oracle builds it when ../shared is beside the repo)")
         return 0
     ref = run_side(ref_py, "reference", corpus, args.anchors)
     print(row.format("reference", ref["wall_s"], ref["cpu_s"], ref["peak_rss_mb"]))
