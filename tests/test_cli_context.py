@@ -121,3 +121,48 @@ def test_python_dash_m_is_the_same_program(home: Path) -> None:
     module = subprocess.run([sys.executable, "-m", "cc_analytics", "context", "s1"], env=env, capture_output=True)
     assert module.stdout == run_cli(["context", "s1"], env={"HOME": str(home)}).stdout
     assert module.returncode == 0
+
+
+CLAUDE_SAMPLES = Path(__file__).resolve().parents[1] / "data-samples" / "claude" / "projects"
+
+
+def _claude_home(tmp_path: Path, *, store: bool) -> tuple[Path, str]:
+    """A HOME with the Claude Code samples (one made the most recent) and an empty or no store."""
+    import shutil
+
+    projects = tmp_path / ".claude" / "projects"
+    shutil.copytree(CLAUDE_SAMPLES, projects)
+    mains = sorted(p for p in projects.glob("*/*.jsonl"))
+    for age, path in enumerate(mains):
+        os.utime(path, (1_700_000_000 + age, 1_700_000_000 + age))
+    newest = mains[0]
+    os.utime(newest, (1_800_000_000, 1_800_000_000))
+    if store:
+        (tmp_path / ".chainlesschain" / "sessions").mkdir(parents=True)
+    return tmp_path, newest.stem
+
+
+@pytest.mark.parametrize("store", [False, True])
+def test_no_id_and_no_chainless_session_shows_the_latest_claude_session(tmp_path: Path, store: bool) -> None:
+    home, newest = _claude_home(tmp_path, store=store)
+    result = run_cli(["context", "--json"], env={"HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["sessionId"] == newest and report["provider"] == "anthropic"
+    assert result.stderr.decode() == f"note: showing the most recently active Claude Code session, {newest}\n"
+    gauge = run_cli(["context"], env={"HOME": str(home)})
+    assert gauge.returncode == 0 and newest[:28] in gauge.stdout.decode()
+
+
+def test_a_chainless_store_with_sessions_still_wins(home: Path) -> None:
+    _claude_home(home / "x", store=False)
+    result = run_cli(["context", "--json"], env={"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / "x" / ".claude")})
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["sessionId"] == "s1" and result.stderr == b""
+
+
+def test_nothing_anywhere_does_not_send_a_claude_user_to_chainlesschain(tmp_path: Path) -> None:
+    result = run_cli(["context"], env={"HOME": str(tmp_path)})
+    assert result.returncode == 1
+    message = result.stderr.decode()
+    assert "no Claude Code transcripts" in message and "headless agent" not in message

@@ -11,10 +11,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cc_analytics.errors import InputError
 from cc_analytics.format import colour_enabled, context_gauge, error_line
 
 NO_SESSION = "No session found. Run a headless agent with `--session <id>` first, or pass a session id."
 NO_TRANSCRIPT = 'No headless transcript for session "{id}" (headless sessions are JSONL-only).'
+NOTHING_FOUND = (
+    "No session found: no Claude Code transcripts under ~/.claude/projects (or CLAUDE_CONFIG_DIR) "
+    "and no ChainlessChain store at {store}. Pass a session id, or --claude-root / --sessions-dir."
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -23,8 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="how full a session's context window is (ChainlessChain or Claude Code)",
         description=(
             "Estimate how much of the model's context window a session fills. ID is a "
-            "ChainlessChain session id (default: the most recently active session) or a "
-            "Claude Code session uuid found under ~/.claude/projects."
+            "ChainlessChain session id or a Claude Code session uuid found under ~/.claude/projects. "
+            "Without ID: the most recently active ChainlessChain session, or, when that store is "
+            "absent or empty, the most recently active Claude Code session."
         ),
     )
     parser.add_argument("id", nargs="?", help="session id (default: the latest session)")
@@ -51,18 +57,27 @@ def run(args: argparse.Namespace) -> int:
     import polars as pl
 
     from cc_analytics.frames.chainless.sessions import iter_context, report_dict
-    from cc_analytics.frames.chainless.store import default_sessions_dir, live_transcripts, session_path
+    from cc_analytics.frames.chainless.store import default_sessions_dir, is_safe_id, live_transcripts, session_path
 
     _tolerant_streams()
     store = args.sessions_dir or default_sessions_dir()
     if args.id is None:
         paths = live_transcripts(store)
         if not paths:
+            # No ChainlessChain session: most people have Claude Code's transcripts instead.
+            latest = _latest_claude_session(args.claude_root)
+            if latest is not None:
+                report = _claude_report(args, latest)
+                if report is not None:
+                    sys.stderr.write(f"note: showing the most recently active Claude Code session, {latest}\n")
+                    return _emit(report, as_json=args.json)
+            if not store.is_dir():
+                return _fail(NOTHING_FOUND.format(store=store), as_json=args.json)
             return _fail(NO_SESSION, as_json=args.json)
     else:
         path = session_path(args.id, store)
         if path is None:
-            report = _claude_report(args) if _looks_claude(args.id) else None
+            report = _claude_report(args, args.id) if is_safe_id(args.id) else None
             if report is None:
                 return _fail(NO_TRANSCRIPT.format(id=args.id), as_json=args.json)
             return _emit(report, as_json=args.json)
@@ -73,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
     unreadable = problems.filter(pl.col("line").is_null())
     if args.id is not None and unreadable.height:
         file, reason = unreadable.row(0)[0], unreadable.row(0)[2]
-        sys.stderr.write(f"cc-analytics: error: cannot read {file}: {reason}\n")
-        return 1
+        msg = f"cannot read {file}: {reason}"
+        raise InputError(msg)
     if args.id is None:
         frame = frame.sort(["last_activity", "session_id"], descending=True).head(1)
     report = report_dict(frame.row(0, named=True))
@@ -108,18 +123,29 @@ def _js_numbers(value: Any) -> Any:
     return value
 
 
-def _looks_claude(session_id: str) -> bool:
-    from cc_analytics.frames.chainless.store import is_safe_id
+def _claude_report(args: argparse.Namespace, session_id: str) -> dict[str, Any] | None:
+    from cc_analytics.frames.claude import claude_context
 
-    return is_safe_id(session_id)
+    return claude_context(session_id, roots=args.claude_root, model=args.model or None)
 
 
-def _claude_report(args: argparse.Namespace) -> dict[str, Any] | None:
-    try:
-        from cc_analytics.frames.claude import claude_context
-    except ImportError:
+def _latest_claude_session(roots: list[Path] | None) -> str | None:
+    """The id of the Claude Code session whose main transcript was written last, if any."""
+    from cc_analytics.frames.claude.discovery import default_roots, discover
+
+    existing = [root for root in (roots or default_roots()) if root.is_dir()]
+    if not existing:
         return None
-    return claude_context(args.id, roots=args.claude_root, model=args.model or None)
+    newest: tuple[float, str] | None = None
+    for transcript in discover(existing):
+        if transcript.is_subagent:
+            continue
+        try:
+            stamp = (transcript.path.stat().st_mtime, transcript.session_id)
+        except OSError:
+            continue
+        newest = stamp if newest is None or stamp > newest else newest
+    return None if newest is None else newest[1]
 
 
 def _tolerant_streams() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import operator
 import warnings
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from cc_analytics.core.digest import DigestError, tool_digest
 from cc_analytics.core.events import ASSISTANT, USER, ToolCall, TranscriptWarning, parse_events
@@ -92,11 +92,11 @@ class Session:
             return ref
         turn = self.turns[index]
         digest = self._digest
-        digests = []
+        digests: list[str] = []
         refs = []
         for event in turn.events:
             if event.uuid is not None:
-                refs.append(EventRef(event.session_id, event.uuid, None))
+                refs.append(EventRef(cast(str, event.session_id), event.uuid, None))
             if event.kind == ASSISTANT:
                 digests.extend(digest(item) for item in event.items if type(item) is ToolCall)
         parts, previews = walk_turn(turn, width, width, digest=digest, last_results=self.last_results)

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from cc_analytics.core.events import parse_events
 from cc_analytics.core.ids import Budget
@@ -96,7 +97,7 @@ def _resolve(window: ContextWindow, turns: list[Turn], first_turn: dict[str, int
         indexes = [first_turn.get(r.event_uuid) if isinstance(r.event_uuid, str) else None for r in ref.refs]
         if None in indexes:
             return None
-        resolved.append(turns[indexes[0]])
+        resolved.append(turns[cast(int, indexes[0])])
     return HydratedWindow(window, tuple(resolved))
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from json.decoder import scanstring  # C-accelerated
+from json.decoder import scanstring  # type: ignore[attr-defined]  # C-accelerated
 from json.encoder import encode_basestring as quote  # C-accelerated, ensure_ascii=False
 from typing import Any
 
@@ -35,6 +35,7 @@ class DupDict(dict):
     plus ``first``, the first value of every key, for fields the transcript parser reads."""
 
     __slots__ = ("first",)
+    first: dict[str, Any]
 
 
 class LongInt:
@@ -89,7 +90,7 @@ def _int_or_long(lexeme: str) -> int | LongInt:
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs_to_dict, parse_constant=_reject_constant)
 _decode = _DECODER.decode
-_scan_scalar = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_int_or_long).scan_once
+_scan_scalar = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_int_or_long).scan_once  # type: ignore[attr-defined]
 
 
 class _TooDeep(Exception):
@@ -103,16 +104,23 @@ def fget(obj: dict, key: str, default: Any = None) -> Any:
     return obj.get(key, default)
 
 
+def _skip(text: str, idx: int) -> int:
+    """The index of the first non-whitespace character at or after ``idx``."""
+    match = _WHITESPACE.match(text, idx)  # ``[ \t\n\r]*`` matches everywhere, even empty
+    assert match is not None
+    return match.end()
+
+
 def _object_key(text: str, idx: int) -> tuple[str, int]:
     if text[idx : idx + 1] != '"':
         msg = f"expected a key at {idx}"
         raise ValueError(msg)
     key, idx = scanstring(text, idx + 1, True)
-    idx = _WHITESPACE.match(text, idx).end()
+    idx = _skip(text, idx)
     if text[idx : idx + 1] != ":":
         msg = f"expected ':' at {idx}"
         raise ValueError(msg)
-    return key, _WHITESPACE.match(text, idx + 1).end()
+    return key, _skip(text, idx + 1)
 
 
 def _decode_any_depth(text: str) -> Any:
@@ -122,15 +130,15 @@ def _decode_any_depth(text: str) -> Any:
     scalars are read by the C scanner, so every value is the one ``json`` would build.
     Raises ValueError when the text is not strict JSON.
     """
-    skip = _WHITESPACE.match
+    skip = _skip
     stack: list[list] = []  # [items, is_object, pending key]
-    idx = skip(text, 0).end()
+    idx = skip(text, 0)
     while True:
         ch = text[idx : idx + 1]
         if ch == "[" or ch == "{":
             if len(stack) >= MAX_DEPTH:
                 raise _TooDeep
-            idx = skip(text, idx + 1).end()
+            idx = skip(text, idx + 1)
             if text[idx : idx + 1] == ("]" if ch == "[" else "}"):
                 value: Any = [] if ch == "[" else {}
                 idx += 1
@@ -151,10 +159,10 @@ def _decode_any_depth(text: str) -> Any:
             frame = stack[-1]
             items, is_object, key = frame
             items.append((key, value) if is_object else value)
-            idx = skip(text, idx).end()
+            idx = skip(text, idx)
             ch = text[idx : idx + 1]
             if ch == ",":
-                idx = skip(text, idx + 1).end()
+                idx = skip(text, idx + 1)
                 if is_object:
                     frame[2], idx = _object_key(text, idx)
                 break
@@ -165,7 +173,7 @@ def _decode_any_depth(text: str) -> Any:
             stack.pop()
             value = _pairs_to_dict(items) if is_object else items
         else:
-            if skip(text, idx).end() != len(text):
+            if skip(text, idx) != len(text):
                 msg = f"extra data at {idx}"
                 raise ValueError(msg)
             return value

@@ -8,7 +8,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 from cc_analytics.errors import SchemaError
 
@@ -150,6 +150,10 @@ def _require(obj: Any, key: str, where: str) -> Any:
     return obj[key]
 
 
+@overload
+def _string(obj: Any, key: str, where: str, *, nullable: Literal[False] = False) -> str: ...
+@overload
+def _string(obj: Any, key: str, where: str, *, nullable: bool) -> str | None: ...
 def _string(obj: Any, key: str, where: str, *, nullable: bool = False) -> str | None:
     value = _require(obj, key, where)
     if isinstance(value, str) or (nullable and value is None):

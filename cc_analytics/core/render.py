@@ -164,7 +164,7 @@ def ask_preview(call: ToolCall, payload: Any) -> AskUserQuestionPreview:
             notes = {
                 q: a["notes"] for q, a in annotations.items() if isinstance(a, dict) and isinstance(a.get("notes"), str)
             }
-    return AskUserQuestionPreview(tuple(questions), selections, notes)
+    return AskUserQuestionPreview(tuple(questions), selections, notes)  # type: ignore[arg-type]  # mappings become sorted pairs in __post_init__
 
 
 def walk_turn(

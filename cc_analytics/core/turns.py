@@ -11,6 +11,7 @@ Imports: standard library only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from cc_analytics.core.events import USER, Event, parse_events
 from cc_analytics.core.ids import EventRef
@@ -153,6 +154,6 @@ def lift_turns(raw: bytes, *, strict: bool = False, source: str = "<bytes>") -> 
     """
     summaries = []
     for turn in lift(parse_events(raw, strict=strict, source=source)):
-        refs = tuple(EventRef(e.session_id, e.uuid, None) for e in turn.events if e.uuid is not None)
+        refs = tuple(EventRef(cast(str, e.session_id), e.uuid, None) for e in turn.events if e.uuid is not None)
         summaries.append(TurnSummary(turn.index, turn.role, turn.prompt, refs))
     return summaries

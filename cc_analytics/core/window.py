@@ -169,7 +169,7 @@ class ContextWindow:
             msg = f"window: unreadable document ({exc})"
             raise SchemaError(msg) from None
         if not isinstance(obj, dict) or obj.get("schema") != SCHEMA or not isinstance(obj["schema"], str):
-            msg = f"expected schema {SCHEMA!r}, got: {data[:120]}"
+            msg = f"expected schema {SCHEMA!r}, got: {str(data[:120])}"
             raise SchemaError(msg)
         preview_schema = obj.get("preview_schema")
         if preview_schema is not None and (not isinstance(preview_schema, str) or preview_schema != PREVIEW_SCHEMA):

@@ -82,12 +82,13 @@ def _progress_steps(by_format: dict[str, list[TranscriptFile]], on_progress: Pro
         return [None] * len(by_format)
     sizes = [sum(f.size for f in files) for files in by_format.values()]
     total = sum(sizes)
-    steps: list[Progress | None] = []
-    offset = 0
-    for size in sizes:
-        steps.append(lambda done, _total, base=offset: on_progress(base + done, total))
-        offset += size
-    return steps
+    report = on_progress
+
+    def step_from(base: int) -> Progress:
+        return lambda done, _total: report(base + done, total)
+
+    offsets = [sum(sizes[:index]) for index in range(len(sizes))]
+    return [step_from(base) for base in offsets]
 
 
 def scan_sessions(

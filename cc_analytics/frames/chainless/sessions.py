@@ -46,7 +46,6 @@ from typing import Any
 
 import polars as pl
 
-from cc_analytics.format import fraction_4
 from cc_analytics.frames import metrics
 from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.chainless.buckets import TOKENS, bucket_counts, bucket_sums, with_tokens
@@ -54,6 +53,7 @@ from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
 from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.turns import lift_turns, utc_time
 from cc_analytics.frames.chainless.windows import resolved_window, shown_model, shown_provider
+from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
 from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -159,32 +159,23 @@ def context_frame(
     return frame.sort(S.SESSION_ID, maintain_order=True)
 
 
-def report_dict(row: dict[str, Any]) -> dict[str, Any]:
-    """The ``--json`` report of one :func:`context_frame` row, keys in ``cc context`` order."""
-    return {
-        "sessionId": row[S.SESSION_ID],
-        "model": row[S.MODEL],
-        "provider": row[S.PROVIDER],
-        "contextWindow": row[S.WINDOW],
-        "totalTokens": row[S.CONTEXT_ESTIMATE],
-        "usedFraction": fraction_4(row[S.USED_FRACTION]),
-        "remainingTokens": row[S.HEADROOM],
-        "messageCount": row[S.MESSAGES],
-        "breakdown": {
-            "system": row[S.TOKENS_SYSTEM],
-            "user": row[S.TOKENS_USER],
-            "assistant": row[S.TOKENS_ASSISTANT],
-            "tool": row[S.TOKENS_TOOL],
-            "toolCalls": row[S.TOKENS_TOOL_CALLS],
-        },
-        "counts": {
+def report_dict(row: dict[str, Any], *, session_id: str | None = None) -> dict[str, Any]:
+    """The ``--json`` report of one :func:`context_frame` row (``session_id`` shown instead of the
+    row's, e.g. the id as typed), built by the one ``context`` report builder."""
+    return context_report(
+        row[S.SESSION_ID] if session_id is None else session_id,
+        model=row[S.MODEL],
+        provider=row[S.PROVIDER],
+        window=row[S.WINDOW],
+        breakdown=dict(zip(BREAKDOWN_KEYS, (row[name] for name in S.BUCKETS), strict=True)),
+        counts={
             "system": row[S.MESSAGES_SYSTEM],
             "user": row[S.MESSAGES_USER],
             "assistant": row[S.MESSAGES_ASSISTANT],
             "tool": row[S.MESSAGES_TOOL],
         },
-        "overflows": row[S.OVERFLOWS],
-    }
+        message_count=row[S.MESSAGES],
+    )
 
 
 # ------------------------------------------------------------------ sessions

@@ -14,15 +14,15 @@ from typing import Any
 import polars as pl
 
 from cc_analytics.format import fraction_4
+from cc_analytics.frames import metrics
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.buckets import BUCKET, BUCKET_NAMES, TOKENS
 from cc_analytics.frames.claude.decode import SESSIONS, decode_files
 from cc_analytics.frames.claude.discovery import find_session
+from cc_analytics.frames.claude.models import window_for
 from cc_analytics.frames.claude.sessions import PROVIDER, prepared, summarize
 from cc_analytics.frames.claude.usage import ON_CHAIN, SEGMENT
-from cc_analytics.frames.claude.windows import context_window
-
-CONTEXT_KEYS = ("system", "user", "assistant", "tool", "toolCalls")
+from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
 
 
 def claude_context(
@@ -66,15 +66,8 @@ def claude_context(
     for bucket, value, messages in per_bucket.iter_rows():
         tokens[bucket] = int(value)
         counts[bucket] = int(messages)
-    breakdown = dict(zip(CONTEXT_KEYS, (tokens[name] for name in BUCKET_NAMES), strict=True))
-    total = sum(breakdown.values())
-    shown_model = model or row[S.LAST_MODEL]
-    if model:
-        window = int(pl.select(context_window(pl.lit(model), pl.lit(None, pl.String))).item())
-    else:
-        window = int(row[S.WINDOW])
-    effective = window - (row[S.WINDOW] - row[S.EFFECTIVE_WINDOW])
-    threshold = effective - (row[S.EFFECTIVE_WINDOW] - row[S.AUTOCOMPACT_THRESHOLD])
+    breakdown = dict(zip(BREAKDOWN_KEYS, (tokens[name] for name in BUCKET_NAMES), strict=True))
+    window = window_for(model) if model else int(row[S.WINDOW])
     recorded = row[S.LAST_OCCUPANCY]
     history = [
         {"trigger": trigger, "preTokens": pre, "postTokens": post}
@@ -85,41 +78,39 @@ def claude_context(
             strict=True,
         )
     ]
-    return {
-        "sessionId": session_id,
-        "model": shown_model,
-        "provider": PROVIDER,
-        "contextWindow": window,
-        "totalTokens": total,
-        "usedFraction": fraction_4(total / window),
-        "remainingTokens": max(0, window - total),
-        "messageCount": current.select(pl.col(S.ROW).n_unique()).item(),
-        "breakdown": breakdown,
-        "counts": {key: counts[name] for key, name in zip(CONTEXT_KEYS[:4], BUCKET_NAMES[:4], strict=True)},
-        "overflows": total > window,
-        "recordedTokens": recorded,
-        "recordedFraction": None if recorded is None else fraction_4(recorded / window),
-        "recordedRemainingTokens": None if recorded is None else max(0, window - recorded),
-        "peakTokens": row[S.PEAK_OCCUPANCY],
-        "effectiveWindow": effective,
-        "autoCompactThreshold": threshold,
-        "compactions": row[S.COMPACTIONS],
-        "compactionHistory": history,
-        "inputTokens": row[S.INPUT_TOKENS],
-        "cacheCreationTokens": row[S.CACHE_CREATION_TOKENS],
-        "cacheReadTokens": row[S.CACHE_READ_TOKENS],
-        "outputTokens": row[S.OUTPUT_TOKENS],
-        "cacheHitRatio": None if row[S.CACHE_HIT_RATIO] is None else fraction_4(row[S.CACHE_HIT_RATIO]),
-        "requests": row[S.REQUESTS],
-        "turns": row[S.TURNS],
-        "models": list(row[S.MODELS]),
-        "estimateCalibration": None if row[S.CALIBRATION] is None else fraction_4(row[S.CALIBRATION]),
-        "project": row[S.PROJECT],
-        "firstTime": _iso(row[S.FIRST_TIME]),
-        "lastTime": _iso(row[S.LAST_TIME]),
-        "files": row[S.FILES],
-        "subagentFiles": row[S.SUBAGENT_FILES],
-    }
+    return context_report(
+        session_id,
+        model=model or row[S.LAST_MODEL],
+        provider=PROVIDER,
+        window=window,
+        breakdown=breakdown,
+        counts={key: counts[name] for key, name in zip(BREAKDOWN_KEYS[:4], BUCKET_NAMES[:4], strict=True)},
+        message_count=current.select(pl.col(S.ROW).n_unique()).item(),
+        recorded={
+            "recordedTokens": recorded,
+            "recordedFraction": None if recorded is None else fraction_4(metrics.used_fraction_of(recorded, window)),
+            "recordedRemainingTokens": None if recorded is None else metrics.headroom_of(recorded, window),
+            "peakTokens": row[S.PEAK_OCCUPANCY],
+            "effectiveWindow": metrics.effective_window_of(window),
+            "autoCompactThreshold": metrics.autocompact_threshold_of(window),
+            "compactions": row[S.COMPACTIONS],
+            "compactionHistory": history,
+            "inputTokens": row[S.INPUT_TOKENS],
+            "cacheCreationTokens": row[S.CACHE_CREATION_TOKENS],
+            "cacheReadTokens": row[S.CACHE_READ_TOKENS],
+            "outputTokens": row[S.OUTPUT_TOKENS],
+            "cacheHitRatio": None if row[S.CACHE_HIT_RATIO] is None else fraction_4(row[S.CACHE_HIT_RATIO]),
+            "requests": row[S.REQUESTS],
+            "turns": row[S.TURNS],
+            "models": list(row[S.MODELS]),
+            "estimateCalibration": None if row[S.CALIBRATION] is None else fraction_4(row[S.CALIBRATION]),
+            "project": row[S.PROJECT],
+            "firstTime": _iso(row[S.FIRST_TIME]),
+            "lastTime": _iso(row[S.LAST_TIME]),
+            "files": row[S.FILES],
+            "subagentFiles": row[S.SUBAGENT_FILES],
+        },
+    )
 
 
 def _iso(value: datetime | None) -> str | None:

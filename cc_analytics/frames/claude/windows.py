@@ -33,7 +33,7 @@ def version_number(version: pl.Expr) -> pl.Expr:
     """
     parts = version.str.extract_groups(VERSION_PATTERN)
     major, minor, patch = (parts.struct.field(str(i)).cast(pl.Int64) for i in (1, 2, 3))
-    return version_key(major, minor, patch)  # type: ignore[arg-type]
+    return major * version_key(1, 0, 0) + minor * version_key(0, 1, 0) + patch
 
 
 def context_window(
