@@ -83,3 +83,11 @@ def test_format_packages_expose_the_same_verbs(verb: str) -> None:
     assert list(claude_sig.parameters) == ["source", "workers", "on_progress"]
     front = inspect.signature(getattr(frames, verb))
     assert list(front.parameters) == ["source", "format", "workers", "on_progress"]
+
+
+def test_the_readme_three_lines_on_the_samples() -> None:
+    sessions = frames.read_sessions(SAMPLES)
+    assert dict(sessions.group_by(S.FORMAT).len().iter_rows()) == {S.CLAUDE: 14, S.CHAINLESS: 7}
+    turns = frames.read_turns(SAMPLES)
+    assert set(turns[S.FORMAT].unique()) == {S.CLAUDE, S.CHAINLESS}
+    assert frames.read_problems(SAMPLES).is_empty()
