@@ -11,8 +11,7 @@ Examples:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from cc_analytics.lazy import lazy_exports
 
 __version__ = "0.2.0"
 
@@ -24,16 +23,4 @@ _EXPORTS = {
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        msg = f"module 'cc_analytics' has no attribute {name!r}"
-        raise AttributeError(msg)
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

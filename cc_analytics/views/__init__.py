@@ -12,8 +12,7 @@ Examples:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from cc_analytics.lazy import lazy_exports
 
 _EXPORTS = {
     "charts": "cc_analytics.views.charts",
@@ -30,17 +29,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        msg = f"module 'cc_analytics.views' has no attribute {name!r}"
-        raise AttributeError(msg)
-    module = importlib.import_module(module_name)
-    value = module if module_name.endswith(f".{name}") else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -13,8 +13,7 @@ Examples:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from cc_analytics.lazy import lazy_exports
 
 _EXPORTS = {
     "scan_events": "events",
@@ -39,16 +38,4 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        msg = f"module 'cc_analytics.frames.claude' has no attribute {name!r}"
-        raise AttributeError(msg)
-    value = getattr(importlib.import_module(f"cc_analytics.frames.claude.{module_name}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
