@@ -20,5 +20,9 @@ class UsageError(CCAnalyticsError, ValueError):
     """A command-line option used wrongly: reported with the command's usage, exit code 2."""
 
 
+class SessionNotFoundError(CCAnalyticsError, LookupError):
+    """A session id (or prefix) that names no session, or more than one."""
+
+
 class SchemaError(CCAnalyticsError, ValueError):
     """A wire document (ContextWindow JSON and friends) that does not match its schema."""

@@ -60,7 +60,7 @@ class Session:
         index = self.first_turn.get(anchor.event_uuid)
         if index is None:
             msg = f"anchor {anchor.event_uuid} not found in session {anchor.session_id}"
-            raise ValueError(msg)
+            raise ValueError(msg)  # the reference's type: goldens compare 'ValueError: anchor … not found'
         return index
 
     def _digest(self, call: ToolCall) -> str:

@@ -9,11 +9,12 @@ import hashlib
 from typing import Any
 
 from cc_analytics.core.jsontext import LongInt, es_float, quote, write_json
+from cc_analytics.errors import CCAnalyticsError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 
 
-class DigestError(ValueError):
+class DigestError(CCAnalyticsError, ValueError):
     """A tool input that RFC 8785 cannot represent (an integer beyond 2^53−1, an infinity)."""
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from cc_analytics.core import EventRef, Session, find_transcript
+from cc_analytics.errors import InputError
 
 SESSION_ID = "session_id"
 EVENT_UUID = "event_uuid"
@@ -69,12 +70,12 @@ def capture_window_frame(
     """
     if before < 0 or after < 0:
         msg = f"before and after must be 0 or more, got before={before!r}, after={after!r}"
-        raise ValueError(msg)
+        raise InputError(msg)
     frame = anchors.collect() if isinstance(anchors, pl.LazyFrame) else anchors
     for name in (SESSION_ID, EVENT_UUID):
         if name not in frame.columns:
             msg = f"anchors need a {name!r} column, got {frame.columns!r}"
-            raise ValueError(msg)
+            raise InputError(msg)
     sessions = frame[SESSION_ID].cast(pl.String).to_list()
     uuids = frame[EVENT_UUID].cast(pl.String).to_list()
     tools = frame[TOOL_USE_ID].cast(pl.String).to_list() if TOOL_USE_ID in frame.columns else [None] * frame.height

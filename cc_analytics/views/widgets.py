@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from cc_analytics.errors import SessionNotFoundError
 from cc_analytics.format import bar, group_thousands
 from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
@@ -189,7 +190,7 @@ def find_session(sessions: Frame, session_id: str) -> dict[str, Any]:
         rows = df.filter(pl.col(S.SESSION_ID).str.starts_with(session_id))
     if rows.height != 1:
         msg = f"session {session_id!r} matches {rows.height} sessions"
-        raise LookupError(msg)
+        raise SessionNotFoundError(msg)
     return rows.row(0, named=True)
 
 
