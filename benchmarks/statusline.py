@@ -52,7 +52,9 @@ def main() -> int:
     print(f"transcript {mb:.1f} MB; output: {line.decode().strip()}")
     for name, walls in (("python -c pass", bare), ("cc-analytics statusline", ours)):
         p90 = statistics.quantiles(walls, n=10)[-1] if len(walls) >= 2 else walls[0]
-        print(f"{name:26} median {statistics.median(walls) * 1000:6.1f} ms   p90 {p90 * 1000:6.1f} ms   ({len(walls)} runs)")
+        print(
+            f"{name:26} median {statistics.median(walls) * 1000:6.1f} ms   p90 {p90 * 1000:6.1f} ms   ({len(walls)} runs)"
+        )
     return 0
 
 
