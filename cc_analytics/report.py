@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import polars as pl
@@ -26,7 +27,10 @@ from cc_analytics.format import group_thousands
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.metrics import zone_of
-from cc_analytics.frames.sources import TranscriptFile
+from cc_analytics.frames.sources import Source, TranscriptFile
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.api import Plan
 
 REPORT_HTML = "report.html"
 SESSIONS_PARQUET = "sessions.parquet"
@@ -139,15 +143,15 @@ def load(
     from cc_analytics.frames.api import plan, read_tables
 
     if samples:
-        chosen: list[Path] | Sequence[str | os.PathLike[str]] | None = sample_sources()
+        chosen: Source | Plan = sample_sources()
         used = [str(p) for p in sample_sources()]
     elif sources:
         chosen, used = sources, [os.fspath(s) for s in sources]
     else:
         found = plan(None)
-        chosen = [f for files in found.values() for f in files]  # type: ignore[misc]
-        used = sorted({_store_of(f) for f in chosen})  # type: ignore[arg-type]
-        if not chosen:
+        chosen = found
+        used = sorted({_store_of(f) for files in found.values() for f in files})
+        if not found:
             chosen = sample_sources()
             used = ["data-samples (no sessions found under the default stores)"]
     tables = read_tables(chosen, workers=None, on_progress=on_progress)

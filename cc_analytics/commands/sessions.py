@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     first_problem: tuple[str, int | None, str] | None = None
     files = [f for found in by_format.values() for f in found]
     try:
-        for _format, tables in iter_tables(files, turns=False, workers=args.workers, on_progress=progress):
+        for _format, tables in iter_tables(by_format, turns=False, workers=args.workers, on_progress=progress):
             summaries.append(tables.sessions)
             problems = tables.problems
             if problems.height:

@@ -10,7 +10,7 @@ so one folder may hold both formats; sessions, turns and problems of both share 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal
@@ -23,6 +23,7 @@ from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.sources import Source, TranscriptFile, split_by_format
 
 Format = Literal["auto", "claude-code", "chainlesschain"]
+Plan = Mapping[str, Sequence[TranscriptFile]]
 PACKAGES = {S.CLAUDE: "cc_analytics.frames.claude", S.CHAINLESS: "cc_analytics.frames.chainless"}
 
 
@@ -44,12 +45,15 @@ def package(format: str) -> ModuleType:
         raise InputError(msg) from None
 
 
-def plan(source: Source = None, *, format: Format = "auto") -> dict[str, list[TranscriptFile]]:
+def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, list[TranscriptFile]]:
     """The transcript files of ``source`` by format (formats without files are left out).
 
     ``source`` is a file, folder, glob, a list of these, or None for both formats' default
-    stores. With ``format="auto"`` each file's format is read from its first lines.
+    stores. With ``format="auto"`` each file's format is read from its first lines. A plan
+    (what this returns) is taken as it is, so a caller that planned does not plan twice.
     """
+    if isinstance(source, Mapping):
+        return {name: list(files) for name, files in source.items() if files}
     if format != "auto":
         return {format: package(format).resolve(source)}
     if source is None:
@@ -171,7 +175,7 @@ def read_events(
 
 
 def iter_tables(
-    source: Source = None,
+    source: Source | Plan = None,
     *,
     format: Format = "auto",
     turns: bool = True,
@@ -179,7 +183,8 @@ def iter_tables(
     on_progress: Progress | None = None,
 ) -> Iterator[tuple[str, Tables]]:
     """(format, tables) batch by batch: sessions, turns (empty unless ``turns``) and problems
-    decoded once per batch; what the report and the CLI consume."""
+    decoded once per batch; what the report and the CLI consume. ``source`` may be a
+    :func:`plan`."""
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     for (name, files), step in zip(by_format.items(), steps, strict=True):
@@ -188,7 +193,7 @@ def iter_tables(
 
 
 def read_tables(
-    source: Source = None,
+    source: Source | Plan = None,
     *,
     format: Format = "auto",
     turns: bool = True,

@@ -11,7 +11,6 @@ whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
@@ -75,9 +74,10 @@ def run_batches(
     """``work(batch)`` for every batch, results in batch order, in processes when worthwhile.
 
     ``workers=1`` (the loaders' default) runs in-process; ``workers=None`` picks up to two
-    processes for corpora over ``PARALLEL_MIN_BYTES``. Worker processes are spawned, so a
-    script that asks for them needs the ``if __name__ == "__main__":`` guard. Batches hold
-    about ``batch_bytes`` of transcripts each (sessions are never split).
+    for corpora over ``PARALLEL_MIN_BYTES``. With ``workers=N > 1`` this process works too,
+    beside ``N - 1`` spawned worker processes, so a script that asks for them needs the
+    ``if __name__ == "__main__":`` guard. Batches hold about ``batch_bytes`` of transcripts
+    each (sessions are never split).
     """
     plan = batches(files, batch_bytes)
     total = sum(f.size for f in files)
@@ -88,31 +88,52 @@ def run_batches(
     done = 0
     if on_progress:
         on_progress(0, total)
-    if workers == 1:
-        for batch, size in zip(plan, sizes, strict=True):
-            result = work(batch)
-            done += size
-            if on_progress:
-                on_progress(done, total)
-            yield result
-        return
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        pending: deque[tuple[Future[T], int]] = deque()
-        queue = iter(zip(plan, sizes, strict=True))
-        for batch, size in queue:
-            pending.append((pool.submit(work, batch), size))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            future, size = pending.popleft()
-            result = future.result()
-            for batch, next_size in queue:
-                pending.append((pool.submit(work, batch), next_size))
-                break
-            done += size
-            if on_progress:
-                on_progress(done, total)
-            yield result
+    results = _in_process(work, plan) if workers == 1 else _beside_workers(work, plan, workers - 1)
+    for result, size in zip(results, sizes, strict=True):
+        done += size
+        if on_progress:
+            on_progress(done, total)
+        yield result
+
+
+def _in_process(work: Callable[[list[U]], T], plan: list[list[U]]) -> Iterator[T]:
+    for batch in plan:
+        yield work(batch)
+
+
+def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: int) -> Iterator[T]:
+    """Results in batch order; batches go to ``spawned`` worker processes (each keeps one
+    batch queued) and, whenever the next result is not ready, to this process."""
+    ahead = 2 * spawned  # batches handed to workers and not yet collected
+    handed = 0
+    pending: dict[int, Future[T]] = {}
+    ready: dict[int, T] = {}
+    pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"))
+    try:
+        for index in range(len(plan)):
+            while handed < len(plan) and len(pending) < ahead:
+                pending[handed] = pool.submit(work, plan[handed])
+                handed += 1
+            # Work here while the next result is still being made, if a batch is left to take
+            # and fewer than ``ahead`` results wait out of order.
+            while index not in ready and handed < len(plan) and not pending[index].done() and len(ready) < ahead:
+                ready[handed] = work(plan[handed])
+                handed += 1
+            yield ready.pop(index) if index in ready else pending.pop(index).result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _stop_resource_tracker()
+
+
+def _stop_resource_tracker() -> None:
+    # Spawning starts multiprocessing's resource tracker, a child that outlives the pool; a
+    # process that exits without waiting for it leaves it defunct where PID 1 does not reap.
+    # It is started again by the next spawn.
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()
 
 
 def lazy_source(produce: Callable[[], Iterator[pl.DataFrame]], schema: pl.Schema, name: str) -> pl.LazyFrame:

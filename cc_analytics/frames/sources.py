@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from cc_analytics.errors import InputError
 
@@ -20,6 +21,7 @@ SUFFIX = ".jsonl"
 GLOB_CHARS = frozenset("*?[")
 SNIFF_LINES = 8
 SNIFF_BYTES = 1 << 16
+SNIFF_FIRST_READ = 1 << 12
 CLAUDE = "claude-code"
 CHAINLESS = "chainlesschain"
 
@@ -66,19 +68,41 @@ def sniff_format(path: Path) -> str:
     """
     try:
         with path.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES)
+            value = _first_object(handle)
     except OSError:
         return CLAUDE
-    for line in head.split(b"\n")[:SNIFF_LINES]:
+    if isinstance(value, dict):
+        stamp = value.get("timestamp")
+        numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)
+        return CHAINLESS if numeric and "data" in value else CLAUDE
+    return CLAUDE
+
+
+def _first_object(handle: BinaryIO) -> dict[str, object] | None:
+    """The first JSON object among the first ``SNIFF_LINES`` lines of the first ``SNIFF_BYTES``
+    (the last of them possibly cut there), reading no further than the lines looked at."""
+    head = b""
+    start = 0
+    for _ in range(SNIFF_LINES):
+        end = head.find(b"\n", start)
+        while end < 0 and len(head) < SNIFF_BYTES:
+            more = handle.read(min(max(len(head), SNIFF_FIRST_READ), SNIFF_BYTES - len(head)))
+            if not more:
+                break
+            head += more
+            end = head.find(b"\n", start)
+        last = end < 0
+        line = head[start:] if last else head[start:end]
         try:
             value = json.loads(line)
         except ValueError:
-            continue
+            value = None
         if isinstance(value, dict):
-            stamp = value.get("timestamp")
-            numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)
-            return CHAINLESS if numeric and "data" in value else CLAUDE
-    return CLAUDE
+            return value
+        if last:
+            return None
+        start = end + 1
+    return None
 
 
 def expand(source: str | os.PathLike[str]) -> list[Path]:
@@ -107,14 +131,40 @@ def walk(roots: Iterable[Path]) -> list[Path]:
     for root in roots:
         if not root.is_dir():
             continue
-        for dirpath, _dirnames, names in os.walk(root, followlinks=False):
-            for name in names:
-                if name.endswith(SUFFIX):
-                    candidate = Path(dirpath) / name
-                    if candidate.is_file():
-                        out.append(candidate)
+        folders = [os.fspath(root)]
+        while folders:
+            try:
+                entries = list(os.scandir(folders.pop()))
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not entry.is_symlink():
+                        folders.append(entry.path)
+                elif entry.name.endswith(SUFFIX) and entry.is_file():
+                    out.append(Path(entry.path))
     out.sort()
     return out
+
+
+class RealPaths:
+    """``path.resolve()`` of many files, resolving each folder once (a file that is not a
+    symlink resolves to its resolved folder joined with its name)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, Path] = {}
+
+    def __call__(self, path: Path) -> Path:
+        if path.is_symlink():
+            return path.resolve()
+        folder = self._folders.get(path.parent)
+        if folder is None:
+            folder = self._folders[path.parent] = path.parent.resolve()
+        return folder / path.name
 
 
 def split_by_format(source: Source) -> dict[str, list[Path]]:
@@ -122,10 +172,11 @@ def split_by_format(source: Source) -> dict[str, list[Path]]:
     items: Sequence[object] = [source] if isinstance(source, str | os.PathLike) else list(source or [])
     out: dict[str, list[Path]] = {CLAUDE: [], CHAINLESS: []}
     seen: set[Path] = set()
+    real = RealPaths()
     for item in items:
         paths = [item.path] if isinstance(item, TranscriptFile) else expand(item)  # type: ignore[arg-type]
         for path in paths:
-            key = path.resolve()
+            key = real(path)
             if key not in seen:
                 seen.add(key)
                 out[sniff_format(path)].append(path)

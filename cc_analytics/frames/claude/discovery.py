@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cc_analytics.frames.sources import SUFFIX, TranscriptFile, expand, walk
+from cc_analytics.frames.sources import SUFFIX, RealPaths, TranscriptFile, expand, walk
 
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_CONFIG = Path("~/.claude")
@@ -65,9 +65,10 @@ def discover(sources: Sequence[str | os.PathLike[str]] | None = None) -> list[Tr
         for source in sources:
             paths.extend(expand(source))
     seen: set[Path] = set()
+    real = RealPaths()
     files: list[TranscriptFile] = []
     for path in paths:
-        key = path.resolve()
+        key = real(path)
         if key in seen:
             continue
         seen.add(key)

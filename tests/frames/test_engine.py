@@ -1,0 +1,39 @@
+"""The batch engine: batches in order whoever made them, and no process left behind."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from multiprocessing import resource_tracker
+
+from cc_analytics.frames.engine import batches, run_batches
+
+
+@dataclass(frozen=True)
+class Unit:
+    session_id: str
+    size: int
+
+
+def batch_pid(batch: list[Unit]) -> tuple[list[str], int]:
+    return [unit.session_id for unit in batch], os.getpid()
+
+
+def test_results_come_in_batch_order_from_this_process_and_a_worker() -> None:
+    units = [Unit(f"s{index:03}", 10) for index in range(40)]
+    seen: list[tuple[int, int]] = []
+    results = list(
+        run_batches(batch_pid, units, workers=2, batch_bytes=20, on_progress=lambda d, t: seen.append((d, t)))
+    )
+    assert [ids for ids, _pid in results] == [[u.session_id for u in b] for b in batches(units, 20)]
+    assert seen[-1] == (400, 400)
+    assert len({pid for _ids, pid in results}) == 2  # this process worked too
+    # The resource tracker that spawning starts is waited for, so it never lingers defunct.
+    assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
+
+
+def test_one_worker_runs_in_process() -> None:
+    units = [Unit("a", 1), Unit("a", 1), Unit("b", 1)]
+    results = list(run_batches(batch_pid, units, workers=1, batch_bytes=1))
+    assert [ids for ids, _pid in results] == [["a", "a"], ["b"]]
+    assert {pid for _ids, pid in results} == {os.getpid()}
