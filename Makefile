@@ -42,7 +42,7 @@ test: $(VENV)/.stamp-dev oracle
 
 bench: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/chainless_context.py
-	$(PY) benchmarks/claude_frames.py
+	$(PY) benchmarks/claude_frames.py --make 100 --make 1000 --report
 	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) benchmarks/windows.py
 
 lint: typecheck

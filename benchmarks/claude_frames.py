@@ -1,17 +1,20 @@
-"""Benchmark: ``cc-analytics sessions`` against a bare orjson parse (and ccusage when installed).
+"""Benchmark: ``cc-analytics sessions`` (and ``report``) against a bare orjson parse and ccusage.
 
 Imports: the standard library and ``corpus`` (every measured task is a fresh process).
 
     python benchmarks/claude_frames.py --smoke                  # tiny corpus, a few seconds
     python benchmarks/claude_frames.py --make 100 --make 1000   # generate under $TMPDIR, measure
-    python benchmarks/claude_frames.py --corpus c1000=/tmp/c1000 --rounds 3
+    python benchmarks/claude_frames.py --corpus c1000=/tmp/c1000 --rounds 3 --report
 
 Corpora come from ``benchmarks/corpus.py`` (``--make SIZE_MB``: 2 sessions per MB, seed 1,
 kept under ``--tmp`` and reused while the generator and parameters are the same; ``--smoke``
-generates 2 MB afresh). ccusage runs beside us when ``node_modules/.bin/ccusage`` or
-``ccusage`` on PATH exists. Each round runs every task on every corpus, alternating the
-order; the table shows medians of wall time, CPU seconds (user + system, worker processes
-included) and peak RSS, and the ratios to the bare orjson parse.
+generates 2 MB afresh). ccusage (``session --json --offline``, the same per-session totals)
+runs beside us when found: ``$CCUSAGE``, then ``node_modules/.bin/ccusage`` in the project or
+in ``--tmp``/bench, then ``ccusage`` on PATH. Each round runs every task on every corpus,
+alternating the order; the table shows medians of wall time, CPU seconds (user + system,
+worker processes included), the largest process's peak RSS and the whole process tree's
+peak RSS (sampled), and the ratios to the bare orjson parse and to ccusage. On a shared
+machine compare CPU seconds; walls move with the load.
 """
 
 from __future__ import annotations
@@ -73,27 +76,40 @@ def measure(command: list[str], env: dict[str, str] | None = None) -> dict[str, 
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024, "tree": tree}
 
 
-def tasks(corpus: Path, workers: str | None) -> dict[str, tuple[list[str], dict[str, str]]]:
+OURS = "cc-analytics sessions"
+ORJSON = "orjson parse (bare)"
+CCUSAGE = "ccusage session --json"
+REPORT = "cc-analytics report"
+
+
+def tasks(
+    corpus: Path, workers: str | None, scratch: Path, ccusage: str | None, *, report: bool
+) -> dict[str, tuple[list[str], dict[str, str]]]:
     projects = str(corpus / "projects")
-    ours = [str(VENV_BIN / "cc-analytics"), "sessions", projects, "--json", "--quiet"]
+    parquet = scratch / f"{corpus.name}-sessions.parquet"
+    ours = [str(VENV_BIN / "cc-analytics"), "sessions", projects, "--parquet", str(parquet), "--force", "--quiet"]
     if workers:
         ours += ["--workers", workers]
     out: dict[str, tuple[list[str], dict[str, str]]] = {
-        "cc-analytics sessions": (ours, {}),
-        "orjson parse (bare)": ([sys.executable, "-c", ORJSON_PARSE, projects], {}),
+        OURS: (ours, {}),
+        ORJSON: ([sys.executable, "-c", ORJSON_PARSE, projects], {}),
     }
-    ccusage = ccusage_command()
     if ccusage:
-        out["ccusage daily --json"] = (
-            [ccusage, "daily", "--json"],
-            {"CLAUDE_CONFIG_DIR": str(corpus)},
-        )
+        out[CCUSAGE] = ([ccusage, "session", "--json", "--offline"], {"CLAUDE_CONFIG_DIR": str(corpus)})
+    if report:
+        folder = scratch / f"{corpus.name}-report"
+        out[REPORT] = ([str(VENV_BIN / "cc-analytics"), "report", projects, "--out", str(folder), "--quiet"], {})
     return out
 
 
-def ccusage_command() -> str | None:
-    local = ROOT / "node_modules" / ".bin" / "ccusage"
-    return str(local) if local.exists() else shutil.which("ccusage")
+def ccusage_command(tmp: Path) -> str | None:
+    """ccusage: ``$CCUSAGE``, a local ``node_modules`` (the project's or ``tmp/bench``'s), or PATH."""
+    if os.environ.get("CCUSAGE"):
+        return os.environ["CCUSAGE"]
+    for local in (ROOT / "node_modules" / ".bin" / "ccusage", tmp / "bench" / "node_modules" / ".bin" / "ccusage"):
+        if local.exists():
+            return str(local)
+    return shutil.which("ccusage")
 
 
 def make_corpus(size_mb: int, parent: Path) -> Path:
@@ -114,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", default=None, help="pass --workers N to cc-analytics")
     parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--report", action="store_true", help="also time `cc-analytics report` (one decode)")
     parser.add_argument("--json-out", type=Path, default=None, help="also write the medians as JSON")
     args = parser.parse_args(argv)
 
@@ -130,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         corpora[name] = Path(folder)
     if not corpora:
         parser.error("give --smoke, --make SIZE_MB or --corpus NAME=DIR")
-    if not ccusage_command():
-        print("ccusage: not installed (npx ccusage would need a download); skipped", file=sys.stderr)
+    ccusage = ccusage_command(args.tmp)
+    if not ccusage:
+        print("ccusage: not installed (set CCUSAGE, or npm install ccusage); skipped", file=sys.stderr)
+    outputs = tempfile.TemporaryDirectory(prefix="cc-analytics-bench-")
 
     samples: dict[tuple[str, str], list[dict[str, float]]] = {}
     for round_index in range(args.rounds):
@@ -139,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         if round_index % 2:
             order.reverse()
         for name, corpus in order:
-            plan = list(tasks(corpus, args.workers).items())
+            plan = list(tasks(corpus, args.workers, Path(outputs.name), ccusage, report=args.report).items())
             if round_index % 2:
                 plan.reverse()
             for task, (command, env) in plan:
@@ -150,27 +169,34 @@ def main(argv: list[str] | None = None) -> int:
         for key, runs in samples.items()
     }
     header = "| corpus | MB | task | wall s | CPU s | peak RSS MB | tree RSS MB | wall / orjson | CPU / orjson |"
+    header += " wall / ccusage | CPU / ccusage |"
     print(header)
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, corpus in corpora.items():
-        base = medians[(name, "orjson parse (bare)")]
+        base = medians[(name, ORJSON)]
+        other = medians.get((name, CCUSAGE))
         size = corpus_bytes(corpus) / 1e6
         for (corpus_name, task), m in medians.items():
             if corpus_name != name:
                 continue
             figures = f"{m['wall']:.2f} | {m['cpu']:.2f} | {m['rss']:.0f} | {m['tree']:.0f}"
             ratios = f"{m['wall'] / base['wall']:.2f}× | {m['cpu'] / base['cpu']:.2f}×"
+            ratios += f" | {m['wall'] / other['wall']:.2f}× | {m['cpu'] / other['cpu']:.2f}×" if other else " | - | -"
             print(f"| {name} | {size:,.0f} | {task} | {figures} | {ratios} |")
     names = list(corpora)
     if len(names) >= 2:
         small, large = names[0], names[-1]
-        ours_small = medians[(small, "cc-analytics sessions")]
-        ours_large = medians[(large, "cc-analytics sessions")]
+        ours_small = medians[(small, OURS)]
+        ours_large = medians[(large, OURS)]
         print(
             f"\nscaling {small} → {large}: wall ×{ours_large['wall'] / ours_small['wall']:.1f}, "
             f"CPU ×{ours_large['cpu'] / ours_small['cpu']:.1f}, "
-            f"RSS {ours_small['rss']:.0f} → {ours_large['rss']:.0f} MB"
+            f"tree RSS {ours_small['tree']:.0f} → {ours_large['tree']:.0f} MB"
         )
+    for name in names:
+        if args.report:
+            ratio = medians[(name, REPORT)]["cpu"] / medians[(name, OURS)]["cpu"]
+            print(f"{name}: report / sessions CPU ×{ratio:.2f}")
     if args.json_out:
         rows = [{"corpus": c, "task": t, **m} for (c, t), m in medians.items()]
         args.json_out.write_text(json.dumps(rows, indent=2))

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 if TYPE_CHECKING:
     import polars as pl
@@ -25,6 +25,7 @@ MAX_WORKERS = 2
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 class Unit(Protocol):
@@ -63,6 +64,7 @@ def batches(files: Sequence[U], batch_bytes: int = BATCH_BYTES) -> list[list[U]]
     return out
 
 
+@overload
 def run_batches(
     work: Callable[[list[U]], T],
     files: Sequence[U],
@@ -70,8 +72,34 @@ def run_batches(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     batch_bytes: int = BATCH_BYTES,
-) -> Iterator[T]:
+) -> Iterator[T]: ...
+
+
+@overload
+def run_batches(
+    work: Callable[[list[U]], T],
+    files: Sequence[U],
+    *,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    batch_bytes: int = BATCH_BYTES,
+    finish: Callable[[T], R],
+) -> Iterator[R]: ...
+
+
+def run_batches(
+    work: Callable[[list[U]], Any],
+    files: Sequence[U],
+    *,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    batch_bytes: int = BATCH_BYTES,
+    finish: Callable[[Any], Any] | None = None,
+) -> Iterator[Any]:
     """``work(batch)`` for every batch, results in batch order, in processes when worthwhile.
+
+    ``finish``, when given, is applied to each result in this process (what a worker hands
+    back can then stay plain Python, and only this process imports and runs Polars).
 
     ``workers=1`` (the loaders' default) runs in-process; ``workers=None`` picks up to two
     for corpora over ``PARALLEL_MIN_BYTES``. With ``workers=N > 1`` this process works too,
@@ -90,6 +118,8 @@ def run_batches(
         on_progress(0, total)
     results = _in_process(work, plan) if workers == 1 else _beside_workers(work, plan, workers - 1)
     for result, size in zip(results, sizes, strict=True):
+        if finish is not None:
+            result = finish(result)
         done += size
         if on_progress:
             on_progress(done, total)
@@ -115,8 +145,8 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
                 pending[handed] = pool.submit(work, plan[handed])
                 handed += 1
             # Work here while the next result is still being made, if a batch is left to take
-            # and fewer than ``ahead`` results wait out of order.
-            while index not in ready and handed < len(plan) and not pending[index].done() and len(ready) < ahead:
+            # and fewer than ``spawned`` of this process's results wait out of order.
+            while index not in ready and handed < len(plan) and not pending[index].done() and len(ready) < spawned:
                 ready[handed] = work(plan[handed])
                 handed += 1
             yield ready.pop(index) if index in ready else pending.pop(index).result()

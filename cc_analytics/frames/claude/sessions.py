@@ -10,13 +10,14 @@ small frames.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Final
 
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.buckets import TOKENS, bucket_sums
-from cc_analytics.frames.claude.decode import SESSIONS, Decoded, decode_files
+from cc_analytics.frames.claude.decode import SESSIONS, Decoded, Walked, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
 from cc_analytics.frames.claude.turns import prepare
@@ -129,8 +130,13 @@ def prepared(decoded: Decoded) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def sessions_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Session summaries and problems of one batch (run in a worker process)."""
-    decoded = decode_files(files, SESSIONS)
-    return summarize(*prepared(decoded), files), decoded.problems
+    return sessions_of(walk_files(files, SESSIONS))
+
+
+def sessions_of(walked: Walked) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`sessions_batch` from a batch's walk (the half a worker process hands back)."""
+    decoded = frames_of(walked)
+    return summarize(*prepared(decoded), walked.files), decoded.problems
 
 
 def scan_sessions(
@@ -157,7 +163,12 @@ def scan_sessions(
 
     def produce() -> Iterator[pl.DataFrame]:
         for sessions, _problems in run_batches(
-            sessions_batch, files, workers=workers, on_progress=on_progress, batch_bytes=SESSIONS.batch_bytes
+            partial(walk_files, profile=SESSIONS),
+            files,
+            workers=workers,
+            on_progress=on_progress,
+            batch_bytes=SESSIONS.batch_bytes,
+            finish=sessions_of,
         ):
             yield sessions
 
