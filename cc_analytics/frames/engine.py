@@ -138,6 +138,7 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     handed = 0
     pending: dict[int, Future[T]] = {}
     ready: dict[int, T] = {}
+    tracker_was_running = _resource_tracker_running()
     pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"))
     try:
         for index in range(len(plan)):
@@ -152,13 +153,21 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
             yield ready.pop(index) if index in ready else pending.pop(index).result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        _stop_resource_tracker()
+        if not tracker_was_running:
+            _stop_resource_tracker()
+
+
+def _resource_tracker_running() -> bool:
+    from multiprocessing import resource_tracker
+
+    return getattr(resource_tracker._resource_tracker, "_pid", None) is not None
 
 
 def _stop_resource_tracker() -> None:
     # Spawning starts multiprocessing's resource tracker, a child that outlives the pool; a
     # process that exits without waiting for it leaves it defunct where PID 1 does not reap.
-    # It is started again by the next spawn.
+    # Only a tracker the pool started is stopped (one started before may be watching the
+    # caller's shared memory); the next spawn starts it again.
     from multiprocessing import resource_tracker
 
     stop = getattr(resource_tracker._resource_tracker, "_stop", None)

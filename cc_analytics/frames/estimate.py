@@ -1,7 +1,8 @@
 """The token estimate: one definition, as a Polars expression, shared by every format.
 
-Imports: polars, orjson and the standard library. The rule (spec ``cc-context.md`` §7):
-``ceil(cjk / 1.5 + other / 4)`` where ``cjk`` counts UTF-16 units in U+4E00–U+9FA5 and
+Imports: orjson, the standard library and polars (inside the expression functions: the scalar
+fast path serves the line walker of worker processes, which never import Polars). The rule
+(spec ``cc-context.md`` §7): ``ceil(cjk / 1.5 + other / 4)`` where ``cjk`` counts UTF-16 units in U+4E00–U+9FA5 and
 ``other`` is the rest of the UTF-16 length. Non-string values are measured through
 :func:`js_stringify`, which reproduces ECMAScript ``JSON.stringify``.
 """
@@ -10,13 +11,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-import polars as pl
 
 from cc_analytics.core.jsontext import es_float
 from cc_analytics.format import well_formed as _format_well_formed
+
+if TYPE_CHECKING:
+    import polars as pl
 
 CJK_PATTERN = "[\u4e00-\u9fa5]"
 ASTRAL_PATTERN = r"[\x{10000}-\x{10FFFF}]"
@@ -38,6 +41,8 @@ def estimate_tokens(expr: pl.Expr | str) -> pl.Expr:
         >>> pl.select(estimate_tokens(pl.lit("👍👍👍"))).item()
         2
     """
+    import polars as pl
+
     text = pl.col(expr) if isinstance(expr, str) else expr
     chars = text.str.len_chars()
     # Only non-ASCII strings can hold CJK or astral characters; running the two regexes on
@@ -91,6 +96,8 @@ def estimate_text_tokens(text: str) -> int:
         >>> estimate_text_tokens("")
         0
     """
+    import polars as pl
+
     return int(pl.select(estimate_tokens(pl.lit(well_formed(text), dtype=pl.String))).item())
 
 

@@ -1,6 +1,6 @@
 """Column names and the schemas every format shares: sessions, turns and problems.
 
-Imports: polars only. Both format packages (``frames.claude``, ``frames.chainless``) build
+Imports: polars only, on first use of a dtype or schema (the names are plain strings). Both format packages (``frames.claude``, ``frames.chainless``) build
 their sessions and turns frames in these schemas, so the front (``frames.read_sessions(...,
 format="auto")``) concatenates them as they are; a rename happens here and nowhere else.
 Format-specific columns (the events frames) live in each package's ``schema`` module.
@@ -8,10 +8,10 @@ Format-specific columns (the events frames) live in each package's ``schema`` mo
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
-UTC_TIME = pl.Datetime("us", "UTC")
-STRINGS = pl.List(pl.String)
+if TYPE_CHECKING:
+    import polars as pl
 
 # Formats, as the ``format`` column spells them.
 FORMAT = "format"
@@ -34,7 +34,6 @@ OUTPUT_TOKENS = "output_tokens"
 
 # Problems: one row per line (or file: ``line`` null) that could not be used whole.
 REASON = "reason"
-PROBLEMS_SCHEMA = pl.Schema({SOURCE_FILE: pl.String(), LINE: pl.Int64(), REASON: pl.String()})
 
 # Heuristic buckets (the ChainlessChain ``cc context`` breakdown keys, snake_case).
 TOKENS_SYSTEM = "tokens_system"
@@ -67,37 +66,6 @@ COMPACTED = "compacted"
 ESTIMATED_CONTEXT = "estimated_context"
 CALIBRATION = "calibration"
 
-TURNS_SCHEMA = pl.Schema(
-    {
-        FORMAT: pl.String(),
-        SOURCE_FILE: pl.String(),
-        SESSION_ID: pl.String(),
-        AGENT_ID: pl.String(),
-        IS_SUBAGENT_FILE: pl.Boolean(),
-        TURN_INDEX: pl.Int64(),
-        ROLE: pl.String(),
-        EVENT_UUIDS: STRINGS,
-        PROMPT: pl.String(),
-        START_TIME: UTC_TIME,
-        END_TIME: UTC_TIME,
-        TOOL_CALLS: pl.Int64(),
-        TOOL_NAMES: STRINGS,
-        TOOL_ERRORS: pl.Int64(),
-        MODEL: pl.String(),
-        OCCUPANCY: pl.Int64(),
-        COMPACTED: pl.Boolean(),
-        WINDOW: pl.Int64(),
-        EFFECTIVE_WINDOW: pl.Int64(),
-        AUTOCOMPACT_THRESHOLD: pl.Int64(),
-        USED_FRACTION: pl.Float64(),
-        HEADROOM: pl.Int64(),
-        **{bucket: pl.Int64() for bucket in BUCKETS},
-        ESTIMATED_TOKENS: pl.Int64(),
-        ESTIMATED_CONTEXT: pl.Int64(),
-        CALIBRATION: pl.Float64(),
-    }
-)
-
 # Session columns.
 PROJECT = "project"
 PROJECT_DIR = "project_dir"
@@ -121,43 +89,104 @@ MESSAGES = "messages"
 OCCUPANCY_SOURCE = "occupancy_source"
 CONTEXT_ESTIMATE = "context_estimate"
 
-SESSIONS_SCHEMA = pl.Schema(
-    {
-        FORMAT: pl.String(),
-        SESSION_ID: pl.String(),
-        PROJECT: pl.String(),
-        PROJECT_DIR: pl.String(),
-        FIRST_TIME: UTC_TIME,
-        LAST_TIME: UTC_TIME,
-        MODELS: STRINGS,
-        LAST_MODEL: pl.String(),
-        PROVIDER: pl.String(),
-        TURNS: pl.Int64(),
-        LAST_OCCUPANCY: pl.Int64(),
-        PEAK_OCCUPANCY: pl.Int64(),
-        OCCUPANCY_SOURCE: pl.String(),
-        WINDOW: pl.Int64(),
-        EFFECTIVE_WINDOW: pl.Int64(),
-        AUTOCOMPACT_THRESHOLD: pl.Int64(),
-        USED_FRACTION: pl.Float64(),
-        HEADROOM: pl.Int64(),
-        INPUT_TOKENS: pl.Int64(),
-        CACHE_CREATION_TOKENS: pl.Int64(),
-        CACHE_READ_TOKENS: pl.Int64(),
-        OUTPUT_TOKENS: pl.Int64(),
-        CACHE_HIT_RATIO: pl.Float64(),
-        REQUESTS: pl.Int64(),
-        COMPACTIONS: pl.Int64(),
-        COMPACTION_TRIGGERS: STRINGS,
-        COMPACTION_PRE_TOKENS: pl.List(pl.Int64()),
-        COMPACTION_POST_TOKENS: pl.List(pl.Int64()),
-        **{bucket: pl.Int64() for bucket in BUCKETS},
-        ESTIMATED_TOKENS: pl.Int64(),
-        CONTEXT_ESTIMATE: pl.Int64(),
-        CALIBRATION: pl.Float64(),
-        FILES: pl.Int64(),
-        SUBAGENT_FILES: pl.Int64(),
-        EVENTS: pl.Int64(),
-        MESSAGES: pl.Int64(),
-    }
-)
+# The dtypes and schemas, made on first use (PEP 562 ``__getattr__`` below): the column names
+# above are plain strings, so a worker process that only walks lines never imports Polars.
+_TYPED = frozenset(("UTC_TIME", "STRINGS", "PROBLEMS_SCHEMA", "TURNS_SCHEMA", "SESSIONS_SCHEMA"))
+
+if TYPE_CHECKING:
+    UTC_TIME: pl.Datetime
+    STRINGS: pl.List
+    PROBLEMS_SCHEMA: pl.Schema
+    TURNS_SCHEMA: pl.Schema
+    SESSIONS_SCHEMA: pl.Schema
+
+
+def _types() -> dict[str, Any]:
+    import polars as pl
+
+    UTC_TIME = pl.Datetime("us", "UTC")
+    STRINGS = pl.List(pl.String)
+    PROBLEMS_SCHEMA = pl.Schema({SOURCE_FILE: pl.String(), LINE: pl.Int64(), REASON: pl.String()})
+
+    TURNS_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SOURCE_FILE: pl.String(),
+            SESSION_ID: pl.String(),
+            AGENT_ID: pl.String(),
+            IS_SUBAGENT_FILE: pl.Boolean(),
+            TURN_INDEX: pl.Int64(),
+            ROLE: pl.String(),
+            EVENT_UUIDS: STRINGS,
+            PROMPT: pl.String(),
+            START_TIME: UTC_TIME,
+            END_TIME: UTC_TIME,
+            TOOL_CALLS: pl.Int64(),
+            TOOL_NAMES: STRINGS,
+            TOOL_ERRORS: pl.Int64(),
+            MODEL: pl.String(),
+            OCCUPANCY: pl.Int64(),
+            COMPACTED: pl.Boolean(),
+            WINDOW: pl.Int64(),
+            EFFECTIVE_WINDOW: pl.Int64(),
+            AUTOCOMPACT_THRESHOLD: pl.Int64(),
+            USED_FRACTION: pl.Float64(),
+            HEADROOM: pl.Int64(),
+            **{bucket: pl.Int64() for bucket in BUCKETS},
+            ESTIMATED_TOKENS: pl.Int64(),
+            ESTIMATED_CONTEXT: pl.Int64(),
+            CALIBRATION: pl.Float64(),
+        }
+    )
+
+    SESSIONS_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SESSION_ID: pl.String(),
+            PROJECT: pl.String(),
+            PROJECT_DIR: pl.String(),
+            FIRST_TIME: UTC_TIME,
+            LAST_TIME: UTC_TIME,
+            MODELS: STRINGS,
+            LAST_MODEL: pl.String(),
+            PROVIDER: pl.String(),
+            TURNS: pl.Int64(),
+            LAST_OCCUPANCY: pl.Int64(),
+            PEAK_OCCUPANCY: pl.Int64(),
+            OCCUPANCY_SOURCE: pl.String(),
+            WINDOW: pl.Int64(),
+            EFFECTIVE_WINDOW: pl.Int64(),
+            AUTOCOMPACT_THRESHOLD: pl.Int64(),
+            USED_FRACTION: pl.Float64(),
+            HEADROOM: pl.Int64(),
+            INPUT_TOKENS: pl.Int64(),
+            CACHE_CREATION_TOKENS: pl.Int64(),
+            CACHE_READ_TOKENS: pl.Int64(),
+            OUTPUT_TOKENS: pl.Int64(),
+            CACHE_HIT_RATIO: pl.Float64(),
+            REQUESTS: pl.Int64(),
+            COMPACTIONS: pl.Int64(),
+            COMPACTION_TRIGGERS: STRINGS,
+            COMPACTION_PRE_TOKENS: pl.List(pl.Int64()),
+            COMPACTION_POST_TOKENS: pl.List(pl.Int64()),
+            **{bucket: pl.Int64() for bucket in BUCKETS},
+            ESTIMATED_TOKENS: pl.Int64(),
+            CONTEXT_ESTIMATE: pl.Int64(),
+            CALIBRATION: pl.Float64(),
+            FILES: pl.Int64(),
+            SUBAGENT_FILES: pl.Int64(),
+            EVENTS: pl.Int64(),
+            MESSAGES: pl.Int64(),
+        }
+    )
+    return {name: value for name, value in locals().items() if name in _TYPED}
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        if name not in _TYPED:
+            msg = f"module {__name__!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        globals().update(_types())
+        return globals()[name]

@@ -22,6 +22,13 @@ from __future__ import annotations
 import polars as pl
 
 from cc_analytics.frames.schema import *  # the shared names, so S.<NAME> reaches every column
+from cc_analytics.frames.schema import (  # noqa: F401  (made on first use there, so not in the star import)
+    PROBLEMS_SCHEMA,
+    SESSIONS_SCHEMA,
+    STRINGS,
+    TURNS_SCHEMA,
+    UTC_TIME,
+)
 
 # The batch-local index of a transcript: joins inside a batch use it instead of the path.
 FILE = "file"

@@ -1,7 +1,9 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.engine`` (the
-batch size) and ``frames.claude``'s ``schema``/``discovery``/``buckets``. This is the one place that loops over lines in Python (orjson
+Imports: orjson, the standard library, ``frames.estimate``, ``frames.engine`` (the batch size)
+and ``frames.claude``'s ``schema``/``discovery``; polars and ``buckets`` only where frames are
+built (:func:`frames_of`), so a worker process that only walks lines (:func:`walk_files`)
+never imports Polars. This is the one place that loops over lines in Python (orjson
 decodes each line, a few ``dict.get`` calls pick the fields); everything after it is
 vectorised Polars. Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
@@ -27,16 +29,18 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from functools import cache
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
-import polars as pl
 
 from cc_analytics.frames.claude import schema as S
-from cc_analytics.frames.claude.buckets import TOKENS
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.engine import BATCH_BYTES
-from cc_analytics.frames.estimate import estimate_tokens, text_tokens
+from cc_analytics.frames.estimate import text_tokens
+
+if TYPE_CHECKING:
+    import polars as pl
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"
@@ -92,16 +96,6 @@ TEXT_COLUMNS = (
 )
 # Columns set per file rather than per line.
 FILE_COLUMNS = (S.SOURCE_FILE, S.FILE_SESSION_ID, S.IS_SUBAGENT_FILE)
-# Blocks measured as they are read: no text, their tokens instead.
-MEASURED_BLOCKS_SCHEMA = pl.Schema(
-    {
-        S.ROW: pl.Int64(),
-        S.KIND: S.BLOCK_KIND,
-        S.NAME: pl.String(),
-        S.IS_ERROR: pl.Boolean(),
-        TOKENS: pl.Int64(),
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +134,30 @@ TURNS = Profile(texts=False, identity=True)
 SESSIONS = Profile(texts=False, identity=False)
 
 
+@cache
+def measured_blocks_schema() -> pl.Schema:
+    """Blocks measured as they are read: no text, their tokens instead."""
+    import polars as pl
+
+    from cc_analytics.frames.claude.buckets import TOKENS
+
+    return pl.Schema(
+        {
+            S.ROW: pl.Int64(),
+            S.KIND: S.BLOCK_KIND,
+            S.NAME: pl.String(),
+            S.IS_ERROR: pl.Boolean(),
+            TOKENS: pl.Int64(),
+        }
+    )
+
+
 class Decoded(NamedTuple):
     """Frames decoded from a batch of files: events, blocks and problems.
 
     With a profile that keeps texts, ``events`` has every column of ``S.EVENT_SCALARS`` in
     order and ``blocks`` is in ``S.BLOCKS_SCHEMA``; otherwise ``events`` has the profile's
-    columns and ``blocks`` is in ``MEASURED_BLOCKS_SCHEMA``. ``problems`` is in
+    columns and ``blocks`` is in ``measured_blocks_schema()``. ``problems`` is in
     ``S.PROBLEMS_SCHEMA``.
     """
 
@@ -241,6 +253,8 @@ def _events_frame(
     file_of_row: list[int],
     problems: Problems,
 ) -> pl.DataFrame:
+    import polars as pl
+
     data: dict[str, pl.Series] = {}
     for name, values in columns.items():
         dtype = pl.String() if name == S.TIMESTAMP else S.EVENT_SCALARS[name]
@@ -266,6 +280,8 @@ def _events_frame(
 
 def _columnar(rows: list[tuple[Any, ...]], schema: pl.Schema) -> pl.DataFrame:
     # Transposing in Python then building typed Series is much faster than orient="row".
+    import polars as pl
+
     if not rows:
         return pl.DataFrame(schema=schema)
     columns = zip(*rows, strict=True)
@@ -281,10 +297,13 @@ def parse_timestamps(raw: pl.Series) -> pl.Series:
     texts it rejects go through :func:`parse_timestamp`, and the year check applies to all.
 
     Examples:
+        >>> import polars as pl
         >>> parse_timestamps(pl.Series(["2026-03-01T10:00:00.5Z", "2026-03-01 11:00:00+01:00"])).to_list()
         [datetime.datetime(2026, 3, 1, 10, 0, 0, 500000, tzinfo=zoneinfo.ZoneInfo(key='UTC')), \
 datetime.datetime(2026, 3, 1, 10, 0, tzinfo=zoneinfo.ZoneInfo(key='UTC'))]
     """
+    import polars as pl
+
     fast = raw.str.to_datetime(FAST_TIMESTAMP_FORMAT, time_unit="us", strict=False).dt.replace_time_zone("UTC")
     missed = (fast.is_null() & raw.is_not_null()).arg_true()
     if missed.len():
@@ -295,6 +314,8 @@ datetime.datetime(2026, 3, 1, 10, 0, tzinfo=zoneinfo.ZoneInfo(key='UTC'))]
 
 def parse_timestamp(text: pl.Expr) -> pl.Expr:
     """RFC 3339 text (``T``/``t``/space, any fraction, ``Z``/``z`` or ``±HH:MM``) → UTC time."""
+    import polars as pl
+
     normal = text.str.replace(r"[Zz]$", "+00:00").str.replace(r"^(\d{4}-\d\d-\d\d)[Tt ]", "${1}T")
     parsed = normal.str.to_datetime(TIMESTAMP_FORMAT, time_zone="UTC", time_unit="us", strict=False)
     # Year 1 at a positive offset is year 0 in UTC: no Python datetime can hold it.
@@ -327,7 +348,7 @@ class _TextBlocks:
 
 
 class _MeasuredBlocks:
-    """Blocks measured as they are read (``MEASURED_BLOCKS_SCHEMA``): the estimate, not the text.
+    """Blocks measured as they are read (``measured_blocks_schema()``): the estimate, not the text.
 
     ASCII text is measured inline, other text by :func:`~cc_analytics.frames.estimate.text_tokens`;
     the rare text it leaves to the shared estimator is measured in one vectorised call.
@@ -382,11 +403,16 @@ class _MeasuredBlocks:
             self.tokens.append(tokens)
 
     def frame(self) -> pl.DataFrame:
+        import polars as pl
+
+        from cc_analytics.frames.claude.buckets import TOKENS
+        from cc_analytics.frames.estimate import estimate_tokens
+
         values: tuple[list[Any], ...] = (self.row, self.kind, self.name, self.is_error, self.tokens)
         frame = pl.DataFrame(
             [
                 pl.Series(name, column, dtype=dtype)
-                for (name, dtype), column in zip(MEASURED_BLOCKS_SCHEMA.items(), values, strict=True)
+                for (name, dtype), column in zip(measured_blocks_schema().items(), values, strict=True)
             ]
         )
         if self.wide_text:
