@@ -52,7 +52,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes (default: up to 2 for large corpora, else 1)",
+        help="processes that decode, this one included (default: 2 for corpora over 96 MiB, else 1)",
     )
     parser.set_defaults(run=run)
 

@@ -2,9 +2,9 @@
 
 Imports: the standard library; polars inside :func:`lazy_source`. Transcript files are grouped
 by session (a session's main file and subagent files always share a batch) into batches of
-about ``BATCH_BYTES``; each batch is decoded and reduced on its own, in worker processes when
-the corpus is large, and at most ``2 × workers`` batches are in flight, so memory stays flat
-whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
+about ``BATCH_BYTES``; each batch is decoded and reduced on its own, in this process and
+worker processes when the corpus is large, and a few batches at most are in flight, so memory
+stays flat whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
 ``session_id``: both formats' transcript files are.
 """
 
