@@ -51,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
     for path in written.values():
         print(path)
     if not args.quiet:
-        problems = f", {data.problems.height} unreadable line(s) skipped" if data.problems.height else ""
-        turns = data.turns.height
-        stderr.write(f"{data.sessions.height} sessions, {turns} turns{problems}\n")
+        files = data.problems["line"].null_count()
+        lines = data.problems.height - files
+        problems = f", {lines} unreadable line(s) skipped" if lines else ""
+        problems += f", {files} unreadable file(s) skipped" if files else ""
+        stderr.write(f"{data.sessions.height} sessions, {data.turns.height} turns{problems}\n")
     return 0

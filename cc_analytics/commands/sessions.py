@@ -77,18 +77,13 @@ def run(args: argparse.Namespace) -> int:
     notes = not args.quiet
     progress = ProgressBar(sys.stderr) if notes and _isatty(sys.stderr) else None
     summaries: list[pl.DataFrame] = []
-    problem_lines = 0
-    problem_files: set[str] = set()
-    first_problem: tuple[str, int | None, str] | None = None
+    problems: list[pl.DataFrame] = []
     files = [f for found in by_format.values() for f in found]
     try:
         for _format, tables in iter_tables(by_format, turns=False, workers=args.workers, on_progress=progress):
             summaries.append(tables.sessions)
-            problems = tables.problems
-            if problems.height:
-                problem_lines += problems.height
-                problem_files.update(problems[S.SOURCE_FILE].to_list())
-                first_problem = first_problem or problems.row(0)
+            if tables.problems.height:
+                problems.append(tables.problems)
     finally:
         if progress:
             progress.close()
@@ -101,16 +96,8 @@ def run(args: argparse.Namespace) -> int:
             else "the default stores (~/.claude/projects, ~/.chainlesschain/sessions)"
         )
         print(f"note: no transcripts found in {where}", file=sys.stderr)
-    if notes and problem_lines:
-        assert first_problem is not None
-        source, line, reason = first_problem
-        where = source if line is None else f"{source}:{line}"
-        print(
-            f"note: {problem_lines} malformed line{'s' * (problem_lines != 1)} skipped or read "
-            f"in part, in {len(problem_files)} file{'s' * (len(problem_files) != 1)} "
-            f"(first: {where}: {reason})",
-            file=sys.stderr,
-        )
+    if notes and problems:
+        _print_problem_notes(pl.concat(problems))
     if args.parquet is not None:
         _write_parquet(table, args.parquet, force=args.force)
         if notes:
@@ -121,6 +108,32 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print_table(table)
     return 0
+
+
+def _print_problem_notes(problems: Any) -> None:
+    """One note for files that could not be read (``line`` null), one for malformed lines."""
+    import polars as pl
+
+    from cc_analytics.frames import schema as S
+
+    unreadable = problems.filter(pl.col(S.LINE).is_null())
+    if unreadable.height:
+        source, _line, reason = unreadable.row(0)
+        count = unreadable.height
+        print(
+            f"note: {count} file{'s' * (count != 1)} could not be read and {'were' if count != 1 else 'was'} "
+            f"skipped (first: {source}: {reason})",
+            file=sys.stderr,
+        )
+    lines = problems.filter(pl.col(S.LINE).is_not_null())
+    if lines.height:
+        source, line, reason = lines.row(0)
+        count, files = lines.height, lines[S.SOURCE_FILE].n_unique()
+        print(
+            f"note: {count} malformed line{'s' * (count != 1)} skipped or read "
+            f"in part, in {files} file{'s' * (files != 1)} (first: {source}:{line}: {reason})",
+            file=sys.stderr,
+        )
 
 
 def _check_parquet_target(path: Path, *, force: bool, roots: list[Path]) -> None:

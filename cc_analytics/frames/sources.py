@@ -7,9 +7,11 @@ is read from its first lines, never from where it lies.
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,8 @@ SNIFF_BYTES = 1 << 16
 SNIFF_FIRST_READ = 1 << 12
 CLAUDE = "claude-code"
 CHAINLESS = "chainlesschain"
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +71,7 @@ def sniff_format(path: Path) -> str:
         'claude-code'
     """
     try:
-        with path.open("rb") as handle:
+        with open_transcript(path) as handle:
             value = _first_object(handle)
     except OSError:
         return CLAUDE
@@ -105,37 +109,92 @@ def _first_object(handle: BinaryIO) -> dict[str, object] | None:
     return None
 
 
-def expand(source: str | os.PathLike[str]) -> list[Path]:
-    """The ``*.jsonl`` regular files of one source (file, folder searched recursively, or glob).
+def open_transcript(path: Path) -> BinaryIO:
+    """A transcript opened for reading, unbuffered, if it is a regular file.
 
-    A source that matches nothing raises :class:`InputError`.
+    A FIFO, socket, device or folder raises :class:`OSError` at once (the file is opened
+    without waiting for a writer), and so do a broken symbolic link and a symbolic link loop,
+    with a ``strerror`` that says which: what the loaders put in the problem row.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> (folder / "gone.jsonl").symlink_to(folder / "absent.jsonl")
+        >>> open_transcript(folder / "gone.jsonl")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: [Errno 2] broken symbolic link: '...gone.jsonl'
+    """
+    try:
+        fd = os.open(path, OPEN_FLAGS)
+    except OSError as exc:
+        raise _explained(exc, path) from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((name for test, name in FILE_KINDS if test(mode)), "a device")
+        raise OSError(errno.EINVAL, f"not a regular file ({kind})", str(path))
+    return open(fd, "rb", buffering=0)
+
+
+def read_transcript(path: Path, limit: int = -1) -> bytes:
+    """The bytes of a transcript (its first ``limit`` bytes when ``limit`` ≥ 0); see :func:`open_transcript`."""
+    with open_transcript(path) as handle:
+        return handle.read() if limit < 0 else handle.read(limit)
+
+
+def _explained(exc: OSError, path: Path) -> OSError:
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return OSError(exc.errno, "broken symbolic link", str(path))
+    if exc.errno == errno.ELOOP:
+        return OSError(exc.errno, "symbolic link loop", str(path))
+    return exc
+
+
+def expand(source: str | os.PathLike[str]) -> list[Path]:
+    """The transcripts of one source (file, folder searched recursively, or glob).
+
+    A source that matches nothing raises :class:`InputError`. A source that names something
+    other than a folder or a regular file (a broken link, a FIFO) is kept, so that the loader
+    reports it as a file it cannot read.
     """
     text = os.fspath(source)
     path = Path(text).expanduser()
     if path.is_dir():
         return walk([path])
-    if path.is_file():
+    if os.path.lexists(path):
         return [path]
     if GLOB_CHARS.intersection(text):
         out: list[Path] = []
         for match in sorted(Path(p) for p in glob.glob(os.path.expanduser(text), recursive=True)):
-            out.extend(walk([match]) if match.is_dir() else [match] if match.is_file() else [])
+            out.extend(walk([match]) if match.is_dir() else [match])
         return out
     msg = f"no such file or folder: {text!r}\nHint: pass transcript files, folders or globs."
     raise InputError(msg)
 
 
 def walk(roots: Iterable[Path]) -> list[Path]:
-    """Every ``*.jsonl`` regular file under ``roots`` (symlinked folders are not followed), sorted."""
+    """Every ``*.jsonl`` entry under ``roots`` that is not a folder, sorted; symlinked folders are not followed.
+
+    Besides regular files this keeps what only looks like a transcript (a broken symbolic
+    link, a link loop, a FIFO) and every folder that cannot be listed: the loaders report
+    each as a file they cannot read (a problems row with a null line) and read the rest.
+    """
     out: list[Path] = []
     for root in roots:
         if not root.is_dir():
             continue
         folders = [os.fspath(root)]
         while folders:
+            folder = folders.pop()
             try:
-                entries = list(os.scandir(folders.pop()))
+                entries = list(os.scandir(folder))
             except OSError:
+                out.append(Path(folder))
                 continue
             for entry in entries:
                 try:
@@ -145,7 +204,7 @@ def walk(roots: Iterable[Path]) -> list[Path]:
                 if is_dir:
                     if not entry.is_symlink():
                         folders.append(entry.path)
-                elif entry.name.endswith(SUFFIX) and entry.is_file():
+                elif entry.name.endswith(SUFFIX):
                     out.append(Path(entry.path))
     out.sort()
     return out
@@ -159,11 +218,12 @@ class RealPaths:
         self._folders: dict[Path, Path] = {}
 
     def __call__(self, path: Path) -> Path:
+        # os.path.realpath, not Path.resolve: on Python < 3.13 that raises on a link loop.
         if path.is_symlink():
-            return path.resolve()
+            return Path(os.path.realpath(path))
         folder = self._folders.get(path.parent)
         if folder is None:
-            folder = self._folders[path.parent] = path.parent.resolve()
+            folder = self._folders[path.parent] = Path(os.path.realpath(path.parent))
         return folder / path.name
 
 

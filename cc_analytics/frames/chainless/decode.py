@@ -48,7 +48,7 @@ from cc_analytics.frames.chainless.jsvalues import (
     parse_line,
 )
 from cc_analytics.frames.estimate import content_text, js_stringify, text_tokens, well_formed
-from cc_analytics.frames.sources import TranscriptFile
+from cc_analytics.frames.sources import TranscriptFile, read_transcript
 
 MESSAGE_EVENT_TYPES = frozenset({"user_message", "assistant_message", "system"})
 CHECKPOINT_EVENT_TYPES = frozenset({"compact", "checkpoint_timeline_commit"})
@@ -63,6 +63,7 @@ FLUSH_BYTES = 8 * 1024 * 1024
 
 # Problem reasons: each written here and nowhere else.
 NOT_STRICT_JSON = "not strict JSON ({}); line skipped"
+TRUNCATED = "truncated last line (the file may still be being written)"
 UNREADABLE = "unreadable: {}"
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]*")
@@ -214,7 +215,7 @@ class Walker:
     def add(self, file: TranscriptFile) -> None:
         """Read and decode one transcript; an unreadable one is a problem and an empty session."""
         try:
-            data = file.path.read_bytes()
+            data = read_transcript(file.path)
         except OSError as exc:
             self._problem(file, None, UNREADABLE.format(exc.strerror or exc))
             self._file(file, _NO_HEADER, _NO_RECORD, None, None)
@@ -243,6 +244,8 @@ class Walker:
         last_main: dict[str, Any] | None = None
         earliest: float | int = math.inf
         latest: float | int = -math.inf
+        # The line a writer may still be appending to: the last one, when no LF ends it.
+        torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
         for number, line in enumerate(data.split(b"\n"), start=1):
             if not line:
                 continue
@@ -256,7 +259,7 @@ class Walker:
             except decode_error:
                 ok, value, reason = parse_line(line)
                 if not ok:
-                    self._problem(file, number, NOT_STRICT_JSON.format(reason))
+                    self._problem(file, number, TRUNCATED if number == torn else NOT_STRICT_JSON.format(reason))
                     continue
                 strict = False
             is_object = type(value) is dict

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.sources import Source, TranscriptFile
+from cc_analytics.frames.sources import Source, TranscriptFile, read_transcript
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 MAIN = "main"
@@ -46,7 +46,7 @@ def is_deleted(transcript: Path) -> bool:
         return True
     meta = transcript.with_name(stem + ".meta.json")
     try:
-        document = orjson.loads(meta.read_bytes())
+        document = orjson.loads(read_transcript(meta))
     except (OSError, orjson.JSONDecodeError):
         return False
     return isinstance(document, dict) and document.get("deleted") is True
@@ -63,12 +63,18 @@ def session_path(session_id: str, sessions_dir: Path | None = None) -> Path | No
 
 
 def live_transcripts(sessions_dir: Path | None = None) -> list[Path]:
-    """Every live ``<id>.jsonl`` in the store, sorted by id; an absent store has none."""
+    """Every live ``<id>.jsonl`` in the store, sorted by id; an absent store has none.
+
+    A store that exists but cannot be listed raises :class:`InputError`.
+    """
     folder = sessions_dir or default_sessions_dir()
     try:
         entries = sorted(folder.iterdir())
     except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as exc:
+        msg = f"cannot list the sessions folder {str(folder)!r}: {exc.strerror or exc}"
+        raise InputError(msg) from None
     return [p for p in entries if p.name.endswith(TRANSCRIPT_SUFFIX) and p.is_file() and not is_deleted(p)]
 
 

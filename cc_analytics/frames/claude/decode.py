@@ -1,7 +1,7 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: orjson, the standard library, ``frames.estimate``, ``frames.engine`` (the batch size)
-and ``frames.claude``'s ``schema``/``discovery``; polars and ``buckets`` only where frames are
+Imports: orjson, the standard library, ``frames.estimate``, ``frames.engine`` (the batch size),
+``frames.sources`` (reading a file) and ``frames.claude``'s ``schema``/``discovery``; polars and ``buckets`` only where frames are
 built (:func:`frames_of`), so a worker process that only walks lines (:func:`walk_files`)
 never imports Polars. This is the one place that loops over lines in Python (orjson
 decodes each line, a few ``dict.get`` calls pick the fields); everything after it is
@@ -38,6 +38,7 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.engine import BATCH_BYTES
 from cc_analytics.frames.estimate import text_tokens
+from cc_analytics.frames.sources import read_transcript
 
 if TYPE_CHECKING:
     import polars as pl
@@ -206,7 +207,7 @@ def walk_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Wa
     with _no_cycle_collection():
         for index, transcript in enumerate(files):
             try:
-                raw = transcript.path.read_bytes()
+                raw = read_transcript(transcript.path)
             except OSError as exc:
                 problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
                 continue

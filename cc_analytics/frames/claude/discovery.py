@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cc_analytics.frames.sources import SUFFIX, RealPaths, TranscriptFile, expand, walk
+from cc_analytics.frames.sources import SUFFIX, RealPaths, TranscriptFile, expand, read_transcript, walk
 
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_CONFIG = Path("~/.claude")
@@ -53,8 +53,9 @@ def default_roots() -> list[Path]:
 def discover(sources: Sequence[str | os.PathLike[str]] | None = None) -> list[TranscriptFile]:
     """Every transcript under ``sources`` (files, folders, globs); default roots when None.
 
-    Folders are searched recursively for ``*.jsonl`` regular files (a directory named
-    ``x.jsonl`` is not a transcript). A source that does not exist raises
+    Folders are searched recursively for ``*.jsonl`` files (a directory named ``x.jsonl`` is
+    not a transcript; a broken link, a link loop or a FIFO named so is kept, and reported by
+    the loader as a file it cannot read). A source that does not exist raises
     :class:`~cc_analytics.errors.InputError`, except default roots that are simply absent. The result is sorted
     by session, main file first, then path.
     """
@@ -97,8 +98,7 @@ def classify(path: Path) -> TranscriptFile:
 def peek_session_id(path: Path) -> str | None:
     """The first ``sessionId`` written in the first lines of ``path``, if any."""
     try:
-        with path.open("rb") as handle:
-            head = handle.read(PEEK_BYTES)
+        head = read_transcript(path, PEEK_BYTES)
     except OSError:
         return None
     for line in head.split(b"\n")[:PEEK_LINES]:
