@@ -1,0 +1,319 @@
+"""Usage over time: tokens, cost and requests by day, week, month, session, model, project or 5-hour block.
+
+Imports: polars, the standard library, ``frames.requests``, ``frames.prices`` and the error
+types. Input is a requests frame (:mod:`cc_analytics.frames.requests`), priced by
+:func:`~cc_analytics.frames.prices.price_requests`; one without a ``cost_usd`` column is
+priced here.
+
+Every row has the four token kinds (``cache_creation_tokens`` = both cache lifetimes),
+``total_tokens``, ``cost_usd`` (the sum over the requests that have a price; null when none
+has), ``requests`` and ``unpriced_requests`` (so a missing price is never a silent zero),
+``first_time``/``last_time`` and the sorted ``models``. ``breakdown=True`` adds, under each
+group's row (whose ``model`` is null), one row per model of the group.
+
+Days, weeks (Monday to Sunday) and months are calendar periods in ``timezone``; ``since``
+and ``until`` are inclusive calendar days there. The default timezone is the machine's
+(:func:`local_timezone`).
+
+**5-hour blocks**, as ccusage users know them: a block starts at its first request's time
+floored to the UTC hour and covers 5 hours; a request later than that (strictly: one at
+exactly 5 h still belongs to it) starts the next block, and so does one after a gap of 5 h.
+Blocks are cut over all requests of the frame, whatever the session, since the limit they
+track is the account's. Each block has ``block_start``, ``block_end``, its last activity
+(``last_time``), burn rates (``tokens_per_hour``, ``cost_per_hour``: over the time from its
+first to its last request, null for a single instant), and ``is_active``: the newest block,
+if the reference time (``now``, by default the newest request) is not past its end. The
+active block gets ``projected_tokens`` and ``projected_cost_usd``: its figures plus its burn
+rate until its end. ccusage's "gap" rows (spans without requests) are not rows here.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Literal, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import polars as pl
+
+from cc_analytics.errors import InputError
+from cc_analytics.frames.prices import price_requests
+from cc_analytics.frames.requests import COST_USD, TIME, TOTAL_TOKENS, cache_creation_tokens, total_tokens
+from cc_analytics.frames.schema import (
+    CACHE_CREATION_TOKENS,
+    CACHE_READ_TOKENS,
+    FIRST_TIME,
+    INPUT_TOKENS,
+    LAST_TIME,
+    MODEL,
+    MODELS,
+    OUTPUT_TOKENS,
+    PROJECT,
+    REQUESTS,
+    SESSION_ID,
+    UTC_TIME,
+)
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+By = Literal["day", "week", "month", "session", "model", "project", "block"]
+
+BY: tuple[By, ...] = ("day", "week", "month", "session", "model", "project", "block")
+BLOCK_HOURS = 5
+DAY, WEEK, MONTH = "day", "week", "month"
+UNPRICED_REQUESTS = "unpriced_requests"
+BLOCK_START = "block_start"
+BLOCK_END = "block_end"
+IS_ACTIVE = "is_active"
+TOKENS_PER_HOUR = "tokens_per_hour"
+COST_PER_HOUR = "cost_per_hour"
+PROJECTED_TOKENS = "projected_tokens"
+PROJECTED_COST_USD = "projected_cost_usd"
+
+_BLOCK = timedelta(hours=BLOCK_HOURS)
+_HOUR_US = 3_600_000_000
+
+
+def usage(
+    requests: FrameT,
+    by: By = "day",
+    *,
+    timezone: str | None = None,
+    breakdown: bool = False,
+    since: date | datetime | str | None = None,
+    until: date | datetime | str | None = None,
+    now: datetime | None = None,
+) -> FrameT:
+    """Tokens, cost and requests per ``by`` group, sorted by group.
+
+    Args:
+        requests: a requests frame, priced or not.
+        by: ``day``, ``week``, ``month``, ``session``, ``model``, ``project`` or ``block``.
+        timezone: an IANA name for calendar periods and ``since``/``until``; default local.
+        breakdown: add a row per model under each group (not for ``by="model"``).
+        since: first calendar day kept (a date, ``YYYY-MM-DD`` or ``YYYYMMDD``), or an instant.
+        until: last calendar day kept, likewise (inclusive).
+        now: the reference time of the active block (default: the newest request).
+
+    Examples:
+        >>> from cc_analytics.frames.prices import price_requests
+        >>> from cc_analytics.frames.requests import requests_frame
+        >>> frame = price_requests(
+        ...     requests_frame(
+        ...         [
+        ...             {"model": "claude-opus-4-5", "time": "2026-01-05T23:30:00Z", "output_tokens": 40_000},
+        ...             {"model": "claude-haiku-4-5", "time": "2026-01-06T00:30:00Z", "output_tokens": 200_000},
+        ...         ]
+        ...     )
+        ... )
+        >>> usage(frame, "day", timezone="UTC").select("day", "output_tokens", "cost_usd").rows()
+        [(datetime.date(2026, 1, 5), 40000, 1.0), (datetime.date(2026, 1, 6), 200000, 1.0)]
+        >>> usage(frame, "day", timezone="Asia/Tokyo").select("day", "requests", "cost_usd").rows()
+        [(datetime.date(2026, 1, 6), 2, 2.0)]
+        >>> usage(frame, "block").select("block_start", "requests", "is_active").rows()
+        [(datetime.datetime(2026, 1, 5, 23, 0, tzinfo=zoneinfo.ZoneInfo(key='UTC')), 2, True)]
+    """
+    if by not in BY:
+        msg = f"cannot group usage by {by!r}\nHint: use one of {', '.join(BY)}"
+        raise InputError(msg)
+    lazy = requests.lazy()
+    if COST_USD not in lazy.collect_schema():
+        lazy = price_requests(lazy)
+    zone = resolve_timezone(timezone)
+    local = pl.col(TIME).dt.convert_time_zone(zone)
+    lazy = lazy.filter(*_window(local, since, until, zone))
+    keys: list[pl.Expr | str]
+    if by == "block":
+        lazy = assign_blocks(lazy)
+        keys = [BLOCK_START]
+    elif by in (DAY, WEEK, MONTH):
+        period = {DAY: local, WEEK: local.dt.truncate("1w"), MONTH: local.dt.truncate("1mo")}[by]
+        keys = [period.dt.date().alias(by)]
+    else:
+        keys = [{"session": SESSION_ID, "model": MODEL, "project": PROJECT}[by]]
+    extra = [pl.col(PROJECT).drop_nulls().first()] if by == "session" else []
+    groups = lazy.group_by(keys).agg(*extra, *_metrics())
+    key_names: list[str] = groups.collect_schema().names()[: len(keys)]
+    by_model = breakdown and by != "model"
+    if by_model:
+        per_model = lazy.group_by([*keys, MODEL]).agg(*extra, *_metrics())
+        groups = pl.concat([groups.with_columns(pl.lit(None, pl.String()).alias(MODEL)), per_model], how="diagonal")
+    order = [*key_names, MODEL] if by_model else key_names
+    table = groups.sort(order, nulls_last=[True] * len(key_names) + [False] * int(by_model))
+    rest = [name for name in groups.collect_schema().names() if name not in order]
+    table = table.select(*order, *rest).with_columns(pl.col(REQUESTS, UNPRICED_REQUESTS).cast(pl.Int64))
+    if by == "block":
+        table = _block_figures(table, now)
+    return table.collect() if isinstance(requests, pl.DataFrame) else table
+
+
+def assign_blocks(requests: FrameT) -> FrameT:
+    """Add ``block_start``: the UTC start of each request's 5-hour block.
+
+    One sequential scan decides where blocks begin, but it runs over the distinct active
+    hours (at most 24 a day), not over requests: whether a request opens a block depends only
+    on its hour and on whether it falls exactly on that hour (see the module docstring). The
+    rest is vectorised, so the cost is O(n) Polars work plus O(hours) Python.
+
+    Examples:
+        >>> from cc_analytics.frames.requests import requests_frame
+        >>> times = ["2026-01-05T10:20:00Z", "2026-01-05T15:00:00Z", "2026-01-05T15:00:00.001Z"]
+        >>> frame = assign_blocks(requests_frame([{"time": t} for t in times]))
+        >>> [t.hour for t in frame["block_start"]]
+        [10, 10, 15]
+    """
+    if isinstance(requests, pl.LazyFrame):
+        schema = {**requests.collect_schema(), BLOCK_START: UTC_TIME}
+        return requests.map_batches(assign_blocks, schema=schema)
+    hour = pl.col(TIME).dt.truncate("1h")
+    on_the_hour = pl.col(TIME) == hour
+    hours = (
+        requests.lazy()
+        .filter(pl.col(TIME).is_not_null())
+        .select(hour.alias("_hour"), on_the_hour.alias("_exact"))
+        .unique()
+        .sort("_hour", "_exact", descending=[False, True])
+        .collect()
+    )
+    starts: list[datetime] = []
+    start: datetime | None = None
+    for moment, exact in hours.iter_rows():
+        # A request at exactly start + 5 h still belongs to the block; any later one opens a new one.
+        if start is None or (moment > start + _BLOCK if exact else moment >= start + _BLOCK):
+            start = moment
+        starts.append(start)
+    table = hours.with_columns(pl.Series(BLOCK_START, starts, dtype=UTC_TIME))
+    return (
+        requests.with_columns(hour.alias("_hour"), on_the_hour.alias("_exact"))
+        .join(table, on=["_hour", "_exact"], how="left", maintain_order="left")
+        .drop("_hour", "_exact")
+    )
+
+
+def local_timezone() -> str:
+    """The machine's IANA timezone: ``$TZ`` if it names one, else where ``/etc/localtime``
+    points, else ``/etc/timezone``, else ``UTC``.
+
+    Examples:
+        >>> isinstance(local_timezone(), str)
+        True
+    """
+    candidates = [os.environ.get("TZ", "").removeprefix(":")]
+    localtime = Path("/etc/localtime")
+    if localtime.is_symlink():
+        target = str(localtime.resolve())
+        candidates.append(target.partition("zoneinfo/")[2])
+    try:
+        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
+    except OSError:
+        pass
+    return next((name for name in candidates if _is_zone(name)), "UTC")
+
+
+def resolve_timezone(timezone: str | None) -> str:
+    """``timezone`` checked as an IANA name, or the local one when None.
+
+    Examples:
+        >>> resolve_timezone("Europe/Paris")
+        'Europe/Paris'
+    """
+    if timezone is None:
+        return local_timezone()
+    if not _is_zone(timezone):
+        msg = f"unknown timezone {timezone!r}\nHint: use an IANA name such as 'UTC' or 'Europe/Paris'"
+        raise InputError(msg)
+    return timezone
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _is_zone(name: str) -> bool:
+    if not name:
+        return False
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _window(
+    local: pl.Expr, since: date | datetime | str | None, until: date | datetime | str | None, zone: str
+) -> list[pl.Expr]:
+    """Filters keeping requests from ``since`` to ``until`` (calendar days in ``zone``, inclusive)."""
+    filters = []
+    for bound, keep in ((since, lambda a, b: a >= b), (until, lambda a, b: a <= b)):
+        if bound is None:
+            continue
+        value = _day_or_instant(bound)
+        if isinstance(value, datetime):
+            instant = value if value.tzinfo else value.replace(tzinfo=ZoneInfo(zone))
+            filters.append(keep(pl.col(TIME), pl.lit(instant.astimezone(UTC), UTC_TIME)))
+        else:
+            filters.append(keep(local.dt.date(), pl.lit(value)))
+    return filters
+
+
+def _day_or_instant(value: date | datetime | str) -> date | datetime:
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    try:
+        if len(text) == 8 and text.isdigit():
+            return date(int(text[:4]), int(text[4:6]), int(text[6:]))
+        return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+    except ValueError:
+        msg = f"not a date: {value!r}\nHint: write YYYY-MM-DD (or YYYYMMDD)"
+        raise InputError(msg) from None
+
+
+def _metrics() -> list[pl.Expr]:
+    cost = pl.col(COST_USD)
+    return [
+        pl.col(TIME).min().alias(FIRST_TIME),
+        pl.col(TIME).max().alias(LAST_TIME),
+        pl.col(MODEL).drop_nulls().unique().sort().alias(MODELS),
+        pl.col(INPUT_TOKENS).sum(),
+        cache_creation_tokens().sum().alias(CACHE_CREATION_TOKENS),
+        pl.col(CACHE_READ_TOKENS).sum(),
+        pl.col(OUTPUT_TOKENS).sum(),
+        total_tokens().sum().alias(TOTAL_TOKENS),
+        pl.when(cost.is_not_null().any()).then(cost.sum()).alias(COST_USD),
+        pl.len().alias(REQUESTS),
+        cost.null_count().alias(UNPRICED_REQUESTS),
+    ]
+
+
+def _block_figures(table: pl.LazyFrame, now: datetime | None) -> pl.LazyFrame:
+    end = pl.col(BLOCK_START) + _BLOCK
+    hours = (pl.col(LAST_TIME) - pl.col(FIRST_TIME)).dt.total_microseconds() / _HOUR_US
+    per_hour = pl.when(hours > 0)
+    reference = pl.col(LAST_TIME).max() if now is None else pl.lit(now.astimezone(UTC), UTC_TIME)
+    active = (pl.col(BLOCK_START) == pl.col(BLOCK_START).max()) & (reference <= end)
+    remaining = (end - reference).dt.total_microseconds().clip(lower_bound=0) / _HOUR_US
+    rest = [name for name in table.collect_schema().names() if name != BLOCK_START]
+    return (
+        table.with_columns(
+            end.alias(BLOCK_END),
+            active.fill_null(False).alias(IS_ACTIVE),
+            per_hour.then(pl.col(TOTAL_TOKENS) / hours).alias(TOKENS_PER_HOUR),
+            per_hour.then(pl.col(COST_USD) / hours).alias(COST_PER_HOUR),
+        )
+        .with_columns(
+            pl.when(IS_ACTIVE)
+            .then((pl.col(TOTAL_TOKENS) + pl.col(TOKENS_PER_HOUR) * remaining).round().cast(pl.Int64))
+            .alias(PROJECTED_TOKENS),
+            pl.when(IS_ACTIVE).then(pl.col(COST_USD) + pl.col(COST_PER_HOUR) * remaining).alias(PROJECTED_COST_USD),
+        )
+        .select(
+            BLOCK_START,
+            BLOCK_END,
+            IS_ACTIVE,
+            *rest,
+            TOKENS_PER_HOUR,
+            COST_PER_HOUR,
+            PROJECTED_TOKENS,
+            PROJECTED_COST_USD,
+        )
+    )
