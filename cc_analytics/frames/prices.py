@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import polars as pl
 
+from cc_analytics.errors import InputError
 from cc_analytics.frames.requests import (
     CACHE_CREATION_1H_TOKENS,
     CACHE_CREATION_5M_TOKENS,
@@ -82,6 +83,7 @@ PRICE_COLUMNS = {
 REQUEST_USD = "request_usd"
 
 KEYS = (PROVIDER, MODEL, SPEED, SERVICE_TIER)
+NEEDED = (*KEYS, TIME, *PRICE_COLUMNS)
 _SCALE = 12  # prices are held as integers of 1e-12 USD per unit (picodollars)
 _EPOCH = date(1970, 1, 1)
 
@@ -123,9 +125,13 @@ def price_requests(requests: FrameT) -> FrameT:
         >>> price_requests(frame)["cost_usd"].to_list()
         [5.0, 0.0, None]
     """
+    schema = requests.collect_schema() if isinstance(requests, pl.LazyFrame) else requests.schema
+    missing = [name for name in NEEDED if name not in schema]
+    if missing:
+        msg = f"not a requests frame: no {', '.join(map(repr, missing))} column\nHint: build it in REQUESTS_SCHEMA"
+        raise InputError(msg)
     if isinstance(requests, pl.LazyFrame):
-        schema = {**requests.collect_schema(), COST_USD: pl.Float64()}
-        return requests.map_batches(_price_frame, schema=schema)
+        return requests.map_batches(_price_frame, schema={**schema, COST_USD: pl.Float64()})
     return _price_frame(requests)
 
 

@@ -13,6 +13,7 @@ from genai_prices import Usage, calc_price
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cc_analytics.errors import InputError
 from cc_analytics.frames import prices, requests
 from cc_analytics.frames.prices import price_requests, price_table, unpriced
 from cc_analytics.frames.requests import REQUESTS_SCHEMA, requests_frame
@@ -136,6 +137,11 @@ def test_lazy_equals_eager():
         [{"model": "claude-haiku-4-5", "time": "2026-01-05T10:00:00Z", "input_tokens": n} for n in range(5)]
     )
     assert price_requests(frame.lazy()).collect().equals(price_requests(frame))
+
+
+def test_a_frame_without_the_priced_columns_is_an_input_error():
+    with pytest.raises(InputError, match="not a requests frame: no 'provider', 'speed' column"):
+        price_requests(requests_frame([{"model": "claude-opus-4-5"}]).drop("provider", "speed").lazy())
 
 
 def test_empty_frame():
