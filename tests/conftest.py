@@ -15,6 +15,12 @@ from tests.paths import SHARED
 SCRIPT = Path(sys.executable).with_name("cc-analytics")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _price_book(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Prices cached by this run only (``frames.prices.PriceBook``), never in the user's cache."""
+    os.environ["CC_ANALYTICS_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared, skipping the test with a clear reason when it is absent."""
     path = SHARED.joinpath(*parts)
@@ -30,5 +36,6 @@ def run_cli(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run the installed ``cc-analytics`` console script with a minimal, deterministic environment."""
     base = {"PATH": os.environ.get("PATH", ""), "LANG": "C", "LC_ALL": "C", "TZ": "UTC", "FORCE_COLOR": "0"}
+    base["CC_ANALYTICS_CACHE_DIR"] = os.environ.get("CC_ANALYTICS_CACHE_DIR", "")
     base.update(env or {})
     return subprocess.run([str(SCRIPT), *args], env=base, capture_output=True, cwd=cwd, timeout=300, input=stdin)

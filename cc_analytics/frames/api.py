@@ -12,8 +12,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -22,6 +23,9 @@ from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.sources import Source, TranscriptFile, split_by_format
 
+if TYPE_CHECKING:
+    from cc_analytics.frames.usage import By
+
 Format = Literal["auto", "claude-code", "chainlesschain"]
 Plan = Mapping[str, Sequence[TranscriptFile]]
 PACKAGES = {S.CLAUDE: "cc_analytics.frames.claude", S.CHAINLESS: "cc_analytics.frames.chainless"}
@@ -29,11 +33,12 @@ PACKAGES = {S.CLAUDE: "cc_analytics.frames.claude", S.CHAINLESS: "cc_analytics.f
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """Sessions, turns and problems of the same sources, from one decode."""
+    """Sessions, turns, problems and priced requests of the same sources, from one decode."""
 
     sessions: pl.DataFrame
     turns: pl.DataFrame
     problems: pl.DataFrame
+    requests: pl.DataFrame
 
 
 def package(format: str) -> ModuleType:
@@ -148,6 +153,56 @@ def read_problems(
     return scan_problems(source, format=format, workers=workers, on_progress=on_progress).collect()
 
 
+def scan_requests(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per API request of every format found in ``source`` (``REQUESTS_SCHEMA``),
+    priced (``cost_usd``; null for a model the price list does not know).
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = scan_requests(SAMPLES_DIR).collect()
+        >>> sorted(frame["format"].unique()), frame["cost_usd"].null_count()
+        (['chainlesschain', 'claude-code'], 0)
+    """
+    frames = _per_format("scan_requests", source, format, workers, on_progress, S.REQUESTS_SCHEMA)
+    return pl.concat(frames, how="vertical")
+
+
+def read_requests(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_requests`, in format, session and line order."""
+    return scan_requests(source, format=format, workers=workers, on_progress=on_progress).collect()
+
+
+def read_usage(
+    source: Source = None,
+    *,
+    by: By = "day",
+    timezone: str | None = None,
+    breakdown: bool = False,
+    since: date | datetime | str | None = None,
+    until: date | datetime | str | None = None,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.DataFrame:
+    """Tokens, cost and requests of ``source`` per day, week, month, session, model, project or
+    5-hour block (see :func:`cc_analytics.frames.usage.usage` for the columns and rules).
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> by_model = read_usage(SAMPLES_DIR, by="model")
+        >>> by_model.filter(pl.col("model") == "qwen2.5-coder:14b").select("requests", "cost_usd").row(0)
+        (6, 0.0)
+    """
+    from cc_analytics.frames.usage import usage
+
+    requests = scan_requests(source, format=format, workers=workers, on_progress=on_progress).collect()
+    return usage(requests, by, timezone=timezone, breakdown=breakdown, since=since, until=until)
+
+
 def scan_events(
     source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
@@ -182,14 +237,14 @@ def iter_tables(
     workers: int | None = 1,
     on_progress: Progress | None = None,
 ) -> Iterator[tuple[str, Tables]]:
-    """(format, tables) batch by batch: sessions, turns (empty unless ``turns``) and problems
-    decoded once per batch; what the report and the CLI consume. ``source`` may be a
-    :func:`plan`."""
+    """(format, tables) batch by batch: sessions, turns (empty unless ``turns``), problems and
+    priced requests decoded once per batch; what the report and the CLI consume. ``source``
+    may be a :func:`plan`."""
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     for (name, files), step in zip(by_format.items(), steps, strict=True):
         for batch in package(name).iter_tables(files, turns=turns, workers=workers, on_progress=step):
-            yield name, Tables(batch.sessions, batch.turns, batch.problems)
+            yield name, Tables(batch.sessions, batch.turns, batch.problems, batch.requests)
 
 
 def read_tables(
@@ -200,7 +255,7 @@ def read_tables(
     workers: int | None = 1,
     on_progress: Progress | None = None,
 ) -> Tables:
-    """Sessions, turns and problems of ``source`` from one decode of every file.
+    """Sessions, turns, problems and priced requests of ``source`` from one decode of every file.
 
     Examples:
         >>> from cc_analytics.report import SAMPLES_DIR
@@ -208,14 +263,16 @@ def read_tables(
         >>> tables.sessions.height > 0 and tables.turns.height > 0
         True
     """
-    parts: dict[str, list[pl.DataFrame]] = {"sessions": [], "turns": [], "problems": []}
+    parts: dict[str, list[pl.DataFrame]] = {"sessions": [], "turns": [], "problems": [], "requests": []}
     for _name, batch in iter_tables(source, format=format, turns=turns, workers=workers, on_progress=on_progress):
         parts["sessions"].append(batch.sessions)
         parts["turns"].append(batch.turns)
         parts["problems"].append(batch.problems)
+        parts["requests"].append(batch.requests)
     sessions = _concat(parts["sessions"], S.SESSIONS_SCHEMA).sort(S.FORMAT, S.SESSION_ID)
     turns_frame = _concat(parts["turns"], S.TURNS_SCHEMA)
-    return Tables(sessions, turns_frame, _concat(parts["problems"], S.PROBLEMS_SCHEMA))
+    problems = _concat(parts["problems"], S.PROBLEMS_SCHEMA)
+    return Tables(sessions, turns_frame, problems, _concat(parts["requests"], S.REQUESTS_SCHEMA))
 
 
 def _concat(frames: Sequence[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:
@@ -231,5 +288,7 @@ VERBS: tuple[str, ...] = (
     "read_sessions",
     "scan_problems",
     "read_problems",
+    "scan_requests",
+    "read_requests",
 )
 """The verbs every format package exposes with the same signature, and this front too."""

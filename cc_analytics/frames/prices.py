@@ -1,7 +1,8 @@
 """What each API request cost, offline, from genai-prices' bundled snapshot.
 
-Imports: polars, the standard library and ``frames.requests``; ``genai_prices`` on first use
-(it takes about half a second to import, so reading transcripts without prices never pays it).
+Imports: polars, orjson, the standard library, ``frames.schema`` and ``frames.requests``;
+``genai_prices`` only when a key is not in the :class:`PriceBook` (loading it costs about 0.3
+CPU seconds per process; its answers are kept on disk per genai-prices release).
 
 How a requests frame is priced (:func:`price_requests`), without a Python loop over rows:
 
@@ -32,30 +33,36 @@ no cache price. Rules of our own:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import importlib.util
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
+import orjson
 import polars as pl
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.requests import (
+from cc_analytics.frames.requests import PROMPT_KINDS
+from cc_analytics.frames.schema import (
     CACHE_CREATION_1H_TOKENS,
     CACHE_CREATION_5M_TOKENS,
+    CACHE_READ_TOKENS,
     COST_USD,
-    PROMPT_KINDS,
+    INPUT_TOKENS,
+    MODEL,
+    OUTPUT_TOKENS,
+    PROVIDER,
+    REQUESTS,
     SERVICE_TIER,
     SPEED,
     TIME,
     WEB_SEARCH_REQUESTS,
 )
-from cc_analytics.frames.schema import CACHE_READ_TOKENS, INPUT_TOKENS, MODEL, OUTPUT_TOKENS, PROVIDER, REQUESTS
-
-if TYPE_CHECKING:
-    from genai_prices.types import ModelInfo
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -102,7 +109,7 @@ class Resolved:
     """A model as genai-prices knows it, and the instants at which its prices change."""
 
     provider_id: str | None
-    model: ModelInfo
+    model_id: str
     change_dates: tuple[date, ...]
     change_times: tuple[time, ...]
 
@@ -197,6 +204,7 @@ def price_table(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         **{name: pl.Decimal(38, 6) for name, _ in PRICE_COLUMNS.values()},
         REQUEST_USD: pl.Decimal(38, 12),
     }
+    BOOK.save()
     order = [*KEYS, PERIOD_START, ABOVE_PROMPT_TOKENS]
     return pl.DataFrame(rows, schema=schema).unique(maintain_order=True).sort(order)
 
@@ -294,6 +302,7 @@ def _price_frame(requests: pl.DataFrame) -> pl.DataFrame:
         return requests.with_columns(pl.lit(None, pl.Float64()).alias(COST_USD))
     index = _index(requests)
     priced = [_bands(*key)[3] for key in index.keys]
+    BOOK.save()
     tiers = max((len(bands) - 1 for bands in priced if bands), default=0)
     row = pl.col("_price_row")
 
@@ -330,6 +339,112 @@ def _price_frame(requests: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# ------------------------------------------------------------------ the price book
+
+
+class PriceBook:
+    """What genai-prices answered (models resolved, prices per key), kept on disk.
+
+    Loading genai-prices costs about 0.3 CPU seconds per process, more than pricing a
+    gigabyte of transcripts once it is loaded; its answers for the few dozen keys a corpus
+    holds fit in a small JSON file. The file is named after the library's price data (its
+    size and modification time), so a new genai-prices is asked afresh; it lives in
+    ``$CC_ANALYTICS_CACHE_DIR``, else ``$XDG_CACHE_HOME/cc-analytics``, else
+    ``~/.cache/cc-analytics``. A file that cannot be read or written is no book: every
+    answer is then asked for again, never guessed.
+    """
+
+    FORMAT = 1  # bump when what is stored (or how it is probed) changes
+
+    def __init__(self) -> None:
+        self._entries: dict[str, Any] | None = None
+        self._dirty = False
+        self._path: Path | None = None
+
+    def path(self) -> Path | None:
+        """Where the book of the installed genai-prices lives (None without genai-prices)."""
+        spec = importlib.util.find_spec("genai_prices")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        try:
+            data = os.stat(Path(next(iter(spec.submodule_search_locations))) / "data.py")
+        except OSError:
+            return None
+        folder = os.environ.get("CC_ANALYTICS_CACHE_DIR")
+        if not folder:
+            base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+            folder = str(Path(base) / "cc-analytics")
+        return Path(folder) / f"prices-{self.FORMAT}-{data.st_size}-{data.st_mtime_ns}.json"
+
+    def recall(self, kind: str, key: tuple[Any, ...], ask: Callable[..., Any]) -> Any:
+        """The stored answer to ``ask(*key)``, asking (and storing) it the first time."""
+        entries = self._load()
+        name = kind + orjson.dumps(key).decode()
+        if name in entries:
+            return _DECODE[kind](entries[name])
+        value = ask(*key)
+        entries[name] = _ENCODE[kind](value)
+        self._dirty = True
+        return value
+
+    def save(self) -> None:
+        """Write the new answers (the whole book, replaced atomically)."""
+        if not self._dirty or self._path is None:
+            return
+        self._dirty = False
+        temporary = self._path.with_name(f".{self._path.name}.{os.getpid()}.tmp")
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(orjson.dumps(self._entries))
+            os.replace(temporary, self._path)
+        except OSError:
+            temporary.unlink(missing_ok=True)
+
+    def _load(self) -> dict[str, Any]:
+        if self._entries is None:
+            self._entries = {}
+            self._path = self.path()
+            if self._path is not None:
+                try:
+                    stored = orjson.loads(self._path.read_bytes())
+                except (OSError, orjson.JSONDecodeError):
+                    stored = None
+                if isinstance(stored, dict):
+                    self._entries = stored
+        return self._entries
+
+
+def _encode_resolved(value: Resolved | None) -> Any:
+    if value is None:
+        return None
+    dates = [d.isoformat() for d in value.change_dates]
+    return [value.provider_id, value.model_id, dates, [t.isoformat() for t in value.change_times]]
+
+
+def _decode_resolved(value: Any) -> Resolved | None:
+    if value is None:
+        return None
+    provider_id, model_id, dates, times = value
+    return Resolved(provider_id, model_id, tuple(map(date.fromisoformat, dates)), tuple(map(time.fromisoformat, times)))
+
+
+def _encode_priced(value: Priced) -> Any:
+    status, provider, model, bands = value
+    stored = None if bands is None else [[band.above, list(band.per_unit), band.request] for band in bands]
+    return [status, provider, model, stored]
+
+
+def _decode_priced(value: Any) -> Priced:
+    status, provider, model, stored = value
+    bands = None if stored is None else tuple(Band(above, tuple(units), request) for above, units, request in stored)
+    return status, provider, model, bands
+
+
+_ENCODE: dict[str, Callable[[Any], Any]] = {"resolved": _encode_resolved, "bands": _encode_priced}
+_DECODE: dict[str, Callable[[Any], Any]] = {"resolved": _decode_resolved, "bands": _decode_priced}
+BOOK = PriceBook()
+
+
 # ------------------------------------------------------------------ asking genai-prices
 
 
@@ -338,6 +453,10 @@ def _resolve(provider: str | None, model: str | None) -> Resolved | None:
     """Find the model in genai-prices, first under the recorded provider, then by name alone."""
     if model is None or model == SYNTHETIC or (provider or "").lower() in LOCAL_PROVIDERS:
         return None
+    return BOOK.recall("resolved", (provider, model), _ask_resolve)
+
+
+def _ask_resolve(provider: str | None, model: str) -> Resolved | None:
     from genai_prices import Usage, calc_price
     from genai_prices.types import ConditionalPrice, StartDateConstraint, TimeOfDateConstraint
 
@@ -359,7 +478,7 @@ def _resolve(provider: str | None, model: str | None) -> Resolved | None:
         times = {
             _utc_time(t) for c in constraints if isinstance(c, TimeOfDateConstraint) for t in (c.start_time, c.end_time)
         }
-        return Resolved(candidate, found.model, tuple(sorted(dates)), tuple(sorted(times)))
+        return Resolved(candidate, found.model.id, tuple(sorted(dates)), tuple(sorted(times)))
     return None
 
 
@@ -369,34 +488,43 @@ def _utc_time(moment: time) -> time:
     return datetime.combine(_EPOCH, moment).astimezone(UTC).time()
 
 
+Priced = tuple[str, str | None, str | None, tuple[Band, ...] | None]
+
+
 @cache
 def _bands(
     provider: str | None, model: str | None, speed: str | None, service_tier: str | None, start: datetime
-) -> tuple[str, str | None, str | None, tuple[Band, ...] | None]:
+) -> Priced:
     """Status, genai-prices' provider and model ids, and the prices of each tier at ``start``."""
     if model == SYNTHETIC or (provider or "").lower() in LOCAL_PROVIDERS:
         return FREE, None, None, (Band(None, (0,) * len(PRICE_COLUMNS), 0),)
     resolved = _resolve(provider, model)
     if resolved is None:
         return UNKNOWN, None, None, None
+    assert model is not None  # resolved implies a model name
+    return BOOK.recall("bands", (resolved.provider_id, model, speed, service_tier, start), _ask_bands)
+
+
+def _ask_bands(
+    provider_id: str | None, model: str, speed: str | None, service_tier: str | None, start: datetime
+) -> Priced:
     from genai_prices import Usage, calc_price
     from genai_prices.types import TieredPrices
 
     context = {name: value for name, value in ((SPEED, speed), (SERVICE_TIER, service_tier)) if value}
-    assert model is not None  # resolved implies a model name
 
     def total(**usage: int) -> Decimal:
         calculation = calc_price(
             Usage(**usage),
             model,
-            provider_id=resolved.provider_id,
+            provider_id=provider_id,
             genai_request_timestamp=start,
             price_context=context or None,
         )
         return calculation.total_price
 
     found = calc_price(
-        Usage(), model, provider_id=resolved.provider_id, genai_request_timestamp=start, price_context=context or None
+        Usage(), model, provider_id=provider_id, genai_request_timestamp=start, price_context=context or None
     )
     thresholds = sorted(
         {
@@ -435,4 +563,6 @@ def known_models(names: Iterable[str], *, provider: str | None = None) -> dict[s
         >>> known_models(["claude-opus-4-5-20251101", "gpt-4o", "mystery-1"])
         {'claude-opus-4-5-20251101': 'claude-opus-4-5', 'gpt-4o': 'gpt-4o', 'mystery-1': None}
     """
-    return {name: (found.model.id if (found := _resolve(provider, name)) else None) for name in names}
+    known = {name: (found.model_id if (found := _resolve(provider, name)) else None) for name in names}
+    BOOK.save()
+    return known

@@ -1,14 +1,19 @@
 """The requests frame: one row per API request, the unit that is priced and summed into usage.
 
-Imports: polars and ``frames.schema``. Both formats will build their requests in
-:data:`REQUESTS_SCHEMA` (Claude Code: deduplicated by message id + request id, last line
-wins, main chain and subagents alike; ChainlessChain: one ``token_usage`` record each).
-Token columns follow Anthropic's convention: ``input_tokens`` is the *uncached* input, and the
-prompt of a request is input + both cache writes + cache read. ``provider`` is null when the
-transcript does not name one (Claude Code): the model name then decides.
+Imports: polars, the standard library and ``frames.schema`` (where ``REQUESTS_SCHEMA`` and its
+column names live, beside the other shared schemas). Both formats build their requests in
+that schema (Claude Code: deduplicated by message id + request id, last line wins, main chain
+and subagents alike; ChainlessChain: one ``token_usage`` record each). Token columns follow
+Anthropic's convention: ``input_tokens`` is the *uncached* input, and the prompt of a request
+is input + both cache writes + cache read. Here: the expressions over requests that sessions,
+turns and usage share (cache writes, prompt, total, cost totals), and a builder for tests.
 
-Until the pipeline refactor lands, the column names live here; they move to ``frames.schema``
-unchanged.
+Cost of a group of requests (a session, a turn, a day): ``cost_usd`` is the sum of the costs
+that are known, ``unpriced_requests`` how many requests had none (a model the price list does
+not know). ``cost_usd`` is null when no request of the group has a price — none recorded
+(a ChainlessChain session without ``token_usage`` records, a turn that made no request), or
+none the price list knows — so a cost of 0 always means requests priced at 0 (a local model),
+never a silent zero.
 """
 
 from __future__ import annotations
@@ -20,60 +25,23 @@ from typing import Any
 import polars as pl
 
 from cc_analytics.frames.schema import (
-    AGENT_ID,
+    CACHE_CREATION_1H_TOKENS,
+    CACHE_CREATION_5M_TOKENS,
     CACHE_CREATION_TOKENS,
-    CACHE_READ_TOKENS,
     CLAUDE,
+    COST_USD,
     FORMAT,
-    INPUT_TOKENS,
-    MODEL,
-    OUTPUT_TOKENS,
-    PROJECT,
-    PROVIDER,
-    SESSION_ID,
-    UTC_TIME,
+    IS_SIDECHAIN,
+    REQUESTS_SCHEMA,
+    TIME,
+    TOKEN_KINDS,
+    TOTAL_TOKENS,
+    UNPRICED_REQUESTS,
+    WEB_SEARCH_REQUESTS,
 )
 
-IS_SIDECHAIN = "is_sidechain"
-REQUEST_ID = "request_id"
-MESSAGE_ID = "message_id"
-TIME = "time"
-CACHE_CREATION_5M_TOKENS = "cache_creation_5m_tokens"
-CACHE_CREATION_1H_TOKENS = "cache_creation_1h_tokens"
-WEB_SEARCH_REQUESTS = "web_search_requests"
-SERVICE_TIER = "service_tier"
-SPEED = "speed"
-COST_USD = "cost_usd"
-TOTAL_TOKENS = "total_tokens"
-
-# The five priced token kinds, in the order of the schema.
-TOKEN_KINDS = (INPUT_TOKENS, CACHE_CREATION_5M_TOKENS, CACHE_CREATION_1H_TOKENS, CACHE_READ_TOKENS, OUTPUT_TOKENS)
 # The tokens that make up the prompt of a request (what long-context tiers are decided on).
 PROMPT_KINDS = TOKEN_KINDS[:-1]
-
-REQUESTS_SCHEMA = pl.Schema(
-    {
-        FORMAT: pl.String(),
-        SESSION_ID: pl.String(),
-        PROJECT: pl.String(),
-        AGENT_ID: pl.String(),
-        IS_SIDECHAIN: pl.Boolean(),
-        REQUEST_ID: pl.String(),
-        MESSAGE_ID: pl.String(),
-        TIME: UTC_TIME,
-        MODEL: pl.String(),
-        PROVIDER: pl.String(),
-        INPUT_TOKENS: pl.Int64(),
-        CACHE_CREATION_5M_TOKENS: pl.Int64(),
-        CACHE_CREATION_1H_TOKENS: pl.Int64(),
-        CACHE_READ_TOKENS: pl.Int64(),
-        OUTPUT_TOKENS: pl.Int64(),
-        WEB_SEARCH_REQUESTS: pl.Int64(),
-        SERVICE_TIER: pl.String(),
-        SPEED: pl.String(),
-        COST_USD: pl.Float64(),
-    }
-)
 
 _DEFAULTS: dict[str, Any] = {
     FORMAT: CLAUDE,
@@ -117,6 +85,23 @@ def total_tokens() -> pl.Expr:
         9
     """
     return pl.sum_horizontal(TOKEN_KINDS).alias(TOTAL_TOKENS)
+
+
+def cost_totals() -> list[pl.Expr]:
+    """``cost_usd`` and ``unpriced_requests`` of a group of priced requests (an aggregation).
+
+    Examples:
+        >>> frame = requests_frame([{"cost_usd": 1.5}, {"cost_usd": None}, {"cost_usd": 0.25}])
+        >>> frame.select(cost_totals()).row(0)
+        (1.75, 1)
+        >>> frame.head(0).select(cost_totals()).row(0)
+        (None, 0)
+    """
+    cost = pl.col(COST_USD)
+    return [
+        pl.when(cost.is_not_null().any()).then(cost.sum()).alias(COST_USD),
+        cost.null_count().cast(pl.Int64).alias(UNPRICED_REQUESTS),
+    ]
 
 
 def requests_frame(rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:

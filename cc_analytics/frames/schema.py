@@ -1,4 +1,4 @@
-"""Column names and the schemas every format shares: sessions, turns and problems.
+"""Column names and the schemas every format shares: sessions, turns, requests and problems.
 
 Imports: polars only, on first use of a dtype or schema (the names are plain strings). Both format packages (``frames.claude``, ``frames.chainless``) build
 their sessions and turns frames in these schemas, so the front (``frames.read_sessions(...,
@@ -31,6 +31,8 @@ INPUT_TOKENS = "input_tokens"
 CACHE_CREATION_TOKENS = "cache_creation_tokens"
 CACHE_READ_TOKENS = "cache_read_tokens"
 OUTPUT_TOKENS = "output_tokens"
+COST_USD = "cost_usd"
+UNPRICED_REQUESTS = "unpriced_requests"
 
 # Problems: one row per line (or file: ``line`` null) that could not be used whole.
 REASON = "reason"
@@ -89,9 +91,26 @@ MESSAGES = "messages"
 OCCUPANCY_SOURCE = "occupancy_source"
 CONTEXT_ESTIMATE = "context_estimate"
 
+# Requests: one row per API request (Claude Code: deduplicated by message id + request id,
+# last line wins, main chain and subagents alike; ChainlessChain: one ``token_usage`` record
+# each). Token columns follow Anthropic's convention: ``input_tokens`` is the *uncached*
+# input, and the prompt of a request is input + both cache writes + cache read.
+IS_SIDECHAIN = "is_sidechain"
+REQUEST_ID = "request_id"
+MESSAGE_ID = "message_id"
+TIME = "time"
+CACHE_CREATION_5M_TOKENS = "cache_creation_5m_tokens"
+CACHE_CREATION_1H_TOKENS = "cache_creation_1h_tokens"
+WEB_SEARCH_REQUESTS = "web_search_requests"
+SERVICE_TIER = "service_tier"
+SPEED = "speed"
+TOTAL_TOKENS = "total_tokens"
+# The five priced token kinds, in the order of the schema.
+TOKEN_KINDS = (INPUT_TOKENS, CACHE_CREATION_5M_TOKENS, CACHE_CREATION_1H_TOKENS, CACHE_READ_TOKENS, OUTPUT_TOKENS)
+
 # The dtypes and schemas, made on first use (PEP 562 ``__getattr__`` below): the column names
 # above are plain strings, so a worker process that only walks lines never imports Polars.
-_TYPED = frozenset(("UTC_TIME", "STRINGS", "PROBLEMS_SCHEMA", "TURNS_SCHEMA", "SESSIONS_SCHEMA"))
+_TYPED = frozenset(("UTC_TIME", "STRINGS", "PROBLEMS_SCHEMA", "TURNS_SCHEMA", "SESSIONS_SCHEMA", "REQUESTS_SCHEMA"))
 
 if TYPE_CHECKING:
     UTC_TIME: pl.Datetime
@@ -99,6 +118,7 @@ if TYPE_CHECKING:
     PROBLEMS_SCHEMA: pl.Schema
     TURNS_SCHEMA: pl.Schema
     SESSIONS_SCHEMA: pl.Schema
+    REQUESTS_SCHEMA: pl.Schema
 
 
 def _types() -> dict[str, Any]:
@@ -136,6 +156,8 @@ def _types() -> dict[str, Any]:
             ESTIMATED_TOKENS: pl.Int64(),
             ESTIMATED_CONTEXT: pl.Int64(),
             CALIBRATION: pl.Float64(),
+            COST_USD: pl.Float64(),
+            UNPRICED_REQUESTS: pl.Int64(),
         }
     )
 
@@ -165,6 +187,8 @@ def _types() -> dict[str, Any]:
             OUTPUT_TOKENS: pl.Int64(),
             CACHE_HIT_RATIO: pl.Float64(),
             REQUESTS: pl.Int64(),
+            COST_USD: pl.Float64(),
+            UNPRICED_REQUESTS: pl.Int64(),
             COMPACTIONS: pl.Int64(),
             COMPACTION_TRIGGERS: STRINGS,
             COMPACTION_PRE_TOKENS: pl.List(pl.Int64()),
@@ -177,6 +201,30 @@ def _types() -> dict[str, Any]:
             SUBAGENT_FILES: pl.Int64(),
             EVENTS: pl.Int64(),
             MESSAGES: pl.Int64(),
+        }
+    )
+
+    REQUESTS_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SESSION_ID: pl.String(),
+            PROJECT: pl.String(),
+            AGENT_ID: pl.String(),
+            IS_SIDECHAIN: pl.Boolean(),
+            REQUEST_ID: pl.String(),
+            MESSAGE_ID: pl.String(),
+            TIME: UTC_TIME,
+            MODEL: pl.String(),
+            PROVIDER: pl.String(),
+            INPUT_TOKENS: pl.Int64(),
+            CACHE_CREATION_5M_TOKENS: pl.Int64(),
+            CACHE_CREATION_1H_TOKENS: pl.Int64(),
+            CACHE_READ_TOKENS: pl.Int64(),
+            OUTPUT_TOKENS: pl.Int64(),
+            WEB_SEARCH_REQUESTS: pl.Int64(),
+            SERVICE_TIER: pl.String(),
+            SPEED: pl.String(),
+            COST_USD: pl.Float64(),
         }
     )
     return {name: value for name, value in locals().items() if name in _TYPED}

@@ -39,10 +39,11 @@ import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames.prices import price_requests
-from cc_analytics.frames.requests import COST_USD, TIME, TOTAL_TOKENS, cache_creation_tokens, total_tokens
+from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, total_tokens
 from cc_analytics.frames.schema import (
     CACHE_CREATION_TOKENS,
     CACHE_READ_TOKENS,
+    COST_USD,
     FIRST_TIME,
     INPUT_TOKENS,
     LAST_TIME,
@@ -52,6 +53,9 @@ from cc_analytics.frames.schema import (
     PROJECT,
     REQUESTS,
     SESSION_ID,
+    TIME,
+    TOTAL_TOKENS,
+    UNPRICED_REQUESTS,
     UTC_TIME,
 )
 
@@ -61,7 +65,6 @@ By = Literal["day", "week", "month", "session", "model", "project", "block"]
 BY: tuple[By, ...] = ("day", "week", "month", "session", "model", "project", "block")
 BLOCK_HOURS = 5
 DAY, WEEK, MONTH = "day", "week", "month"
-UNPRICED_REQUESTS = "unpriced_requests"
 BLOCK_START = "block_start"
 BLOCK_END = "block_end"
 IS_ACTIVE = "is_active"
@@ -269,7 +272,6 @@ def _day_or_instant(value: date | datetime | str) -> date | datetime:
 
 
 def _metrics() -> list[pl.Expr]:
-    cost = pl.col(COST_USD)
     return [
         pl.col(TIME).min().alias(FIRST_TIME),
         pl.col(TIME).max().alias(LAST_TIME),
@@ -279,9 +281,8 @@ def _metrics() -> list[pl.Expr]:
         pl.col(CACHE_READ_TOKENS).sum(),
         pl.col(OUTPUT_TOKENS).sum(),
         total_tokens().sum().alias(TOTAL_TOKENS),
-        pl.when(cost.is_not_null().any()).then(cost.sum()).alias(COST_USD),
         pl.len().alias(REQUESTS),
-        cost.null_count().alias(UNPRICED_REQUESTS),
+        *cost_totals(),
     ]
 
 

@@ -22,6 +22,7 @@ from cc_analytics.frames.claude import read_events, read_problems, read_sessions
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import (
     EVENTS,
+    PRICING_COLUMNS,
     SESSIONS,
     TURNS,
     Profile,
@@ -55,7 +56,7 @@ PINNED = Path(__file__).with_name("pinned")
 PINNED_SESSIONS = PINNED / "claude-samples-sessions.ndjson"
 PINNED_TURNS = PINNED / "claude-samples-turns.ndjson"
 # sha256 of the events frame of data-samples/claude as NDJSON (relative paths, by file and line).
-PINNED_EVENTS_SHA256 = "42491de8d5322f2ce292f6d6946b55943c4d3473edaae211f69c3dec820928cc"
+PINNED_EVENTS_SHA256 = "df3dc3c503df08d239b36247155c7122d4d56556e01c36abc93e40787e6f6ff7"
 
 # Characters around every boundary the estimate cares about: ASCII, Latin-1, the BMP below,
 # inside and above the CJK range U+4E00-U+9FA5 (high byte 0x9F on both sides of U+9FA5),
@@ -109,12 +110,12 @@ def assert_profiles_agree(files: list[TranscriptFile]) -> None:
     # Floats within an ulp: Polars' float division here may differ in the last bit run to run.
     assert_frame_equal(summary_via(SESSIONS, files), summary_via(EVENTS, files))
     assert_frame_equal(summary_via(TURNS, files), summary_via(EVENTS, files))
-    assert_frame_equal(turns_of(decode_files(files, TURNS)), turns_of(full))
+    assert_frame_equal(turns_of(decode_files(files, TURNS), files), turns_of(full, files))
     for profile in (SESSIONS, TURNS):
         assert decode_files(files, profile).problems.equals(full.problems)
     tables = tables_batch(files)
     assert_frame_equal(tables.sessions, summary_via(EVENTS, files))
-    assert_frame_equal(tables.turns, turns_of(full))
+    assert_frame_equal(tables.turns, turns_of(full, files))
     assert tables.problems.equals(full.problems)
 
 
@@ -204,7 +205,8 @@ def test_profiles_agree_on_the_samples() -> None:
 
 
 def test_profile_columns() -> None:
-    assert set(EVENTS.columns) | {S.SOURCE_FILE, S.FILE_SESSION_ID, S.IS_SUBAGENT_FILE} == set(S.EVENT_SCALARS)
+    per_file = {S.SOURCE_FILE, S.FILE_SESSION_ID, S.IS_SUBAGENT_FILE}
+    assert set(EVENTS.columns) | per_file | set(PRICING_COLUMNS) == set(S.EVENT_SCALARS)
     assert set(SESSIONS.columns) < set(TURNS.columns) < set(EVENTS.columns)
     assert {S.UUID, S.SESSION_ID, S.AGENT_ID} <= set(TURNS.columns)
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from cc_analytics.errors import InputError
 from cc_analytics.frames import prices, requests
 from cc_analytics.frames.prices import price_requests, price_table, unpriced
-from cc_analytics.frames.requests import REQUESTS_SCHEMA, requests_frame
+from cc_analytics.frames.requests import requests_frame
+from cc_analytics.frames.schema import REQUESTS_SCHEMA
 
 MTOK = Decimal(1_000_000)
 

@@ -8,12 +8,13 @@ of those, or None for the default store ``$CHAINLESSCHAIN_HOME/sessions`` or
 ``~/.chainlesschain/sessions``) and the keywords ``workers`` and ``on_progress``:
 ``scan_events``/``read_events`` (one row per line), ``scan_turns``/``read_turns`` (a user
 prompt opens a turn), ``scan_sessions``/``read_sessions`` (the shared sessions schema),
-``scan_problems``/``read_problems``. ``context_frame`` is what ``cc context`` reports.
+``scan_problems``/``read_problems``, ``scan_requests``/``read_requests`` (one row per
+``token_usage`` record, priced). ``context_frame`` is what ``cc context`` reports.
 
 Examples:
     >>> import cc_analytics.frames.chainless as chainless
     >>> sorted(name for name in chainless.__all__ if name.startswith(("scan_", "read_")))
-    ['read_events', 'read_problems', 'read_sessions', 'read_turns', 'scan_events', 'scan_problems', 'scan_sessions', 'scan_turns']
+    ['read_events', 'read_problems', 'read_requests', 'read_sessions', 'read_turns', 'scan_events', 'scan_problems', 'scan_requests', 'scan_sessions', 'scan_turns']
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ _EXPORTS = {
     "read_problems": "events",
     "scan_turns": "turns",
     "read_turns": "turns",
+    "scan_requests": "requests",
+    "read_requests": "requests",
     "scan_sessions": "sessions",
     "read_sessions": "sessions",
     "iter_tables": "sessions",

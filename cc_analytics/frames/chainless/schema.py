@@ -24,6 +24,7 @@ import polars as pl
 from cc_analytics.frames.schema import *  # the shared names, so S.<NAME> reaches every column
 from cc_analytics.frames.schema import (  # noqa: F401  (made on first use there, so not in the star import)
     PROBLEMS_SCHEMA,
+    REQUESTS_SCHEMA,
     SESSIONS_SCHEMA,
     STRINGS,
     TURNS_SCHEMA,

@@ -30,7 +30,8 @@ Sessions columns, where ChainlessChain differs from Claude Code:
   ``messages``: the messages in the context now (``cc context``'s ``messageCount``);
 * token totals and ``requests``: every ``token_usage`` record, main model, sub-agents and
   semantic compaction alike (what the session cost; only the window uses main records);
-  ``cache_hit_ratio`` = cache read / (input + cache creation + cache read);
+  ``cache_hit_ratio`` = cache read / (input + cache creation + cache read); ``cost_usd`` and
+  ``unpriced_requests``: those records priced (``frames.chainless.requests``);
 * ``compactions``: checkpoints (``compact`` and ``checkpoint_timeline_commit`` with a
   snapshot), with each ``compact``'s ``trigger``, ``originalTokens`` and ``compressedTokens``
   (null for a timeline commit);
@@ -50,11 +51,13 @@ from cc_analytics.frames import metrics
 from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.chainless.buckets import TOKENS, bucket_counts, bucket_sums, with_tokens
 from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
+from cc_analytics.frames.chainless.requests import priced_requests
 from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.turns import lift_turns, utc_time
 from cc_analytics.frames.chainless.windows import resolved_window, shown_model, shown_provider
 from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
 from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
+from cc_analytics.frames.requests import cost_totals
 from cc_analytics.frames.sources import TranscriptFile
 
 ESTIMATED = "estimated"
@@ -66,11 +69,12 @@ NULL_COLUMNS = (S.PROJECT, S.EFFECTIVE_WINDOW, S.AUTOCOMPACT_THRESHOLD, S.CALIBR
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """What one decode of a batch gives: sessions, turns and problems."""
+    """What one decode of a batch gives: sessions, turns, problems and priced requests."""
 
     sessions: pl.DataFrame
     turns: pl.DataFrame
     problems: pl.DataFrame
+    requests: pl.DataFrame
 
 
 # ------------------------------------------------------------------ the cc context report
@@ -181,9 +185,11 @@ def report_dict(row: dict[str, Any], *, session_id: str | None = None) -> dict[s
 # ------------------------------------------------------------------ sessions
 
 
-def summarize(decoded: Decoded, turns: pl.DataFrame) -> pl.DataFrame:
-    """One row per transcript of a batch decoded with ``Profile.EVENTS`` (``SESSIONS_SCHEMA``)."""
+def summarize(decoded: Decoded, turns: pl.DataFrame, requests: pl.DataFrame) -> pl.DataFrame:
+    """One row per transcript of a batch decoded with ``Profile.EVENTS`` (``SESSIONS_SCHEMA``),
+    with its turns and priced requests (:func:`~cc_analytics.frames.chainless.requests.priced_requests`)."""
     files = decoded.files.lazy()
+    cost = requests.lazy().group_by(S.FILE).agg(*cost_totals())
     events = decoded.events.lazy()
     messages = decoded.messages.lazy()
     now = context_rows(files, messages.filter(pl.col(S.IN_CONTEXT))).select(
@@ -221,7 +227,10 @@ def summarize(decoded: Decoded, turns: pl.DataFrame) -> pl.DataFrame:
         .join(per_turn, on=S.SOURCE_FILE, how="left", maintain_order="left")
         .join(usage, on=S.FILE, how="left", maintain_order="left")
         .join(per_line, on=S.FILE, how="left", maintain_order="left")
-        .with_columns(pl.col(zero).fill_null(0), pl.col(empty_lists).fill_null([]))
+        .join(cost, on=S.FILE, how="left", maintain_order="left")
+        .with_columns(
+            pl.col(zero).fill_null(0), pl.col(empty_lists).fill_null([]), pl.col(S.UNPRICED_REQUESTS).fill_null(0)
+        )
         .with_columns(
             pl.concat_list(header_model, "_usage_models")
             .list.drop_nulls()
@@ -250,9 +259,12 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
     """Sessions, turns (empty unless ``turns``) and problems of one batch from one decode
     (run in a worker process)."""
     decoded = decode(files, Profile.EVENTS)
-    turn_rows = lift_turns(decoded).collect()
-    sessions = summarize(decoded, turn_rows)
-    return Tables(sessions, turn_rows if turns else turn_rows.clear(), decoded.problems)
+    requests = priced_requests(decoded)
+    turn_rows = lift_turns(decoded, requests.lazy()).collect()
+    sessions = summarize(decoded, turn_rows, requests)
+    return Tables(
+        sessions, turn_rows if turns else turn_rows.clear(), decoded.problems, requests.select(list(S.REQUESTS_SCHEMA))
+    )
 
 
 def iter_tables(

@@ -26,6 +26,7 @@ Per turn (``TURNS_SCHEMA``):
 * ``model``: the model of the main ``token_usage`` record in force at the turn's end, else
   the recorded (header) model; ``window``: sized as ``cc context`` sizes the session, with
   that record; ``used_fraction``/``headroom`` from ``frames.metrics``;
+* ``cost_usd``/``unpriced_requests``: the priced ``token_usage`` records of its lines;
 * ``effective_window``/``autocompact_threshold`` (Claude Code concepts) and
   ``event_uuids`` (ChainlessChain events carry no ids) are null.
 """
@@ -43,6 +44,7 @@ from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
 from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.windows import resolved_window, shown_model
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.requests import cost_totals
 from cc_analytics.frames.sources import TranscriptFile
 
 OPENS = "opens_turn"
@@ -88,9 +90,17 @@ def prepare(decoded: Decoded) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     return events, placed
 
 
-def lift_turns(decoded: Decoded) -> pl.LazyFrame:
-    """One row per turn of every file of a batch decoded with ``Profile.EVENTS``: ``TURNS_SCHEMA``."""
+def lift_turns(decoded: Decoded, requests: pl.LazyFrame) -> pl.LazyFrame:
+    """One row per turn of every file of a batch decoded with ``Profile.EVENTS``: ``TURNS_SCHEMA``.
+
+    ``requests`` are the batch's priced requests with their ``file`` and ``line``
+    (:func:`~cc_analytics.frames.chainless.requests.priced_requests`): a turn's cost is theirs.
+    """
     events, messages = prepare(decoded)
+    placed_requests = requests.join(
+        events.select(S.FILE, S.LINE, S.TURN_INDEX), on=[S.FILE, S.LINE], how="left", maintain_order="left"
+    )
+    per_turn_cost = placed_requests.group_by(KEYS).agg(*cost_totals())
     main_usage = (pl.col(S.TYPE) == "token_usage") & pl.col(S.IS_MAIN_USAGE).fill_null(False)
     tool_call = pl.col(S.TYPE) == TOOL_CALL
     per_line = events.with_row_index(RECORD_ROW).with_columns(
@@ -136,7 +146,9 @@ def lift_turns(decoded: Decoded) -> pl.LazyFrame:
         .sort(S.FILE, S.SEGMENT, S.TURN_INDEX)
         .join_asof(running, on=S.TURN_INDEX, by=[S.FILE, S.SEGMENT], strategy="backward")
         .sort(KEYS)
+        .join(per_turn_cost, on=KEYS, how="left", maintain_order="left")
         .with_columns(
+            pl.col(S.UNPRICED_REQUESTS).fill_null(0),
             pl.col(zero_fill).fill_null(0),
             pl.col(CONTEXT).fill_null(0).alias(S.ESTIMATED_CONTEXT),
             pl.when(pl.col(S.PROMPT).is_null()).then(pl.lit("assistant")).otherwise(pl.lit("user")).alias(S.ROLE),
@@ -157,7 +169,10 @@ def lift_turns(decoded: Decoded) -> pl.LazyFrame:
 
 def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     """Turns of one batch of transcripts (run in a worker process)."""
-    return lift_turns(decode(files, Profile.EVENTS)).collect()
+    from cc_analytics.frames.chainless.requests import priced_requests
+
+    decoded = decode(files, Profile.EVENTS)
+    return lift_turns(decoded, priced_requests(decoded).lazy()).collect()
 
 
 def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:

@@ -8,7 +8,7 @@ of ``TranscriptFile``, or None for the Claude Code projects folders.
 Examples:
     >>> import cc_analytics.frames.claude as claude
     >>> sorted(name for name in claude.__all__ if name.startswith("read_"))
-    ['read_events', 'read_problems', 'read_sessions', 'read_turns']
+    ['read_events', 'read_problems', 'read_requests', 'read_sessions', 'read_turns']
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ _EXPORTS = {
     "read_problems": "events",
     "scan_turns": "turns",
     "read_turns": "turns",
+    "scan_requests": "requests",
+    "read_requests": "requests",
     "scan_sessions": "sessions",
     "read_sessions": "sessions",
     "Tables": "tables",

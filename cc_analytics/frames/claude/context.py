@@ -20,8 +20,8 @@ from cc_analytics.frames.claude.buckets import BUCKET, BUCKET_NAMES, TOKENS
 from cc_analytics.frames.claude.decode import SESSIONS, decode_files
 from cc_analytics.frames.claude.discovery import find_session
 from cc_analytics.frames.claude.models import window_for
-from cc_analytics.frames.claude.sessions import PROVIDER, prepared, summarize
-from cc_analytics.frames.claude.usage import ON_CHAIN, SEGMENT
+from cc_analytics.frames.claude.requests import ON_CHAIN, PROVIDER, SEGMENT
+from cc_analytics.frames.claude.sessions import prepared, summarize
 from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
 
 
@@ -109,6 +109,8 @@ def claude_context(
             "lastTime": _iso(row[S.LAST_TIME]),
             "files": row[S.FILES],
             "subagentFiles": row[S.SUBAGENT_FILES],
+            "costUSD": row[S.COST_USD],
+            "unpricedRequests": row[S.UNPRICED_REQUESTS],
         },
     )
 

@@ -20,6 +20,11 @@ not). Where a key repeats, the first occurrence wins, as the reference reads its
 line with a year-0 timestamp is left out too (Claude Code never writes one; the reference
 parser drops it). Fields of the wrong type are read as null and reported, and the rest of
 the line is kept. A file that cannot be read is one problem row with a null ``line``.
+
+Every profile also keeps what pricing needs of an assistant line's usage (:data:`PRICING_COLUMNS`:
+the cache-write breakdown by lifetime, web searches, service tier, speed). Only assistant
+lines with a usage object have them, so the walker appends them to a side list with their
+row number, and they are scattered into full columns once per batch.
 """
 
 from __future__ import annotations
@@ -97,6 +102,14 @@ TEXT_COLUMNS = (
 )
 # Columns set per file rather than per line.
 FILE_COLUMNS = (S.SOURCE_FILE, S.FILE_SESSION_ID, S.IS_SUBAGENT_FILE)
+# Columns kept for the assistant lines that record usage only (see _pricing), in every profile.
+PRICING_COLUMNS = (
+    S.CACHE_CREATION_5M_TOKENS,
+    S.CACHE_CREATION_1H_TOKENS,
+    S.WEB_SEARCH_REQUESTS,
+    S.SERVICE_TIER,
+    S.SPEED,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +181,8 @@ class Decoded(NamedTuple):
 
 
 Problems = list[tuple[str, int | None, str]]
+# (row, 5-minute cache writes, 1-hour cache writes, web searches, service tier, speed)
+Pricing = list[tuple[int, int | None, int | None, int | None, str | None, str | None]]
 
 
 class Walked(NamedTuple):
@@ -180,6 +195,7 @@ class Walked(NamedTuple):
     blocks: _TextBlocks | _MeasuredBlocks
     problems: Problems
     file_of_row: list[int]
+    pricing: Pricing
 
 
 def decode_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Decoded:
@@ -202,6 +218,7 @@ def walk_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Wa
     columns: dict[str, list[Any]] = {name: [] for name in profile.columns}
     blocks = _TextBlocks() if profile.texts else _MeasuredBlocks()
     problems: Problems = []
+    pricing: Pricing = []
     file_of_row: list[int] = []
     lines = columns[S.LINE]
     with _no_cycle_collection():
@@ -212,9 +229,9 @@ def walk_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Wa
                 problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
                 continue
             start = len(lines)
-            _walk(raw, transcript, profile, columns, blocks, problems)
+            _walk(raw, transcript, profile, columns, blocks, problems, pricing)
             file_of_row.extend([index] * (len(lines) - start))
-    return Walked(files, profile, columns, blocks, problems, file_of_row)
+    return Walked(files, profile, columns, blocks, problems, file_of_row, pricing)
 
 
 def frames_of(walked: Walked) -> Decoded:
@@ -223,10 +240,11 @@ def frames_of(walked: Walked) -> Decoded:
     The walk's lists are emptied as their frames are built (they are not needed twice, and a
     batch's lists are a large part of the memory it takes).
     """
-    files, profile, columns, blocks, problems, file_of_row = walked
-    events = _events_frame(files, profile, columns, file_of_row, problems)
+    files, profile, columns, blocks, problems, file_of_row, pricing = walked
+    events = _events_frame(files, profile, columns, file_of_row, problems, pricing)
     columns.clear()
     file_of_row.clear()
+    pricing.clear()
     block_frame = blocks.frame()
     blocks.clear()
     decoded = Decoded(events, block_frame, _columnar(problems, S.PROBLEMS_SCHEMA))
@@ -253,6 +271,7 @@ def _events_frame(
     columns: dict[str, list[Any]],
     file_of_row: list[int],
     problems: Problems,
+    pricing: Pricing,
 ) -> pl.DataFrame:
     import polars as pl
 
@@ -260,6 +279,14 @@ def _events_frame(
     for name, values in columns.items():
         dtype = pl.String() if name == S.TIMESTAMP else S.EVENT_SCALARS[name]
         data[name] = pl.Series(name, values, dtype=dtype)
+    rows = len(columns[S.LINE])
+    sparse: list[Sequence[Any]] = list(zip(*pricing, strict=True)) if pricing else [()] * (len(PRICING_COLUMNS) + 1)
+    at = pl.Series(sparse[0], dtype=pl.Int64)
+    for name, kept in zip(PRICING_COLUMNS, sparse[1:], strict=True):
+        dtype = S.EVENT_SCALARS[name]
+        data[name] = (
+            pl.repeat(None, rows, dtype=dtype, eager=True).alias(name).scatter(at, pl.Series(kept, dtype=dtype))
+        )
     which = pl.Series(file_of_row, dtype=pl.UInt32)
     per_file: tuple[list[Any], ...] = (
         [str(f.path) for f in files],
@@ -440,6 +467,7 @@ def _walk(
     columns: dict[str, list[Any]],
     blocks: Blocks,
     problems: Problems,
+    pricing: Pricing,
 ) -> None:
     """Apply every line rule to the lines of ``raw``, appending what ``profile`` keeps."""
     source = str(transcript.path)
@@ -472,6 +500,7 @@ def _walk(
     add_prompt = columns[S.PROMPT_TEXT].append
     add_trigger = columns[S.COMPACT_TRIGGER].append
     add_pre = columns[S.COMPACT_PRE_TOKENS].append
+    add_pricing = pricing.append
     text_block = blocks.text
     row_count = columns[S.LINE].__len__
     want_cwd = True
@@ -579,6 +608,7 @@ def _walk(
                     )
                     if not (type(usage[0]) is type(usage[1]) is type(usage[2]) is type(usage[3]) is int):
                         usage = _usage(recorded, problems, source, number)
+                    add_pricing(_pricing(row, recorded, problems, source, number))
                 elif recorded:
                     usage = _usage(recorded, problems, source, number)
                 api_error = model == SYNTHETIC_MODEL
@@ -769,6 +799,42 @@ def _usage(usage: Any, problems: Problems, source: str, number: int) -> tuple[in
             problems.append((source, number, f"usage.{field} is not an integer ({value!r:.40})"))
             values.append(None)
     return tuple(values)
+
+
+def _pricing(
+    row: int, usage: dict[str, Any], problems: Problems, source: str, number: int
+) -> tuple[int, int | None, int | None, int | None, str | None, str | None]:
+    """What pricing needs of a usage object beyond its four totals (see ``PRICING_COLUMNS``)."""
+    creation = usage.get("cache_creation")
+    server = usage.get("server_tool_use")
+    five = hour = searches = None
+    if type(creation) is dict:
+        five = creation.get("ephemeral_5m_input_tokens")
+        hour = creation.get("ephemeral_1h_input_tokens")
+    if type(server) is dict:
+        searches = server.get("web_search_requests")
+    tier = usage.get("service_tier")
+    speed = usage.get("speed")
+    if type(five) is type(hour) is type(searches) is int and type(tier) is str and speed is None:
+        return row, five, hour, searches, tier, speed  # what current Claude Code writes
+    checked: list[Any] = []
+    for field, value, kind in (
+        ("cache_creation.ephemeral_5m_input_tokens", five, int),
+        ("cache_creation.ephemeral_1h_input_tokens", hour, int),
+        ("server_tool_use.web_search_requests", searches, int),
+        ("service_tier", tier, str),
+        ("speed", speed, str),
+    ):
+        if value is None or type(value) is kind:
+            checked.append(value)
+        else:
+            noun = "an integer" if kind is int else "a string"
+            problems.append((source, number, f"usage.{field} is not {noun} ({value!r:.40})"))
+            checked.append(None)
+    for field, value in (("cache_creation", creation), ("server_tool_use", server)):
+        if value is not None and type(value) is not dict:
+            problems.append((source, number, f"usage.{field} is not an object ({_json_kind(value)})"))
+    return row, *checked
 
 
 class _Pairs(list):

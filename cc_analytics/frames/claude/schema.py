@@ -20,7 +20,6 @@ TYPE = "type"
 SUBTYPE = "subtype"
 TIMESTAMP = "timestamp"
 HAS_ENVELOPE = "has_envelope"
-IS_SIDECHAIN = "is_sidechain"
 IS_META = "is_meta"
 IS_COMPACT_SUMMARY = "is_compact_summary"
 IS_API_ERROR = "is_api_error"
@@ -28,8 +27,6 @@ HAS_INTERRUPTED_ID = "has_interrupted_id"
 CWD = "cwd"
 GIT_BRANCH = "git_branch"
 VERSION = "version"
-MESSAGE_ID = "message_id"
-REQUEST_ID = "request_id"
 STOP_REASON = "stop_reason"
 PROMPT_TEXT = "prompt_text"
 ASSISTANT_TEXT = "assistant_text"
@@ -112,6 +109,13 @@ def _types() -> dict[str, Any]:
         CACHE_CREATION_TOKENS: pl.Int64(),
         CACHE_READ_TOKENS: pl.Int64(),
         OUTPUT_TOKENS: pl.Int64(),
+        # What pricing needs beyond the four totals, as recorded (null when the line has none):
+        # the cache-write breakdown by lifetime, server-side web searches, tier and speed.
+        CACHE_CREATION_5M_TOKENS: pl.Int64(),
+        CACHE_CREATION_1H_TOKENS: pl.Int64(),
+        WEB_SEARCH_REQUESTS: pl.Int64(),
+        SERVICE_TIER: pl.String(),
+        SPEED: pl.String(),
         PROMPT_TEXT: pl.String(),
         ASSISTANT_TEXT: pl.String(),
         THINKING_CHARS: pl.Int64(),

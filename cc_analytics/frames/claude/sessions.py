@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import partial
-from typing import Final
 
 import polars as pl
 
@@ -20,31 +19,38 @@ from cc_analytics.frames.claude.buckets import TOKENS, bucket_sums
 from cc_analytics.frames.claude.decode import SESSIONS, Decoded, Walked, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
-from cc_analytics.frames.claude.turns import prepare
-from cc_analytics.frames.claude.usage import (
+from cc_analytics.frames.claude.requests import (
+    BATCH_ENGINE,
     ON_CHAIN,
+    PROVIDER,
     SEGMENT,
     compaction_columns,
-    deduplicated_requests,
-    usage_totals,
+    priced_requests,
+    request_totals,
+    session_projects,
 )
+from cc_analytics.frames.claude.turns import prepare
 from cc_analytics.frames.claude.windows import context_window, window_columns
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
 
 KEY = S.FILE_SESSION_ID
-PROVIDER = "anthropic"
 RECORDED = "recorded"
-# A batch is a few thousand rows: the in-memory engine runs these small queries in about
-# two thirds of the CPU time the default (streaming) engine takes to set them up.
-BATCH_ENGINE: Final = "in-memory"
 
 
-def summarize(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataFrame:
-    """One row per session from prepared events and blocks (see ``claude_turns.prepare``)."""
+def summarize(
+    events: pl.DataFrame,
+    blocks: pl.DataFrame,
+    files: Sequence[TranscriptFile],
+    requests: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One row per session from prepared events and blocks (see ``claude_turns.prepare``) and
+    their priced requests (:func:`~cc_analytics.frames.claude.requests.priced_requests`, computed
+    here when not given)."""
+    if requests is None:
+        requests = priced_requests(events, files)
     lazy_events = events.lazy()
     main = lazy_events.filter(~pl.col(S.IS_SUBAGENT_FILE))
     overall = lazy_events.group_by(KEY).agg(
-        pl.col(S.CWD).drop_nulls().first().alias(S.PROJECT),
         pl.col(S.TIMESTAMP).min().alias(S.FIRST_TIME),
         pl.col(S.TIMESTAMP).max().alias(S.LAST_TIME),
         pl.col(S.MODEL)
@@ -63,7 +69,7 @@ def summarize(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Transc
         pl.col(S.VERSION).drop_nulls().last(),
         *compaction_columns(),
     )
-    totals = deduplicated_requests(lazy_events, KEY).group_by(KEY).agg(usage_totals(KEY))
+    totals = requests.lazy().group_by(S.SESSION_ID).agg(request_totals()).rename({S.SESSION_ID: KEY})
     chain_blocks = blocks.lazy().filter(pl.col(ON_CHAIN) & ~pl.col(S.IS_SUBAGENT_FILE))
     last_segment = pl.col(SEGMENT) == pl.col(SEGMENT).max().over(S.SOURCE_FILE)
     buckets = (
@@ -74,15 +80,7 @@ def summarize(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Transc
             pl.col(TOKENS).filter(pl.col("_current")).sum().cast(pl.Int64).alias(S.CONTEXT_ESTIMATE),
         )
     )
-    places = pl.LazyFrame(
-        {
-            KEY: [f.session_id for f in files],
-            S.PROJECT_DIR: [f.project_dir for f in files],
-            "_sub": [f.is_subagent for f in files],
-        },
-        schema={KEY: pl.String, S.PROJECT_DIR: pl.String, "_sub": pl.Boolean},
-    )
-    project_dirs = places.sort("_sub").group_by(KEY).agg(pl.col(S.PROJECT_DIR).first())
+    projects = session_projects(lazy_events, files)
     zero = [*S.BUCKETS, S.ESTIMATED_TOKENS, S.CONTEXT_ESTIMATE, S.TURNS, S.COMPACTIONS]
     zero += [S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS]
     zero.append(S.REQUESTS)
@@ -90,10 +88,10 @@ def summarize(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Transc
         overall.join(chain, on=KEY, how="left")
         .join(totals, on=KEY, how="left")
         .join(buckets, on=KEY, how="left")
-        .join(project_dirs, on=KEY, how="left")
+        .join(projects, on=KEY, how="left")
         .with_columns(
             pl.col(zero).fill_null(0),
-            pl.col(S.PROJECT).fill_null(pl.col(S.PROJECT_DIR)),
+            pl.col(S.UNPRICED_REQUESTS).fill_null(0),
             context_window(S.LAST_MODEL, S.VERSION, S.PEAK_OCCUPANCY).alias(S.WINDOW),
         )
         .with_columns(

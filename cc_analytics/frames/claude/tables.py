@@ -18,6 +18,7 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import SESSIONS, TURNS, Walked, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
+from cc_analytics.frames.claude.requests import priced_requests
 from cc_analytics.frames.claude.sessions import prepared, summarize
 from cc_analytics.frames.claude.turns import lift_turns
 from cc_analytics.frames.engine import Progress, run_batches
@@ -25,7 +26,8 @@ from cc_analytics.frames.engine import Progress, run_batches
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """The three frames of a batch of sessions: ``SESSIONS_SCHEMA``, ``TURNS_SCHEMA``, ``PROBLEMS_SCHEMA``.
+    """The frames of a batch of sessions: ``SESSIONS_SCHEMA``, ``TURNS_SCHEMA``, ``PROBLEMS_SCHEMA``
+    and ``REQUESTS_SCHEMA`` (priced).
 
     ``turns`` is empty when it was not asked for.
     """
@@ -33,6 +35,7 @@ class Tables:
     sessions: pl.DataFrame
     turns: pl.DataFrame
     problems: pl.DataFrame
+    requests: pl.DataFrame
 
 
 def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
@@ -56,12 +59,13 @@ def tables_of(walked: Walked, *, turns: bool = True) -> Tables:
     """:func:`tables_batch` from a batch's walk (the half a worker process hands back)."""
     decoded = frames_of(walked)
     events, blocks = prepared(decoded)
-    sessions = summarize(events, blocks, walked.files)
+    requests = priced_requests(events, walked.files)
+    sessions = summarize(events, blocks, walked.files, requests)
     if turns:
-        lifted = lift_turns(events.lazy(), blocks.lazy()).collect()
+        lifted = lift_turns(events.lazy(), blocks.lazy(), requests.lazy()).collect()
     else:
         lifted = pl.DataFrame(schema=S.TURNS_SCHEMA)
-    return Tables(sessions, lifted, decoded.problems)
+    return Tables(sessions, lifted, decoded.problems, requests.select(list(S.REQUESTS_SCHEMA)))
 
 
 def iter_tables(

@@ -12,7 +12,7 @@ Turns are numbered per file from 0, in file order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import polars as pl
 
@@ -26,9 +26,10 @@ from cc_analytics.frames.claude.buckets import (
 from cc_analytics.frames.claude.decode import TURNS, Decoded, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
-from cc_analytics.frames.claude.usage import IS_COMPACTION, ON_CHAIN, SEGMENT, annotate_usage
+from cc_analytics.frames.claude.requests import IS_COMPACTION, ON_CHAIN, SEGMENT, annotate_chain, priced_requests
 from cc_analytics.frames.claude.windows import context_window, window_columns
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.requests import cost_totals
 
 # Python's str.isspace() set (what lstrip()/strip() remove), as a regex class.
 PY_SPACE = (
@@ -77,7 +78,7 @@ def turn_index() -> pl.Expr:
 
 def prepare(decoded: Decoded) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """Events with row, opener, turn and usage columns; blocks with turn, bucket and tokens."""
-    events = annotate_usage(
+    events = annotate_chain(
         decoded.events.lazy()
         .with_row_index(S.ROW)
         .with_columns(pl.col(S.ROW).cast(pl.Int64), opens_turn().alias(OPENS))
@@ -95,9 +96,14 @@ def prepare(decoded: Decoded) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     return events, blocks
 
 
-def lift_turns(events: pl.LazyFrame, blocks: pl.LazyFrame) -> pl.LazyFrame:
-    """One row per turn of every file in ``events`` (see :func:`prepare`): ``TURNS_SCHEMA``."""
+def lift_turns(events: pl.LazyFrame, blocks: pl.LazyFrame, requests: pl.LazyFrame) -> pl.LazyFrame:
+    """One row per turn of every file in ``events`` (see :func:`prepare`): ``TURNS_SCHEMA``.
+
+    ``requests`` are the batch's priced requests with their line's file and turn
+    (:func:`~cc_analytics.frames.claude.requests.priced_requests`): a turn's cost is theirs.
+    """
     keys = [S.SOURCE_FILE, S.TURN_INDEX]
+    per_turn_cost = requests.group_by(keys).agg(*cost_totals())
     first_session = pl.col(S.SESSION_ID).drop_nulls().first()
     per_turn = events.group_by(keys, maintain_order=True).agg(
         pl.coalesce(first_session, pl.col(S.FILE_SESSION_ID).first()).alias(S.SESSION_ID),
@@ -142,7 +148,9 @@ def lift_turns(events: pl.LazyFrame, blocks: pl.LazyFrame) -> pl.LazyFrame:
             pl.when(pl.col(S.PROMPT).is_null()).then(pl.lit("assistant")).otherwise(pl.lit("user")).alias(S.ROLE),
         )
         .join(before_segment, on=[S.SOURCE_FILE, SEGMENT], how="left", maintain_order="left")
+        .join(per_turn_cost, on=keys, how="left", maintain_order="left")
         .with_columns(
+            pl.col(S.UNPRICED_REQUESTS).fill_null(0),
             (pl.col(S.ESTIMATED_TOKENS).cum_sum().over(S.SOURCE_FILE) - pl.col("_before").fill_null(0)).alias(
                 S.ESTIMATED_CONTEXT
             ),
@@ -161,15 +169,16 @@ def lift_turns(events: pl.LazyFrame, blocks: pl.LazyFrame) -> pl.LazyFrame:
     return turns.with_columns(pl.lit(S.CLAUDE).alias(S.FORMAT)).select(list(S.TURNS_SCHEMA)).cast(S.TURNS_SCHEMA)
 
 
-def turns_of(decoded: Decoded) -> pl.DataFrame:
-    """Eager turns of one decoded batch (any profile that keeps the line identity)."""
+def turns_of(decoded: Decoded, files: Sequence[TranscriptFile]) -> pl.DataFrame:
+    """Eager turns of the batch ``files`` decoded (any profile that keeps the line identity)."""
     events, blocks = prepare(decoded)
-    return lift_turns(events, blocks).collect()
+    frame = events.collect()
+    return lift_turns(frame.lazy(), blocks, priced_requests(frame, files).lazy()).collect()
 
 
 def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     """Turns of one batch of files (run in a worker process)."""
-    return turns_of(decode_files(files, TURNS))
+    return turns_of(decode_files(files, TURNS), files)
 
 
 def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
