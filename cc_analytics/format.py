@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
@@ -112,6 +113,37 @@ def human_int(value: int | float | None) -> str:
         if abs(value) >= limit:
             return f"{value / limit:.1f}{suffix}"
     return str(int(value))
+
+
+def usd(value: float | None, *, partial: bool = False) -> str:
+    """Dollars for tables: ``$1,234.57``, ``<$0.01`` under a cent, ``-`` when unknown, and a
+    trailing ``*`` when ``partial`` (some requests had no price and are left out).
+
+    Examples:
+        >>> usd(1234.567), usd(0.004), usd(0.0), usd(None), usd(2.5, partial=True)
+        ('$1,234.57', '<$0.01', '$0.00', '-', '$2.50*')
+    """
+    if value is None:
+        return "-"
+    text = "<$0.01" if 0 < value < 0.005 else f"${value:,.2f}"
+    return text + "*" if partial else text
+
+
+def unpriced_note(missing: Sequence[tuple[str | None, int]]) -> str:
+    """The stderr note naming the models of the requests without a price, with their counts.
+
+    Examples:
+        >>> print(unpriced_note([("mystery-1", 3), (None, 1)]))
+        note: 4 requests have no price and are left out of the costs: mystery-1 (3), (no model) (1)
+        Hint: genai-prices does not know these models; a newer genai-prices release may.
+    """
+    total = sum(count for _, count in missing)
+    named = ", ".join(f"{model or '(no model)'} ({count})" for model, count in missing)
+    return (
+        f"note: {total} request{'s' * (total != 1)} {'have' if total != 1 else 'has'} no price and "
+        f"{'are' if total != 1 else 'is'} left out of the costs: {named}\n"
+        "Hint: genai-prices does not know these models; a newer genai-prices release may."
+    )
 
 
 GAUGE_ROWS = (

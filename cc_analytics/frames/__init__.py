@@ -29,6 +29,7 @@ _EXPORTS = {
             "read_events",
             "scan_requests",
             "read_requests",
+            "iter_requests",
             "read_usage",
             "read_tables",
             "iter_tables",

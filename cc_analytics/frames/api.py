@@ -176,6 +176,18 @@ def read_requests(
     return scan_requests(source, format=format, workers=workers, on_progress=on_progress).collect()
 
 
+def iter_requests(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
+    """(format, priced requests, problems) batch by batch, each batch decoded once: what the
+    ``usage`` command consumes."""
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    for (name, files), step in zip(by_format.items(), steps, strict=True):
+        for requests, problems in package(name).iter_requests(files, workers=workers, on_progress=step):
+            yield name, requests, problems
+
+
 def read_usage(
     source: Source = None,
     *,

@@ -249,7 +249,7 @@ def _window(
     for bound, keep in ((since, lambda a, b: a >= b), (until, lambda a, b: a <= b)):
         if bound is None:
             continue
-        value = _day_or_instant(bound)
+        value = day_or_instant(bound)
         if isinstance(value, datetime):
             instant = value if value.tzinfo else value.replace(tzinfo=ZoneInfo(zone))
             filters.append(keep(pl.col(TIME), pl.lit(instant.astimezone(UTC), UTC_TIME)))
@@ -258,7 +258,13 @@ def _window(
     return filters
 
 
-def _day_or_instant(value: date | datetime | str) -> date | datetime:
+def day_or_instant(value: date | datetime | str) -> date | datetime:
+    """A ``since``/``until`` bound: a calendar day (``YYYY-MM-DD``, ``YYYYMMDD``), else an instant.
+
+    Examples:
+        >>> day_or_instant("20260105"), day_or_instant("2026-01-05T10:00:00+00:00").hour
+        (datetime.date(2026, 1, 5), 10)
+    """
     if not isinstance(value, str):
         return value
     text = value.strip()

@@ -77,9 +77,17 @@ def priced_requests(decoded: Decoded) -> pl.DataFrame:
     return price_requests(request_rows(decoded, keep=(S.FILE, S.LINE)).collect())
 
 
-def requests_batch(files: list[TranscriptFile]) -> pl.DataFrame:
-    """The priced requests of one batch of transcripts (run in a worker process)."""
-    return price_requests(request_rows(decode(files, Profile.EVENTS)).collect())
+def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The priced requests and the problems of one batch of transcripts (run in a worker process)."""
+    decoded = decode(files, Profile.EVENTS)
+    return price_requests(request_rows(decoded).collect()), decoded.problems
+
+
+def iter_requests(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """(priced requests, problems) of ``source`` batch by batch: what the ``usage`` command reads."""
+    yield from run_batches(requests_batch, resolve(source), workers=workers, on_progress=on_progress)
 
 
 def scan_requests(
@@ -101,7 +109,8 @@ def scan_requests(
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(requests_batch, files, workers=workers, on_progress=on_progress)
+        for requests, _problems in iter_requests(files, workers=workers, on_progress=on_progress):
+            yield requests
 
     return lazy_source(produce, S.REQUESTS_SCHEMA, "chainless_requests")
 

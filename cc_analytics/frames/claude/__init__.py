@@ -24,6 +24,7 @@ _EXPORTS = {
     "read_turns": "turns",
     "scan_requests": "requests",
     "read_requests": "requests",
+    "iter_requests": "requests",
     "scan_sessions": "sessions",
     "read_sessions": "sessions",
     "Tables": "tables",

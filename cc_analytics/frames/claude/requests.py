@@ -23,12 +23,13 @@ price list files it elsewhere), and the cache writes are split by lifetime from
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Final
 
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
-from cc_analytics.frames.claude.decode import SESSIONS, decode_files
+from cc_analytics.frames.claude.decode import SESSIONS, Walked, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
@@ -180,10 +181,35 @@ def compaction_columns() -> list[pl.Expr]:
 # ------------------------------------------------------------------ the verbs
 
 
-def requests_batch(files: list[TranscriptFile]) -> pl.DataFrame:
-    """The priced requests of one batch of files (run in a worker process)."""
-    decoded = decode_files(files, SESSIONS)
-    return price_requests(request_rows(decoded.events.lazy(), files).collect(engine=BATCH_ENGINE))
+def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The priced requests and the problems of one batch of files."""
+    return requests_of(walk_files(files, SESSIONS))
+
+
+def requests_of(walked: Walked) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`requests_batch` from a batch's walk (what a worker process hands back)."""
+    decoded = frames_of(walked)
+    rows = request_rows(decoded.events.lazy(), walked.files).collect(engine=BATCH_ENGINE)
+    return price_requests(rows), decoded.problems
+
+
+def iter_requests(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """(priced requests, problems) of ``source`` batch by batch: what the ``usage`` command reads.
+
+    Worker processes only walk the lines; the frames are made and priced here (so only this
+    process ever loads Polars, or genai-prices when its price book lacks a model).
+    """
+    files = resolve(source)
+    yield from run_batches(
+        partial(walk_files, profile=SESSIONS),
+        files,
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=SESSIONS.batch_bytes,
+        finish=requests_of,
+    )
 
 
 def scan_requests(
@@ -211,9 +237,8 @@ def scan_requests(
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(
-            requests_batch, files, workers=workers, on_progress=on_progress, batch_bytes=SESSIONS.batch_bytes
-        )
+        for requests, _problems in iter_requests(files, workers=workers, on_progress=on_progress):
+            yield requests
 
     return lazy_source(produce, S.REQUESTS_SCHEMA, "claude_requests")
 

@@ -1,0 +1,213 @@
+"""What the commands that read a corpus of transcripts into one table share (``sessions``, ``usage``).
+
+Imports: argparse, the standard library, ``errors`` and ``format``; Polars, orjson and
+``frames`` inside the functions that need them. Not a command itself: the options (sources,
+``--json``/``--parquet``/``--force``, ``--quiet``, ``--workers``), the read loop with its
+progress bar, the stderr notes (no transcripts, malformed lines, requests without a price)
+and the two machine outputs (one JSON array on stdout, a Parquet file never written over
+by accident or inside a Claude config folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from cc_analytics.errors import InputError, UsageError
+from cc_analytics.format import ProgressBar, unpriced_note
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from cc_analytics.frames.engine import Progress
+    from cc_analytics.frames.sources import TranscriptFile
+
+DEFAULT_STORES = "the default stores (~/.claude/projects, ~/.chainlesschain/sessions)"
+# (the planned files by format, progress) -> batches of (rows, priced requests, problems)
+Reader = Callable[["dict[str, list[TranscriptFile]]", "Progress | None"], Iterator[tuple["pl.DataFrame", ...]]]
+
+
+def add_corpus_options(parser: argparse.ArgumentParser) -> None:
+    """Sources, the output choice, ``--force``, ``--quiet`` and ``--workers``."""
+    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="files, folders or globs")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON array")
+    output.add_argument("--parquet", type=Path, metavar="FILE", help="write a Parquet file")
+    parser.add_argument("--force", action="store_true", help="let --parquet replace FILE")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no notes")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes that decode, this one included (default: 2 for corpora over 96 MiB, else 1)",
+    )
+
+
+def check_corpus_options(args: argparse.Namespace) -> None:
+    """Usage errors first, then a Parquet target we may not write to, before any reading."""
+    from cc_analytics.frames.claude.discovery import default_roots
+
+    if args.workers is not None and args.workers < 1:
+        msg = f"--workers must be at least 1, got {args.workers}"
+        raise UsageError(msg)
+    if args.force and args.parquet is None:
+        msg = "--force only applies to --parquet"
+        raise UsageError(msg)
+    if args.parquet is not None:
+        check_parquet_target(args.parquet, force=args.force, roots=default_roots())
+
+
+@dataclass
+class Corpus:
+    """What one read of the sources gave: the rows, the requests and what went wrong."""
+
+    files: int = 0
+    frames: list[pl.DataFrame] = field(default_factory=list)
+    requests: list[pl.DataFrame] = field(default_factory=list)
+    problems: list[pl.DataFrame] = field(default_factory=list)
+
+
+def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
+    """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
+    from cc_analytics.frames.api import plan
+
+    by_format = plan(args.sources or None)
+    progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
+    corpus = Corpus(files=sum(len(files) for files in by_format.values()))
+    try:
+        for rows, requests, problems in reader(by_format, progress):
+            corpus.frames.append(rows)
+            corpus.requests.append(requests)
+            if problems.height:
+                corpus.problems.append(problems)
+    finally:
+        if progress:
+            progress.close()
+    return corpus
+
+
+def print_notes(args: argparse.Namespace, corpus: Corpus) -> None:
+    """The stderr notes: no transcripts found, malformed lines, requests without a price."""
+    if args.quiet:
+        return
+    if not corpus.files:
+        where = ", ".join(args.sources) if args.sources else DEFAULT_STORES
+        print(f"note: no transcripts found in {where}", file=sys.stderr)
+    if corpus.problems:
+        _print_problem_notes(corpus.problems)
+    missing = unpriced_models(corpus)
+    if missing:
+        print(unpriced_note(missing), file=sys.stderr)
+
+
+def unpriced_models(corpus: Corpus) -> list[tuple[str | None, int]]:
+    """(model, requests) without a price over the whole read, most first."""
+    from cc_analytics.frames.prices import unpriced
+
+    counts: dict[str | None, int] = {}
+    for requests in corpus.requests:
+        for _provider, model, count in unpriced(requests).iter_rows():
+            counts[model] = counts.get(model, 0) + count
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0] is None, item[0] or ""))
+
+
+def _print_problem_notes(batches: list[pl.DataFrame]) -> None:
+    """One note for files that could not be read (``line`` null), one for malformed lines."""
+    import polars as pl
+
+    from cc_analytics.frames import schema as S
+
+    problems = pl.concat(batches)
+    unreadable = problems.filter(pl.col(S.LINE).is_null())
+    if unreadable.height:
+        source, _line, reason = unreadable.row(0)
+        count = unreadable.height
+        print(
+            f"note: {count} file{'s' * (count != 1)} could not be read and {'were' if count != 1 else 'was'} "
+            f"skipped (first: {source}: {reason})",
+            file=sys.stderr,
+        )
+    lines = problems.filter(pl.col(S.LINE).is_not_null())
+    if lines.height:
+        source, line, reason = lines.row(0)
+        count, files = lines.height, lines[S.SOURCE_FILE].n_unique()
+        print(
+            f"note: {count} malformed line{'s' * (count != 1)} skipped or read "
+            f"in part, in {files} file{'s' * (files != 1)} (first: {source}:{line}: {reason})",
+            file=sys.stderr,
+        )
+
+
+def write_output(args: argparse.Namespace, table: pl.DataFrame, noun: str, print_table: Callable[[], None]) -> None:
+    """The table to ``--parquet FILE``, as ``--json``, or through ``print_table``."""
+    if args.parquet is not None:
+        write_parquet(table, args.parquet, force=args.force)
+        if not args.quiet:
+            print(f"wrote {table.height} {noun} to {args.parquet}", file=sys.stderr)
+    elif args.json:
+        print_json(table)
+    else:
+        print_table()
+
+
+def check_parquet_target(path: Path, *, force: bool, roots: list[Path]) -> None:
+    """Refuse a Parquet target inside a Claude config folder, a folder, or an existing file."""
+    target = path.expanduser().resolve()
+    for root in roots:
+        config = root.expanduser().resolve().parent
+        if target == config or config in target.parents:
+            msg = f"refusing to write inside the Claude config folder {str(config)!r}"
+            raise InputError(msg)
+    if target.is_dir():
+        msg = f"{str(path)!r} is a folder; give a file name for --parquet"
+        raise InputError(msg)
+    if target.exists() and not force:
+        msg = f"{str(path)!r} already exists; pass --force to replace it"
+        raise InputError(msg)
+    if not target.parent.is_dir():
+        msg = f"folder {str(target.parent)!r} does not exist"
+        raise InputError(msg)
+
+
+def write_parquet(table: Any, path: Path, *, force: bool) -> None:
+    """Write beside the target, then move it in place (``--force``) or link it (never over a file)."""
+    target = path.expanduser()
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    table.write_parquet(temporary)
+    if force:
+        os.replace(temporary, target)
+        return
+    try:
+        os.link(temporary, target)  # fails if a file appeared meanwhile: never overwrite
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def print_json(table: Any) -> None:
+    """One JSON array of the rows, times in UTC with ``Z``, on stdout."""
+    import orjson
+
+    rows = table.rows(named=True)
+    options = orjson.OPT_INDENT_2 | orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
+    sys.stdout.write(orjson.dumps(rows, option=options).decode() + "\n")
+
+
+def cell(value: str, width: int, align: str) -> str:
+    """``value`` padded to ``width`` (``<`` left, ``>`` right)."""
+    return f"{value:{align}{width}}"
+
+
+def tail(text: str, width: int) -> str:
+    """The end of ``text`` in ``width`` characters (an ellipsis marks the cut)."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+def _isatty(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())

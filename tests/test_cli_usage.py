@@ -1,0 +1,98 @@
+"""``cc-analytics usage`` through the installed console script."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.conftest import ROOT, run_cli
+from tests.frames.claude_builders import assistant, text, usage, user, write
+
+SAMPLES = ROOT / "data-samples"
+
+
+@pytest.fixture(scope="module")
+def unknown_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One session: two requests of a priced model, two of a model no price list knows."""
+    folder = tmp_path_factory.mktemp("unknown") / "-w-demo"
+    write(
+        folder / "s1.jsonl",
+        user("go", session="s1"),
+        assistant([text("a")], session="s1", tokens=usage(10, 0, 0, 100)),
+        assistant([text("b")], session="s1", model="mystery-9", tokens=usage(10, 0, 0, 200)),
+        assistant([text("c")], session="s1", model="mystery-9", tokens=usage(10, 0, 0, 300)),
+        assistant([text("d")], session="s1", tokens=usage(10, 0, 0, 50)),
+    )
+    return folder
+
+
+def test_json_by_day_sums_every_request_of_both_formats() -> None:
+    done = run_cli(["usage", str(SAMPLES), "--json", "--timezone", "UTC"])
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    sessions = json.loads(run_cli(["sessions", str(SAMPLES), "--json"]).stdout)
+    assert sum(r["requests"] for r in rows) == sum(s["requests"] for s in sessions)
+    assert sum(r["cost_usd"] for r in rows) == pytest.approx(sum(s["cost_usd"] or 0 for s in sessions), rel=1e-12)
+    assert [r["day"] for r in rows] == sorted(r["day"] for r in rows)
+    assert rows[0]["day"] == "2026-03-02" and rows[0]["first_time"].endswith("Z")
+
+
+def test_table_groupings_and_breakdown() -> None:
+    done = run_cli(["usage", str(SAMPLES), "--by", "month", "--breakdown", "--timezone", "UTC"])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.decode().splitlines()
+    assert lines[0].split()[:3] == ["month", "models", "input"]
+    assert lines[1].startswith("2026-03 ")
+    assert lines[2].lstrip().startswith("└ claude-haiku-4-5")
+    assert lines[-2].startswith("total") and lines[-1] == "2 months"
+    blocks = run_cli(["usage", str(SAMPLES), "--by", "block", "--timezone", "Europe/Paris"]).stdout.decode()
+    assert blocks.splitlines()[1].startswith("2026-03-02 10:00")  # 09:00 UTC, shown in Paris time
+    assert "$/hour" in blocks.splitlines()[0]
+
+
+def test_unpriced_requests_are_named_on_stderr(unknown_model: Path) -> None:
+    done = run_cli(["usage", str(unknown_model), "--by", "model"])
+    assert done.returncode == 0, done.stderr
+    assert "2 requests have no price and are left out of the costs: mystery-9 (2)" in done.stderr.decode()
+    table = done.stdout.decode()
+    assert "mystery-9" in table and "* leaves out requests without a price" in table
+    sessions = run_cli(["sessions", str(unknown_model)])
+    assert b"mystery-9 (2)" in sessions.stderr and b"*" in sessions.stdout
+    quiet = run_cli(["usage", str(unknown_model), "--quiet"])
+    assert quiet.stderr == b""
+
+
+def test_since_until_and_parquet(tmp_path: Path) -> None:
+    target = tmp_path / "usage.parquet"
+    args = ["usage", str(SAMPLES), "--since", "20260305", "--until", "2026-03-06", "--timezone", "UTC"]
+    done = run_cli([*args, "--parquet", str(target)])
+    assert done.returncode == 0, done.stderr
+    frame = pl.read_parquet(target)
+    assert [str(day) for day in frame["day"]] == ["2026-03-05", "2026-03-06"]
+    again = run_cli([*args, "--parquet", str(target)])
+    assert again.returncode == 1 and b"already exists" in again.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--since", "2026-13-01"], b"--since: not a date"),
+        (["--timezone", "Mars/Olympus"], b"--timezone: unknown timezone"),
+        (["--by", "model", "--breakdown"], b"does not apply to --by model"),
+        (["--by", "hour"], b"invalid choice"),
+        (["--force"], b"--force only applies to --parquet"),
+    ],
+)
+def test_usage_errors_exit_2(args: list[str], message: bytes) -> None:
+    done = run_cli(["usage", str(SAMPLES), *args])
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_missing_source_is_one_error_line() -> None:
+    done = run_cli(["usage", "/no/such/folder"])
+    assert done.returncode == 1
+    assert done.stderr.decode().startswith("✖ no such file or folder")
