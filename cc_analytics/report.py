@@ -1,12 +1,15 @@
 """Batch report over many sessions of both formats: one offline ``report.html`` plus Parquet.
 
 Imports: polars, orjson, the standard library, ``frames`` (the format-auto front: one decode
-of each transcript gives sessions, turns and problems), ``format``; ``views.charts`` and ``vl_convert`` only inside :func:`render_html` and :func:`vega_bundle`.
+of each transcript gives sessions, turns, priced requests and problems; ``frames.prices`` names
+the requests without a price), ``format``; ``views.charts`` and ``vl_convert`` only inside
+:func:`render_html` and :func:`vega_bundle`.
 
 The page is self-contained: the Vega, Vega-Lite and Vega-Embed libraries are inlined from
 vl-convert's bundle and every chart's data is pre-aggregated, so it opens offline and stays
 small whatever the corpus. ``sessions.parquet`` holds one row per session of both formats
-(``format`` tells which); ``turns.parquet`` one row per turn, both formats too.
+(``format`` tells which); ``turns.parquet`` one row per turn and ``requests.parquet`` one row
+per priced API request, both formats too.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,10 +26,11 @@ import orjson
 import polars as pl
 
 from cc_analytics.errors import InputError
-from cc_analytics.format import group_thousands
+from cc_analytics.format import group_thousands, usd
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.metrics import zone_of
+from cc_analytics.frames.prices import unpriced
 from cc_analytics.frames.sources import Source, TranscriptFile
 
 if TYPE_CHECKING:
@@ -35,13 +39,15 @@ if TYPE_CHECKING:
 REPORT_HTML = "report.html"
 SESSIONS_PARQUET = "sessions.parquet"
 TURNS_PARQUET = "turns.parquet"
-OUTPUTS = (REPORT_HTML, SESSIONS_PARQUET, TURNS_PARQUET)
+REQUESTS_PARQUET = "requests.parquet"
+OUTPUTS = (REPORT_HTML, SESSIONS_PARQUET, TURNS_PARQUET, REQUESTS_PARQUET)
 MARKER = '<meta name="generator" content="cc-analytics report">'
 FORMAT = S.FORMAT
 OCCUPANCY_SOURCE = S.OCCUPANCY_SOURCE
 CLAUDE = S.CLAUDE
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data-samples"
 TOP_SESSIONS = 20
+COST_HEADERS = ("format", "project", "session", "models", "started", "requests", "tokens", "cost")
 TABLE_HEADERS = (
     "format",
     "project",
@@ -65,7 +71,7 @@ body {
 header, main { max-width: 1080px; margin: 0 auto; padding: 0 20px; }
 header h1 { font-size: 22px; margin: 22px 0 2px; }
 header p { color: #666; margin: 0 0 14px; }
-.kpis { display: grid; grid-template-columns: repeat(6, 1fr); gap: 10px; }
+.kpis { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: 10px; }
 .kpi {
   background: #fff;
   border-radius: 8px;
@@ -107,12 +113,13 @@ footer {
 
 @dataclass(frozen=True, slots=True)
 class ReportData:
-    """What a report is made of: sessions of both formats, Claude Code turns, problems."""
+    """What a report is made of: sessions, turns and priced requests of both formats, problems."""
 
     sessions: pl.DataFrame
     turns: pl.DataFrame
     problems: pl.DataFrame
     sources: tuple[str, ...]
+    requests: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=S.REQUESTS_SCHEMA))
 
 
 # ------------------------------------------------------------------ loading
@@ -156,7 +163,7 @@ def load(
             used = ["data-samples (no sessions found under the default stores)"]
     tables = read_tables(chosen, workers=None, on_progress=on_progress)
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
-    return ReportData(tables.sessions, turns, tables.problems, tuple(used))
+    return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests)
 
 
 def _store_of(transcript: TranscriptFile) -> str:
@@ -206,7 +213,7 @@ def check_out_dir(out: Path) -> Path:
 
 
 def write_report(data: ReportData, out: str | os.PathLike[str]) -> dict[str, Path]:
-    """Write ``report.html``, ``sessions.parquet`` and ``turns.parquet`` into ``out``.
+    """Write ``report.html``, ``sessions.parquet``, ``turns.parquet`` and ``requests.parquet`` into ``out``.
 
     Each file is written beside its final name and renamed into place.
     """
@@ -217,6 +224,7 @@ def write_report(data: ReportData, out: str | os.PathLike[str]) -> dict[str, Pat
     for name, write in (
         (SESSIONS_PARQUET, lambda p: data.sessions.write_parquet(p)),
         (TURNS_PARQUET, lambda p: data.turns.write_parquet(p)),
+        (REQUESTS_PARQUET, lambda p: data.requests.write_parquet(p)),
         (REPORT_HTML, lambda p: Path(p).write_text(page, encoding="utf-8")),
     ):
         temp = target / f".{name}.{os.getpid()}.tmp"
@@ -260,6 +268,21 @@ def report_charts(data: ReportData) -> list[tuple[str, str, object]]:
             C.daily_trend(claude if claude.height else sessions),
         ),
         (
+            "cost-per-day",
+            "What the requests cost per day, by model: each request priced offline (genai-prices) at its own date, cache writes at their 5-minute or 1-hour rate.",
+            C.cost_per_day(data.requests),
+        ),
+        (
+            "cost-by-project",
+            "Cost per project (ChainlessChain sessions record no project: they are grouped by format).",
+            C.cost_by(data.requests, by="project"),
+        ),
+        (
+            "cost-by-model",
+            "Cost per model.",
+            C.cost_by(data.requests, by="model"),
+        ),
+        (
             "by-model",
             "Sessions, tokens and peak occupancy per model.",
             C.comparison(sessions, by="model"),
@@ -284,6 +307,9 @@ def _kpis(data: ReportData) -> list[tuple[str, str]]:
     fraction = (s[S.PEAK_OCCUPANCY] / s[S.WINDOW]).drop_nulls()
     token_cols = [S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS]
     tokens = int(claude.select(pl.sum_horizontal(token_cols).sum()).item() or 0) if claude.height else 0
+    cost = s[S.COST_USD].sum() if s[S.COST_USD].null_count() < s.height else None
+    unpriced = int(s[S.UNPRICED_REQUESTS].sum() or 0)
+    cost_note = f"{unpriced} request(s) without a price left out" if unpriced else "every request priced, offline"
     return [
         (
             "sessions",
@@ -296,6 +322,7 @@ def _kpis(data: ReportData) -> list[tuple[str, str]]:
             "Claude Code main transcripts",
         ),
         ("tokens", f"{tokens / 1e6:.1f}M", "input + cache + output, deduplicated"),
+        ("cost", usd(cost, partial=bool(unpriced)), cost_note),
         ("compactions", f"{int(claude[S.COMPACTIONS].sum() or 0)}", "auto and manual"),
         ("median peak", f"{(fraction.median() or 0) * 100:.0f}%", "of the window"),
         ("above 90%", f"{int((fraction > 0.9).sum())}", f"{int((fraction > 0.7).sum())} above 70%"),
@@ -334,6 +361,40 @@ def _top_table(data: ReportData) -> str:
         body.append(f"<tr>{''.join(cells)}</tr>")
     head = "".join(f"<th>{h}</th>" for h in TABLE_HEADERS)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _cost_table(data: ReportData) -> str:
+    rows = (
+        data.sessions.filter(pl.col(S.COST_USD).is_not_null())
+        .sort(S.COST_USD, S.SESSION_ID, descending=[True, False])
+        .head(TOP_SESSIONS)
+    )
+    token_cols = [S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS]
+    body = []
+    for r in rows.iter_rows(named=True):
+        started = r[S.FIRST_TIME] or r[S.LAST_TIME]
+        tokens = sum(r[c] or 0 for c in token_cols)
+        cells = [
+            _cell(r[FORMAT]),
+            _cell(r[S.PROJECT]),
+            f"<td><code>{html.escape(r[S.SESSION_ID])}</code></td>",
+            _cell(", ".join(r[S.MODELS])),
+            _cell(started and f"{started:%Y-%m-%d}"),
+            _cell(r[S.REQUESTS], css="num"),
+            _cell(group_thousands(tokens), css="num"),
+            _cell(usd(r[S.COST_USD], partial=bool(r[S.UNPRICED_REQUESTS])), css="num"),
+        ]
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    head = "".join(f"<th>{h}</th>" for h in COST_HEADERS)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _unpriced_caption(data: ReportData) -> str:
+    missing = unpriced(data.requests)
+    if missing.is_empty():
+        return "Every request has a price."
+    named = ", ".join(f"{model or '(no model)'} ({count})" for _provider, model, count in missing.iter_rows())
+    return f"Requests without a price, left out of every cost (* marks a partial cost): {named}."
 
 
 def _script_json(value: object) -> str:
@@ -398,15 +459,16 @@ def render_html(data: ReportData, *, title: str = "cc-analytics report") -> str:
 </head>
 <body>
 <header><h1>{html.escape(title)}</h1>
-<p>Context-window usage of {data.sessions.height} sessions · generated {generated}</p></header>
+<p>Context-window usage and cost of {data.sessions.height} sessions · generated {generated}</p></header>
 <main>
 <div class=kpis>{cards}</div>
 {sections}
 <section><p class=caption>Sessions with the highest peak occupancy
 (ChainlessChain occupancy is the heuristic estimate).</p>{_top_table(data)}</section>
+<section><p class=caption>The costliest sessions (subagents included). {html.escape(_unpriced_caption(data))}</p>{_cost_table(data)}</section>
 </main>
 <footer>Sources: {sources} · {problems} unreadable line(s) skipped
-· data files: sessions.parquet, turns.parquet</footer>
+· data files: sessions.parquet, turns.parquet, requests.parquet</footer>
 <script type="text/javascript">
 const specs = {_script_json(specs)};
 const opts = {{renderer: "svg", actions: false}};

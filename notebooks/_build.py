@@ -250,6 +250,141 @@ print(full[:1500])"""
 ]
 
 
+COST = [
+    new_markdown_cell(
+        "# What it cost: requests, prices, usage over time and 5-hour blocks\n\n"
+        "Every API request of both formats becomes one row of the requests frame, priced offline "
+        "(genai-prices' bundled snapshot) at its own date: cache writes at their 5-minute or 1-hour "
+        "rate, long-context tiers, web searches. From there: cost per session and turn, usage by "
+        "day, model or project, and the 5-hour blocks ccusage users know."
+    ),
+    new_code_cell(SETUP),
+    new_markdown_cell(
+        "## The requests frame\n\nClaude Code responses are split over several lines that share "
+        "their message and request ids: each counts once (the last line wins), subagents included, "
+        "exactly as the sessions' token totals count them. ChainlessChain `token_usage` records are "
+        "one request each, priced by provider and model (local models cost 0)."
+    ),
+    new_code_cell(
+        """\
+import cc_analytics.frames as frames
+
+requests = frames.read_requests(SAMPLES)
+sessions = frames.read_sessions(SAMPLES)
+assert requests.height == sessions["requests"].sum() == 153
+assert requests["cost_usd"].null_count() == 0  # every model of the samples has a price
+assert round(requests["cost_usd"].sum(), 2) == 10.27
+assert abs(sessions["cost_usd"].sum() - requests["cost_usd"].sum()) < 1e-9
+requests.select("format", "session_id", "agent_id", "time", "model", "input_tokens",
+                "cache_creation_5m_tokens", "cache_read_tokens", "output_tokens", "cost_usd").head(8)"""
+    ),
+    new_markdown_cell(
+        "## The prices used\n\n`price_table` shows, for each model and price period, what a "
+        "million tokens of each kind cost (and above which prompt size a long-context tier starts)."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.frames.prices import price_table
+
+prices = price_table(requests).filter(pl.col("status") == "priced")
+opus = prices.filter((pl.col("priced_model") == "claude-opus-4-6") & pl.col("above_prompt_tokens").is_null())
+assert opus["input_mtok"].cast(pl.Float64).to_list()[0] == 5.0
+assert opus["cache_write_1h_mtok"].cast(pl.Float64).to_list()[0] == 10.0
+prices.select("model", "period_start", "above_prompt_tokens", "input_mtok", "cache_write_5m_mtok",
+              "cache_write_1h_mtok", "cache_read_mtok", "output_mtok")"""
+    ),
+    new_markdown_cell(
+        "## The costliest sessions\n\n`cost_usd` is in the sessions and turns frames too: the sum "
+        "of their requests' costs, null when none of them has a price (never a silent zero)."
+    ),
+    new_code_cell(
+        """\
+costliest = sessions.sort("cost_usd", descending=True, nulls_last=True).select(
+    "format", "session_id", "project", "last_model", "requests", "cost_usd", "unpriced_requests"
+)
+assert costliest["session_id"][0].startswith("24422850")
+assert sessions.filter(pl.col("requests") == 0)["cost_usd"].null_count() == 5  # nothing recorded, no cost
+costliest.head(6)"""
+    ),
+    new_markdown_cell(
+        "## Usage over time\n\nBy day, week or month in any timezone, with a row per model under "
+        "each group (`breakdown=True`)."
+    ),
+    new_code_cell(
+        """\
+by_day = frames.read_usage(SAMPLES, by="day", timezone="UTC")
+assert by_day.height == 15 and by_day["requests"].sum() == 153
+by_week = frames.read_usage(SAMPLES, by="week", timezone="Europe/Paris", breakdown=True)
+assert by_week.filter(pl.col("model").is_null()).height == 3
+by_week.select("week", "model", "total_tokens", "cost_usd", "requests")"""
+    ),
+    new_markdown_cell(
+        "## 5-hour blocks\n\nA block starts at its first request's hour and lasts 5 hours; the "
+        "next request after it opens the next one. Burn rates are over the block's active time; "
+        "the block still running at the newest request gets a projection to its end."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.frames.usage import usage
+
+blocks = usage(requests, "block")
+assert blocks.height == 15 and blocks["is_active"].sum() == 1
+assert (blocks["block_end"] - blocks["block_start"]).dt.total_hours().unique().to_list() == [5]
+blocks.select("block_start", "is_active", "requests", "total_tokens", "cost_usd",
+              "cost_per_hour", "projected_cost_usd").tail(5)"""
+    ),
+    new_markdown_cell(
+        "## What the prompt cache saved\n\nPrice the same requests as if every cached token had "
+        "been sent as plain input: the frame is ordinary Polars, so a what-if is one `with_columns`."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.frames.prices import price_requests
+
+cached = ["cache_creation_5m_tokens", "cache_creation_1h_tokens", "cache_read_tokens"]
+uncached = requests.with_columns(
+    (pl.col("input_tokens") + pl.sum_horizontal(cached)).alias("input_tokens"),
+    *(pl.lit(0).alias(name) for name in cached),
+)
+without_cache = price_requests(uncached)["cost_usd"].sum()
+saved = 1 - requests["cost_usd"].sum() / without_cache
+assert round(without_cache, 2) == 50.27 and saved > 0.75
+print(f"with the cache ${requests['cost_usd'].sum():.2f}, without ${without_cache:.2f}: {saved:.0%} saved")"""
+    ),
+    new_markdown_cell("## Charts\n\nCost per day stacked by model, then by project and by model."),
+    new_code_cell(
+        """\
+from cc_analytics.views import charts
+
+charts.cost_per_day(requests)"""
+    ),
+    new_code_cell("charts.cost_by(requests, by='project') | charts.cost_by(requests, by='model')"),
+    new_markdown_cell(
+        "## A model without a price\n\nA request whose model the price list does not know gets a "
+        "null cost, and `unpriced` names it with its count: the CLI prints the same on stderr."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.frames.prices import unpriced
+
+mystery = requests.head(3).with_columns(pl.lit("mystery-model-1").alias("model"))
+priced = price_requests(pl.concat([requests, mystery]))
+assert priced["cost_usd"].null_count() == 3
+assert unpriced(priced).rows() == [("anthropic", "mystery-model-1", 3)]
+unpriced(priced)"""
+    ),
+    new_markdown_cell("## A session's gauge shows its cost"),
+    new_code_cell(
+        """\
+from cc_analytics.views import ContextGauge
+
+gauge = ContextGauge.from_frame(sessions, costliest["session_id"][0])
+assert "cost $4.49" in repr(gauge)
+gauge"""
+    ),
+]
+
+
 def write(name: str, cells: list) -> None:
     notebook = new_notebook(
         cells=cells,
@@ -268,6 +403,7 @@ def main() -> None:
     write("01-quickstart.ipynb", QUICKSTART)
     write("02-context-usage.ipynb", CONTEXT_USAGE)
     write("03-context-windows.ipynb", CONTEXT_WINDOWS)
+    write("04-cost.ipynb", COST)
 
 
 if __name__ == "__main__":

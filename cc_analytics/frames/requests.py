@@ -98,8 +98,11 @@ def cost_totals() -> list[pl.Expr]:
         (None, 0)
     """
     cost = pl.col(COST_USD)
+    # Summed as decimals of 12 places: every priced cost is a whole number of picodollars
+    # (frames.prices), so the sum is exact and the same whatever the order of the rows.
+    exact = cost.cast(pl.Decimal(38, 12)).sum().cast(pl.Float64)
     return [
-        pl.when(cost.is_not_null().any()).then(cost.sum()).alias(COST_USD),
+        pl.when(cost.is_not_null().any()).then(exact).alias(COST_USD),
         cost.null_count().cast(pl.Int64).alias(UNPRICED_REQUESTS),
     ]
 

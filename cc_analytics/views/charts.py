@@ -1,4 +1,4 @@
-"""The one chart module: each function takes a sessions or turns frame and returns an Altair chart.
+"""The one chart module: each function takes a sessions, turns or requests frame and returns an Altair chart.
 
 Imports: altair, polars, ``frames.schema`` (column names) and ``frames.metrics`` (colour zones).
 Every function aggregates with Polars first and hands Altair only the few rows it draws, so
@@ -41,6 +41,7 @@ TOKEN_KINDS = {
     S.OUTPUT_TOKENS: "output",
 }
 WIDTH = 560
+OTHER = "other"
 
 
 def collect(frame: Frame) -> pl.DataFrame:
@@ -373,6 +374,102 @@ def comparison(sessions: Frame, *, by: Literal["model", "project"] = "model") ->
     return alt.hconcat(count, tokens, peak, title=f"Comparison by {by}")
 
 
+def _top_with_other(frame: pl.DataFrame, column: str, top: int) -> pl.Expr:
+    """``column`` for its ``top`` values by cost, ``other`` for the rest (a legend stays readable)."""
+    ranked = frame.group_by(column).agg(pl.col(S.COST_USD).sum()).sort(S.COST_USD, column, descending=[True, False])
+    kept = ranked.head(top)[column].implode()
+    return pl.when(pl.col(column).is_in(kept)).then(pl.col(column)).otherwise(pl.lit(OTHER))
+
+
+def cost_per_day(requests: Frame, *, top_models: int = 8) -> alt.Chart:
+    """Cost per day (UTC), stacked by model: the ``top_models`` costliest, the rest as ``other``.
+
+    ``requests`` is a priced requests frame (``frames.read_requests``); requests without a
+    price are left out and counted in the tooltip.
+
+    Examples:
+        >>> from cc_analytics.frames.requests import requests_frame
+        >>> frame = requests_frame([{"time": "2026-03-01T10:00:00Z", "model": "m", "cost_usd": 1.5}])
+        >>> cost_per_day(frame).to_dict()["mark"]["type"]
+        'bar'
+    """
+    df = collect(requests).with_columns(pl.col(S.MODEL).fill_null("unknown"))
+    daily = (
+        df.filter(pl.col(S.TIME).is_not_null())
+        .with_columns(
+            pl.col(S.TIME).dt.date().cast(pl.String).alias("day"),
+            _top_with_other(df, S.MODEL, top_models).alias("model"),
+        )
+        .group_by("day", "model")
+        .agg(
+            pl.col(S.COST_USD).sum().alias("cost"),
+            pl.len().alias("requests"),
+            pl.col(S.COST_USD).null_count().alias("unpriced"),
+        )
+        .sort("day", "model")
+    )
+    order = daily.group_by("model").agg(pl.col("cost").sum()).sort("cost", descending=True)["model"].to_list()
+    return (
+        alt.Chart(daily, title="Cost per day, by model (USD, priced offline at each request's date)")
+        .mark_bar()
+        .encode(
+            x=alt.X("day:T", timeUnit="utcyearmonthdate", title="day (UTC)", axis=alt.Axis(format="%b %d")),
+            y=alt.Y("cost:Q", title="cost (USD)", axis=alt.Axis(format="$,.2f")),
+            color=alt.Color("model:N", sort=order, title="model"),
+            order=alt.Order("cost:Q", sort="descending"),
+            tooltip=[
+                alt.Tooltip("day:T", timeUnit="utcyearmonthdate"),
+                "model:N",
+                alt.Tooltip("cost:Q", format="$,.2f"),
+                "requests:Q",
+                alt.Tooltip("unpriced:Q", title="requests without a price"),
+            ],
+        )
+        .properties(width=WIDTH, height=220)
+    )
+
+
+def cost_by(requests: Frame, *, by: Literal["model", "project"] = "project", top: int = 15) -> alt.Chart:
+    """Total cost per project (its basename; ChainlessChain sessions record none) or per model:
+    the ``top`` costliest, bars labelled with their cost, requests without a price in the tooltip.
+
+    Examples:
+        >>> from cc_analytics.frames.requests import requests_frame
+        >>> frame = requests_frame([{"project": "/w/shop", "model": "m", "cost_usd": 2.0}])
+        >>> cost_by(frame, by="project").to_dict()["layer"][0]["mark"]["type"]
+        'bar'
+    """
+    df = collect(requests)
+    if by == "project":
+        label = pl.col(S.PROJECT).str.replace(r".*/", "").fill_null(pl.concat_str(pl.lit("("), S.FORMAT, pl.lit(")")))
+    else:
+        label = pl.col(S.MODEL).fill_null("unknown")
+    table = (
+        df.with_columns(label.alias(by))
+        .group_by(by)
+        .agg(
+            pl.col(S.COST_USD).sum().alias("cost"),
+            pl.len().alias("requests"),
+            pl.col(S.COST_USD).null_count().alias("unpriced"),
+        )
+        .sort("cost", by, descending=[True, False])
+        .head(top)
+    )
+    base = alt.Chart(table, title=f"Cost by {by} (USD)").encode(
+        y=alt.Y(f"{by}:N", sort=table[by].to_list(), title=None),
+        x=alt.X("cost:Q", title="cost (USD)", axis=alt.Axis(format="$,.0f")),
+        tooltip=[
+            f"{by}:N",
+            alt.Tooltip("cost:Q", format="$,.2f"),
+            "requests:Q",
+            alt.Tooltip("unpriced:Q", title="requests without a price"),
+        ],
+    )
+    bars = base.mark_bar(color="#4a6fa5")
+    labels = base.mark_text(align="left", dx=3, fontSize=11).encode(text=alt.Text("cost:Q", format="$,.2f"))
+    return alt.layer(bars, labels).properties(width=WIDTH // 2 + 40, height=alt.Step(18))
+
+
 def _log_cell(column: str, bins: int) -> pl.Expr:
     """The lower edge of the log-spaced cell (one of ``bins``) each value falls in."""
     log = pl.col(column).log10()
@@ -434,6 +531,8 @@ __all__ = [
     "calibration",
     "collect",
     "comparison",
+    "cost_by",
+    "cost_per_day",
     "daily_trend",
     "occupancy_over_turns",
     "peak_distribution",

@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from cc_analytics.errors import SessionNotFoundError
-from cc_analytics.format import bar, group_thousands
+from cc_analytics.format import bar, group_thousands, usd
 from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
 from cc_analytics.views.charts import BUCKET_COLOURS, BUCKET_LABELS, ZONE_COLOURS, Frame, collect
@@ -48,6 +48,8 @@ class GaugeFigures:
     estimated: int | None
     buckets: tuple[tuple[str, int], ...]
     compactions: int | None
+    cost_usd: float | None = None
+    unpriced_requests: int = 0
 
     @property
     def fraction(self) -> float:
@@ -93,6 +95,8 @@ def gauge_figures(row: Mapping[str, Any]) -> GaugeFigures:
         estimated=estimated,
         buckets=tuple((label, int(row.get(column) or 0)) for column, label in BUCKET_LABELS.items()),
         compactions=row.get(S.COMPACTIONS),
+        cost_usd=row.get(S.COST_USD),
+        unpriced_requests=int(row.get(S.UNPRICED_REQUESTS) or 0),
     )
 
 
@@ -151,9 +155,10 @@ def gauge_html(g: GaugeFigures) -> str:
             for name, value, c in rows
         )
     compactions = "" if g.compactions is None else f" · {g.compactions} compaction(s)"
+    cost = f" · cost {_cost(g)}" if g.cost_usd is not None or g.unpriced_requests else ""
     return f"""<div class='cc-gauge' style='font:13px/1.4 system-ui,sans-serif;max-width:640px;border:1px solid #ddd;border-radius:8px;padding:10px 12px'>
 <div style='font-weight:600'>Context — {html.escape(g.label)}</div>
-<div style='color:#666'>{html.escape(g.model)} · window {group_thousands(g.window)} tokens{compactions}</div>
+<div style='color:#666'>{html.escape(g.model)} · window {group_thousands(g.window)} tokens{compactions}{html.escape(cost)}</div>
 <div style='position:relative;margin:10px 0 4px;background:#eee;height:18px;border-radius:4px'>
 <div style='width:{used_pct:.2f}%;height:18px;border-radius:4px;background:{colour}'></div>{markers}</div>
 <div><b>{group_thousands(g.used)}</b> / {group_thousands(g.window)} tokens (<b style='color:{colour}'>{g.fraction * 100:.1f}%</b>) · headroom {group_thousands(g.headroom)}</div>
@@ -174,12 +179,22 @@ def gauge_text(g: GaugeFigures) -> str:
     ]
     if g.threshold is not None:
         lines.append(f"  auto-compact at {group_thousands(g.threshold)}")
+    if g.cost_usd is not None or g.unpriced_requests:
+        lines.append(f"  cost {_cost(g)}")
     if g.recorded is not None and g.estimated is not None:
         lines.append(f"  recorded {group_thousands(g.recorded)} · estimated {group_thousands(g.estimated)}")
     if g.overflows:
         lines.append(f"  {WARNING_SIGN} exceeds the context window — compaction required")
     lines += [f"  {label:<15}{tokens:>9,}" for label, tokens in g.buckets]
     return "\n".join(lines)
+
+
+def _cost(g: GaugeFigures) -> str:
+    """The session's cost, saying how many requests it leaves out for want of a price."""
+    text = usd(g.cost_usd)
+    if g.unpriced_requests:
+        text += f" ({g.unpriced_requests} request(s) without a price left out)"
+    return text
 
 
 def find_session(sessions: Frame, session_id: str) -> dict[str, Any]:
@@ -412,11 +427,12 @@ class SessionExplorer:
                 f"<td><code>{html.escape(r[S.SESSION_ID][:8])}</code></td>"
                 f"<td>{html.escape(r[S.LAST_MODEL] or '')}</td>"
                 f"<td style='text-align:right'>{group_thousands(r[S.PEAK_OCCUPANCY] or 0)}</td>"
-                f"<td style='text-align:right;color:{colour}'>{r['peak_fraction'] * 100:.1f}%</td></tr>"
+                f"<td style='text-align:right;color:{colour}'>{r['peak_fraction'] * 100:.1f}%</td>"
+                f"<td style='text-align:right'>{usd(r.get(S.COST_USD), partial=bool(r.get(S.UNPRICED_REQUESTS)))}</td></tr>"
             )
         table = (
             "<table style='border-collapse:collapse;font:12px system-ui,sans-serif'><tr><th>project</th><th>session</th>"
-            f"<th>model</th><th>peak</th><th>peak %</th></tr>{''.join(rows)}</table>"
+            f"<th>model</th><th>peak</th><th>peak %</th><th>cost</th></tr>{''.join(rows)}</table>"
         )
         parts = [
             f"<div style='font:600 14px system-ui,sans-serif'>SessionExplorer — {self.filtered().height} of {self.sessions.height} sessions</div>",
@@ -450,6 +466,7 @@ class SessionExplorer:
             mark = ">" if r[S.SESSION_ID] == self.session_id else " "
             lines.append(
                 f"{mark} {r[S.SESSION_ID][:8]}  {str(r[S.PROJECT] or '')[:28]:<28} {r['peak_fraction'] * 100:5.1f}%"
+                f"  {usd(r.get(S.COST_USD), partial=bool(r.get(S.UNPRICED_REQUESTS))):>9}"
             )
         gauge = self.gauge()
         if gauge is not None:
@@ -542,7 +559,8 @@ class SessionExplorer:
         matching = self.filtered()
         options = [
             (
-                f"{r['peak_fraction'] * 100:5.1f}%  {str(r[S.PROJECT] or '').rsplit('/', 1)[-1]} · {r[S.SESSION_ID][:8]} · {r[S.LAST_MODEL] or ''}",
+                f"{r['peak_fraction'] * 100:5.1f}%  {str(r[S.PROJECT] or '').rsplit('/', 1)[-1]} · {r[S.SESSION_ID][:8]} · {r[S.LAST_MODEL] or ''}"
+                f" · {usd(r.get(S.COST_USD), partial=bool(r.get(S.UNPRICED_REQUESTS)))}",
                 r[S.SESSION_ID],
             )
             for r in matching.iter_rows(named=True)

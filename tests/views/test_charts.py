@@ -51,6 +51,9 @@ def test_every_chart_serializes_with_its_marks(data) -> None:
         "model": (C.comparison(sessions, by="model"), {"bar", "circle"}),
         "project": (C.comparison(sessions, by="project"), {"bar", "circle"}),
         "calibration": (C.calibration(turns), {"circle", "line"}),
+        "cost per day": (C.cost_per_day(data.requests), {"bar"}),
+        "cost by project": (C.cost_by(data.requests, by="project"), {"bar", "text"}),
+        "cost by model": (C.cost_by(data.requests, by="model"), {"bar", "text"}),
     }
     for name, (chart, wanted) in expected.items():
         spec = chart.to_dict()
@@ -150,3 +153,19 @@ def test_calibration_bins_beyond_max_points() -> None:
     cells = next(d for d in spec["datasets"].values() if d and "turns" in d[0])
     assert len(cells) <= 400
     assert sum(c["turns"] for c in cells) == turns.height
+
+
+def test_cost_per_day_sums_the_priced_requests_by_model(data) -> None:
+    spec = C.cost_per_day(data.requests, top_models=2).to_dict()
+    (values,) = spec["datasets"].values()
+    assert sum(v["cost"] for v in values) == pytest.approx(data.requests["cost_usd"].sum(), rel=1e-12)
+    assert sum(v["requests"] for v in values) == data.requests.height
+    assert {v["model"] for v in values} == {"claude-opus-4-6", "claude-sonnet-4-6", "other"}
+
+
+def test_cost_by_project_groups_chainless_sessions_by_format(data) -> None:
+    spec = C.cost_by(data.requests, by="project").to_dict()
+    (values,) = spec["datasets"].values()
+    by_project = {v["project"]: v["cost"] for v in values}
+    assert set(by_project) == {"webshop", "data-pipeline", "infra-scripts", "翻译工具", "(chainlesschain)"}
+    assert sum(by_project.values()) == pytest.approx(data.sessions["cost_usd"].sum(), rel=1e-12)

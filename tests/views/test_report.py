@@ -32,17 +32,22 @@ def test_load_reads_both_formats(data) -> None:
     assert (claude[S.WINDOW] == 1_000_000).sum() >= 1
     assert data.turns.filter(~pl.col(S.IS_SUBAGENT_FILE)).height > 40
     assert data.problems.height == 0
+    assert data.requests.height == data.sessions[S.REQUESTS].sum() == 153
+    assert data.sessions[S.COST_USD].sum() == pytest.approx(data.requests[S.COST_USD].sum(), rel=1e-12)
 
 
 def test_write_report_and_parquet_round_trip(data, tmp_path: Path) -> None:
     written = write_report(data, tmp_path / "out")
-    assert sorted(p.name for p in written.values()) == ["report.html", "sessions.parquet", "turns.parquet"]
+    names = ["report.html", "requests.parquet", "sessions.parquet", "turns.parquet"]
+    assert sorted(p.name for p in written.values()) == names
     assert pl.read_parquet(written["sessions.parquet"]).equals(data.sessions)
     assert pl.read_parquet(written["turns.parquet"]).equals(data.turns)
+    assert pl.read_parquet(written["requests.parquet"]).equals(data.requests)
     page = written["report.html"].read_text(encoding="utf-8")
     assert MARKER in page
     assert not re.search(r"<(script|link)[^>]+(src|href)=", page), "the page must not load anything"
-    assert "vegaEmbed" in page and page.count("class=chart") == 7
+    assert "vegaEmbed" in page and page.count("class=chart") == 10
+    assert "The costliest sessions" in page and "Every request has a price." in page
     write_report(data, tmp_path / "out")  # our own report folder may be rewritten
 
 
@@ -84,7 +89,12 @@ def test_cli_writes_the_report(tmp_path: Path) -> None:
     result = run_cli(["report", str(SAMPLES), "--out", str(out)])
     assert result.returncode == 0, result.stderr.decode()
     printed = result.stdout.decode().split()
-    assert sorted(Path(p).name for p in printed) == ["report.html", "sessions.parquet", "turns.parquet"]
+    assert sorted(Path(p).name for p in printed) == [
+        "report.html",
+        "requests.parquet",
+        "sessions.parquet",
+        "turns.parquet",
+    ]
     assert "21 sessions" in result.stderr.decode()
     assert pl.read_parquet(out / "sessions.parquet").height == 21
 

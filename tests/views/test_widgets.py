@@ -57,6 +57,17 @@ def test_gauge_marks_threshold_headroom_and_both_occupancies() -> None:
     assert "85.0% (yellow)" in bundle["text/plain"]
 
 
+def test_gauge_and_explorer_show_the_cost(data) -> None:
+    session = data.sessions.sort("cost_usd", descending=True, nulls_last=True).row(0, named=True)
+    gauge = ContextGauge(session)
+    assert "cost $4.49" in gauge._repr_html_() and "cost $4.49" in repr(gauge)
+    partial = ContextGauge({**session, "unpriced_requests": 2})
+    assert "(2 request(s) without a price left out)" in repr(partial)
+    assert "cost" not in repr(ContextGauge(row(1000)))  # a row without cost columns says nothing of cost
+    explorer = SessionExplorer(data.sessions, data.turns)
+    assert "<th>cost</th>" in explorer.to_html() and "$4.49" in explorer.to_text()
+
+
 def test_gauge_overflow_warning() -> None:
     gauge = ContextGauge(row(230_000))
     assert gauge.figures.overflows and gauge.figures.headroom == 0
