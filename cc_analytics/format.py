@@ -129,20 +129,30 @@ def usd(value: float | None, *, partial: bool = False) -> str:
     return text + "*" if partial else text
 
 
-def unpriced_note(missing: Sequence[tuple[str | None, int]]) -> str:
-    """The stderr note naming the models of the requests without a price, with their counts.
+def unpriced_name(model: str | None, mode: str | None) -> str:
+    """How a model (and mode) without a price is named: ``claude-opus-4-6 [speed fast]``.
 
     Examples:
-        >>> print(unpriced_note([("mystery-1", 3), (None, 1)]))
+        >>> unpriced_name("claude-opus-4-6", "speed fast"), unpriced_name(None, None)
+        ('claude-opus-4-6 [speed fast]', '(no model)')
+    """
+    return (model or "(no model)") + (f" [{mode}]" if mode else "")
+
+
+def unpriced_note(missing: Sequence[tuple[str, int]]) -> str:
+    """The stderr note naming the models (and modes) of the requests without a price, with counts.
+
+    Examples:
+        >>> print(unpriced_note([("mystery-1", 3), ("(no model)", 1)]))
         note: 4 requests have no price and are left out of the costs: mystery-1 (3), (no model) (1)
-        Hint: genai-prices does not know these models; a newer genai-prices release may.
+        Hint: the offline price list (genai-prices) does not know these models or modes; a newer release may.
     """
     total = sum(count for _, count in missing)
-    named = ", ".join(f"{model or '(no model)'} ({count})" for model, count in missing)
+    named = ", ".join(f"{name} ({count})" for name, count in missing)
     return (
         f"note: {total} request{'s' * (total != 1)} {'have' if total != 1 else 'has'} no price and "
         f"{'are' if total != 1 else 'is'} left out of the costs: {named}\n"
-        "Hint: genai-prices does not know these models; a newer genai-prices release may."
+        "Hint: the offline price list (genai-prices) does not know these models or modes; a newer release may."
     )
 
 

@@ -26,7 +26,7 @@ import orjson
 import polars as pl
 
 from cc_analytics.errors import InputError
-from cc_analytics.format import group_thousands, usd
+from cc_analytics.format import group_thousands, unpriced_name, usd
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.metrics import zone_of
@@ -393,7 +393,9 @@ def _unpriced_caption(data: ReportData) -> str:
     missing = unpriced(data.requests)
     if missing.is_empty():
         return "Every request has a price."
-    named = ", ".join(f"{model or '(no model)'} ({count})" for _provider, model, count in missing.iter_rows())
+    named = ", ".join(
+        f"{unpriced_name(model, mode)} ({count})" for _provider, model, mode, count in missing.iter_rows()
+    )
     return f"Requests without a price, left out of every cost (* marks a partial cost): {named}."
 
 

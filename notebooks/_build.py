@@ -370,7 +370,7 @@ from cc_analytics.frames.prices import unpriced
 mystery = requests.head(3).with_columns(pl.lit("mystery-model-1").alias("model"))
 priced = price_requests(pl.concat([requests, mystery]))
 assert priced["cost_usd"].null_count() == 3
-assert unpriced(priced).rows() == [("anthropic", "mystery-model-1", 3)]
+assert unpriced(priced).rows() == [("anthropic", "mystery-model-1", None, 3)]
 unpriced(priced)"""
     ),
     new_markdown_cell("## A session's gauge shows its cost"),

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cc_analytics.errors import InputError, UsageError
-from cc_analytics.format import ProgressBar, unpriced_note
+from cc_analytics.format import ProgressBar, unpriced_name, unpriced_note
 
 if TYPE_CHECKING:
     import polars as pl
@@ -106,15 +106,16 @@ def print_notes(args: argparse.Namespace, corpus: Corpus) -> None:
         print(unpriced_note(missing), file=sys.stderr)
 
 
-def unpriced_models(corpus: Corpus) -> list[tuple[str | None, int]]:
-    """(model, requests) without a price over the whole read, most first."""
+def unpriced_models(corpus: Corpus) -> list[tuple[str, int]]:
+    """(model and mode, requests) without a price over the whole read, most first."""
     from cc_analytics.frames.prices import unpriced
 
-    counts: dict[str | None, int] = {}
+    counts: dict[str, int] = {}
     for requests in corpus.requests:
-        for _provider, model, count in unpriced(requests).iter_rows():
-            counts[model] = counts.get(model, 0) + count
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0] is None, item[0] or ""))
+        for _provider, model, mode, count in unpriced(requests).iter_rows():
+            name = unpriced_name(model, mode)
+            counts[name] = counts.get(name, 0) + count
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 def _print_problem_notes(batches: list[pl.DataFrame]) -> None:

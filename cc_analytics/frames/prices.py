@@ -28,7 +28,9 @@ no cache price. Rules of our own:
 * the provider a transcript records is a hint: a name genai-prices does not know as a
   provider (after :data:`PROVIDER_ALIASES`) falls back to finding the provider by model name;
 * ``speed`` and ``service_tier`` are passed as genai-prices' price context, so fast mode and
-  service-tier variants are priced where the snapshot has them.
+  service-tier variants are priced where the snapshot has them; a value other than
+  ``standard`` that the snapshot has no prices for (fast mode of a model it prices only at
+  standard speed) is an unknown mode: a null cost, named by :func:`unpriced`.
 """
 
 from __future__ import annotations
@@ -77,7 +79,11 @@ STATUS = "status"
 PRICED_PROVIDER = "priced_provider"
 PRICED_MODEL = "priced_model"
 ABOVE_PROMPT_TOKENS = "above_prompt_tokens"
-PRICED, FREE, UNKNOWN = "priced", "free", "unknown"
+PRICED, FREE, UNKNOWN, UNKNOWN_MODE = "priced", "free", "unknown", "unknown mode"
+MODE = "mode"
+# The speed and service tier a price list's base prices are for; any other value must have
+# its own prices (a variant), else the request has no price.
+STANDARD = "standard"
 # What each priced quantity is called in the price table, and how many units one price buys.
 PRICE_COLUMNS = {
     INPUT_TOKENS: ("input_mtok", 1_000_000),
@@ -143,22 +149,42 @@ def price_requests(requests: FrameT) -> FrameT:
 
 
 def unpriced(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """The requests without a price, counted by provider and model (most first).
+    """The requests without a price, counted by provider, model and mode (most first).
+
+    ``mode`` names a speed or service tier other than the standard one (``speed fast``), null
+    for the standard mode: a model the price list knows may still lack the price of a mode.
 
     Examples:
         >>> from cc_analytics.frames.requests import requests_frame
         >>> frame = price_requests(requests_frame([{"model": "mystery-1", "time": "2026-01-05T10:00:00Z"}] * 2))
         >>> unpriced(frame).rows()
-        [(None, 'mystery-1', 2)]
+        [(None, 'mystery-1', None, 2)]
     """
     lazy = requests.lazy() if isinstance(requests, pl.DataFrame) else requests
     return (
         lazy.filter(pl.col(COST_USD).is_null())
-        .group_by(PROVIDER, MODEL)
+        .group_by(PROVIDER, MODEL, request_mode().alias(MODE))
         .agg(pl.len().alias(REQUESTS))
-        .sort([REQUESTS, MODEL, PROVIDER], descending=[True, False, False], nulls_last=True)
+        .sort([REQUESTS, MODEL, PROVIDER, MODE], descending=[True, False, False, False], nulls_last=True)
         .collect()
     )
+
+
+def request_mode() -> pl.Expr:
+    """The non-standard speed and service tier of a request, described (null for the standard mode).
+
+    Examples:
+        >>> from cc_analytics.frames.requests import requests_frame
+        >>> frame = requests_frame([{"speed": "fast", "service_tier": "standard"}, {"service_tier": "priority"}, {}])
+        >>> frame.select(request_mode()).to_series().to_list()
+        ['speed fast', 'service tier priority', None]
+    """
+    parts = [
+        pl.when(pl.col(name).is_not_null() & (pl.col(name) != STANDARD)).then(pl.lit(f"{label} ") + pl.col(name))
+        for name, label in ((SPEED, "speed"), (SERVICE_TIER, "service tier"))
+    ]
+    described = pl.concat_str(parts, separator=", ", ignore_nulls=True)
+    return pl.when(described != "").then(described)
 
 
 def price_table(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
@@ -354,7 +380,7 @@ class PriceBook:
     answer is then asked for again, never guessed.
     """
 
-    FORMAT = 1  # bump when what is stored (or how it is probed) changes
+    FORMAT = 2  # bump when what is stored (or how it is probed) changes
 
     def __init__(self) -> None:
         self._entries: dict[str, Any] | None = None
@@ -526,6 +552,10 @@ def _ask_bands(
     found = calc_price(
         Usage(), model, provider_id=provider_id, genai_request_timestamp=start, price_context=context or None
     )
+    variants = [v for v in found.model.price_variants or () if v.constraint is None or v.constraint.active(start)]
+    for key, value in context.items():
+        if value != STANDARD and not any(variant.when.get(key) == value for variant in variants):
+            return UNKNOWN_MODE, found.provider.id, found.model.id, None
     thresholds = sorted(
         {
             tier.start

@@ -85,6 +85,24 @@ def test_fast_mode_is_priced_from_the_speed_column():
     assert cost_of(model="claude-opus-4-8", input_tokens=1_000_000, speed="standard") == 5.0
 
 
+def test_a_mode_without_prices_is_unpriced_and_named():
+    # genai-prices has standard prices only for Opus 4.6 (no fast mode), and no priority tier.
+    frame = requests_frame(
+        [
+            {"model": "claude-opus-4-6", "time": "2026-03-20T10:00:00Z", "input_tokens": 10, "speed": "fast"},
+            {"model": "claude-opus-4-5", "time": "2026-03-20T10:00:00Z", "service_tier": "priority"},
+            {"model": "claude-opus-4-5", "time": "2026-03-20T10:00:00Z", "service_tier": "standard"},
+        ]
+    )
+    priced = price_requests(frame)
+    assert priced["cost_usd"].to_list()[:2] == [None, None]
+    assert unpriced(priced).rows() == [
+        (None, "claude-opus-4-5", "service tier priority", 1),
+        (None, "claude-opus-4-6", "speed fast", 1),
+    ]
+    assert set(price_table(frame)["status"]) == {"unknown mode", "priced"}
+
+
 def test_synthetic_and_local_requests_cost_nothing():
     assert cost_of(model="<synthetic>", output_tokens=50) == 0.0
     assert cost_of(model="qwen2.5:7b", provider="ollama", input_tokens=10_000) == 0.0
@@ -103,7 +121,11 @@ def test_unknown_models_get_a_null_cost_and_are_named():
         )
     )
     assert frame["cost_usd"].null_count() == 4
-    assert unpriced(frame).rows() == [(None, "mystery-2", 2), ("acme", "mystery-1", 1), (None, None, 1)]
+    assert unpriced(frame).rows() == [
+        (None, "mystery-2", None, 2),
+        ("acme", "mystery-1", None, 1),
+        (None, None, None, 1),
+    ]
 
 
 def test_a_provider_genai_prices_does_not_know_falls_back_to_the_model_name():
@@ -195,8 +217,9 @@ REQUEST = st.fixed_dictionaries(
 )
 
 
-def library_price(row: dict) -> float:
-    """What genai-prices says for one request, given its usage the way Anthropic reports it."""
+def library_price(row: dict) -> float | None:
+    """What genai-prices says for one request, given its usage the way Anthropic reports it
+    (None for fast mode on a model it has no fast-mode prices for)."""
     writes = row["cache_creation_5m_tokens"] + row["cache_creation_1h_tokens"]
     usage = Usage(
         input_tokens=row["input_tokens"] + writes + row["cache_read_tokens"],
@@ -210,6 +233,14 @@ def library_price(row: dict) -> float:
     context = {"speed": row["speed"]} if row["speed"] else None
     model, provider = row["model_provider"]
     found = calc_price(usage, model, provider_id=provider, genai_request_timestamp=row["time"], price_context=context)
+    fast_prices = [
+        variant
+        for variant in found.model.price_variants or ()
+        if variant.when.get("speed") == "fast"
+        and (variant.constraint is None or variant.constraint.active(row["time"]))
+    ]
+    if row["speed"] == "fast" and not fast_prices:
+        return None
     return float(found.total_price)
 
 
