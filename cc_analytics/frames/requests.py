@@ -32,6 +32,8 @@ from cc_analytics.frames.schema import (
     COST_USD,
     FORMAT,
     IS_SIDECHAIN,
+    MESSAGE_ID,
+    REQUEST_ID,
     REQUESTS_SCHEMA,
     TIME,
     TOKEN_KINDS,
@@ -85,6 +87,23 @@ def total_tokens() -> pl.Expr:
         9
     """
     return pl.sum_horizontal(TOKEN_KINDS).alias(TOTAL_TOKENS)
+
+
+def first_of_each_request() -> pl.Expr:
+    """True for the first row of each API request over the whole frame (format, message id and
+    request id): a resumed or forked Claude Code session repeats earlier responses in a new
+    file, and what is summed over many sessions counts them once. Rows without a message id
+    (ChainlessChain records) are each their own request.
+
+    Examples:
+        >>> frame = requests_frame(
+        ...     [{"session_id": s, "message_id": m, "request_id": "r"} for s, m in (("a", "m1"), ("b", "m1"), ("b", None))]
+        ... )
+        >>> frame.filter(first_of_each_request())["session_id"].to_list()
+        ['a', 'b']
+    """
+    key = pl.struct(FORMAT, MESSAGE_ID, pl.col(REQUEST_ID).fill_null(""))
+    return pl.col(MESSAGE_ID).is_null() | key.is_first_distinct()
 
 
 def cost_totals() -> list[pl.Expr]:

@@ -5,6 +5,10 @@ types. Input is a requests frame (:mod:`cc_analytics.frames.requests`), priced b
 :func:`~cc_analytics.frames.prices.price_requests`; one without a ``cost_usd`` column is
 priced here.
 
+Each API request counts once over the whole frame (:func:`~cc_analytics.frames.requests.first_of_each_request`:
+a response a resumed or forked session repeats in a new file is counted in the first
+session read; the sessions frame counts it in each session whose transcript holds it).
+
 Every row has the four token kinds (``cache_creation_tokens`` = both cache lifetimes),
 ``total_tokens``, ``cost_usd`` (the sum over the requests that have a price; null when none
 has), ``requests`` and ``unpriced_requests`` (so a missing price is never a silent zero),
@@ -39,7 +43,7 @@ import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames.prices import price_requests
-from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, total_tokens
+from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, first_of_each_request, total_tokens
 from cc_analytics.frames.schema import (
     CACHE_CREATION_TOKENS,
     CACHE_READ_TOKENS,
@@ -124,7 +128,7 @@ def usage(
         lazy = price_requests(lazy)
     zone = resolve_timezone(timezone)
     local = pl.col(TIME).dt.convert_time_zone(zone)
-    lazy = lazy.filter(*_window(local, since, until, zone))
+    lazy = lazy.filter(first_of_each_request()).filter(*_window(local, since, until, zone))
     keys: list[pl.Expr | str]
     if by == "block":
         lazy = assign_blocks(lazy)

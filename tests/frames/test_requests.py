@@ -229,3 +229,17 @@ def test_price_book_remembers_and_never_guesses(tmp_path: Path, monkeypatch: pyt
 @pytest.mark.parametrize("module", [claude_requests, chainless_requests])
 def test_docstring_examples(module: object) -> None:
     assert doctest.testmod(module).failed == 0  # type: ignore[arg-type]
+
+
+def test_usage_counts_a_response_repeated_by_a_resumed_session_once(tmp_path: Path) -> None:
+    folder = tmp_path / "p"
+    repeated = assistant([text("x")], message_id="msg_r", request_id="req_r", tokens=opus(out=1000), session="a")
+    write(folder / "a.jsonl", user("go", session="a"), repeated)
+    resumed = {**repeated, "sessionId": "b", "uuid": "copied"}
+    fresh = assistant([text("y")], message_id="msg_s", request_id="req_s", tokens=opus(out=10), session="b")
+    write(folder / "b.jsonl", resumed, user("more", session="b"), fresh)
+    sessions = read_sessions(folder)
+    assert sessions[S.OUTPUT_TOKENS].to_list() == [1000, 1010]  # each transcript holds it
+    by_session = frames.read_usage(folder, by="session")
+    assert by_session.select(S.SESSION_ID, S.OUTPUT_TOKENS, S.REQUESTS).rows() == [("a", 1000, 1), ("b", 10, 1)]
+    assert frames.read_usage(folder, by="day")[S.COST_USD].item() == usd((1010, "25"))
