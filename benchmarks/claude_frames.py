@@ -1,4 +1,4 @@
-"""Benchmark: ``cc-analytics sessions`` (and ``report``) against a bare orjson parse and ccusage.
+"""Benchmark: ``cc-analytics sessions``, ``usage`` (and ``report``) against a bare orjson parse and ccusage.
 
 Imports: the standard library and ``corpus`` (every measured task is a fresh process).
 
@@ -80,6 +80,7 @@ OURS = "cc-analytics sessions"
 ORJSON = "orjson parse (bare)"
 CCUSAGE = "ccusage session --json"
 REPORT = "cc-analytics report"
+USAGE = "cc-analytics usage --by day"
 
 
 def tasks(
@@ -90,8 +91,12 @@ def tasks(
     ours = [str(VENV_BIN / "cc-analytics"), "sessions", projects, "--parquet", str(parquet), "--force", "--quiet"]
     if workers:
         ours += ["--workers", workers]
+    usage = [str(VENV_BIN / "cc-analytics"), "usage", projects, "--by", "day", "--json", "--quiet"]
+    if workers:
+        usage += ["--workers", workers]
     out: dict[str, tuple[list[str], dict[str, str]]] = {
         OURS: (ours, {}),
+        USAGE: (usage, {}),
         ORJSON: ([sys.executable, "-c", ORJSON_PARSE, projects], {}),
     }
     if ccusage:
@@ -194,6 +199,11 @@ def main(argv: list[str] | None = None) -> int:
             f"tree RSS {ours_small['tree']:.0f} → {ours_large['tree']:.0f} MB"
         )
     for name in names:
+        by_day, ours = medians[(name, USAGE)], medians[(name, OURS)]
+        print(
+            f"{name}: usage --by day / sessions: wall ×{by_day['wall'] / ours['wall']:.2f}, "
+            f"CPU ×{by_day['cpu'] / ours['cpu']:.2f}, tree RSS {by_day['tree']:.0f} / {ours['tree']:.0f} MB"
+        )
         if args.report:
             ratio = medians[(name, REPORT)]["cpu"] / medians[(name, OURS)]["cpu"]
             print(f"{name}: report / sessions CPU ×{ratio:.2f}")
