@@ -69,7 +69,7 @@ class Corpus:
 
     files: int = 0
     frames: list[pl.DataFrame] = field(default_factory=list)
-    requests: list[pl.DataFrame] = field(default_factory=list)
+    unpriced: dict[str, int] = field(default_factory=dict)  # model [mode] -> requests without a price
     problems: list[pl.DataFrame] = field(default_factory=list)
 
 
@@ -83,7 +83,7 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     try:
         for rows, requests, problems in reader(by_format, progress):
             corpus.frames.append(rows)
-            corpus.requests.append(requests)
+            _count_unpriced(corpus.unpriced, requests)
             if problems.height:
                 corpus.problems.append(problems)
     finally:
@@ -101,21 +101,18 @@ def print_notes(args: argparse.Namespace, corpus: Corpus) -> None:
         print(f"note: no transcripts found in {where}", file=sys.stderr)
     if corpus.problems:
         _print_problem_notes(corpus.problems)
-    missing = unpriced_models(corpus)
-    if missing:
+    if corpus.unpriced:
+        missing = sorted(corpus.unpriced.items(), key=lambda item: (-item[1], item[0]))
         print(unpriced_note(missing), file=sys.stderr)
 
 
-def unpriced_models(corpus: Corpus) -> list[tuple[str, int]]:
-    """(model and mode, requests) without a price over the whole read, most first."""
+def _count_unpriced(counts: dict[str, int], requests: pl.DataFrame) -> None:
+    """Add a batch's requests without a price to ``counts``, by model and mode."""
     from cc_analytics.frames.prices import unpriced
 
-    counts: dict[str, int] = {}
-    for requests in corpus.requests:
-        for _provider, model, mode, count in unpriced(requests).iter_rows():
-            name = unpriced_name(model, mode)
-            counts[name] = counts.get(name, 0) + count
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    for _provider, model, mode, count in unpriced(requests).iter_rows():
+        name = unpriced_name(model, mode)
+        counts[name] = counts.get(name, 0) + count
 
 
 def _print_problem_notes(batches: list[pl.DataFrame]) -> None:

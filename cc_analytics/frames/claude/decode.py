@@ -815,8 +815,14 @@ def _pricing(
         searches = server.get("web_search_requests")
     tier = usage.get("service_tier")
     speed = usage.get("speed")
-    if type(five) is type(hour) is type(searches) is int and type(tier) is str and speed is None:
-        return row, five, hour, searches, tier, speed  # what current Claude Code writes
+    if (
+        (five is None or type(five) is int)
+        and (hour is None or type(hour) is int)
+        and (searches is None or type(searches) is int)
+        and (tier is None or type(tier) is str)
+        and (speed is None or type(speed) is str)
+    ):
+        return row, five, hour, searches, tier, speed
     checked: list[Any] = []
     for field, value, kind in (
         ("cache_creation.ephemeral_5m_input_tokens", five, int),
