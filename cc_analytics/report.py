@@ -47,7 +47,7 @@ OCCUPANCY_SOURCE = S.OCCUPANCY_SOURCE
 CLAUDE = S.CLAUDE
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data-samples"
 TOP_SESSIONS = 20
-COST_HEADERS = ("format", "project", "session", "models", "started", "requests", "tokens", "cost")
+COST_HEADERS = ("format", "project", "session", "cost", "requests", "tokens", "started", "models")
 TABLE_HEADERS = (
     "format",
     "project",
@@ -378,11 +378,11 @@ def _cost_table(data: ReportData) -> str:
             _cell(r[FORMAT]),
             _cell(r[S.PROJECT]),
             f"<td><code>{html.escape(r[S.SESSION_ID])}</code></td>",
-            _cell(", ".join(r[S.MODELS])),
-            _cell(started and f"{started:%Y-%m-%d}"),
+            _cell(usd(r[S.COST_USD], partial=bool(r[S.UNPRICED_REQUESTS])), css="num"),
             _cell(r[S.REQUESTS], css="num"),
             _cell(group_thousands(tokens), css="num"),
-            _cell(usd(r[S.COST_USD], partial=bool(r[S.UNPRICED_REQUESTS])), css="num"),
+            _cell(started and f"{started:%Y-%m-%d}"),
+            _cell(", ".join(r[S.MODELS])),
         ]
         body.append(f"<tr>{''.join(cells)}</tr>")
     head = "".join(f"<th>{h}</th>" for h in COST_HEADERS)

@@ -413,12 +413,14 @@ def cost_per_day(requests: Frame, *, top_models: int = 8) -> alt.Chart:
         alt.Chart(daily, title="Cost per day, by model (USD, priced offline at each request's date)")
         .mark_bar()
         .encode(
-            x=alt.X("day:T", timeUnit="utcyearmonthdate", title="day (UTC)", axis=alt.Axis(format="%b %d")),
+            # Days with requests only, one band each (a calendar axis over months of history
+            # leaves a few pixels per day).
+            x=alt.X("day:O", title="day (UTC)", axis=alt.Axis(labelAngle=-45, labelOverlap=True)),
             y=alt.Y("cost:Q", title="cost (USD)", axis=alt.Axis(format="$,.2f")),
             color=alt.Color("model:N", sort=order, title="model"),
             order=alt.Order("cost:Q", sort="descending"),
             tooltip=[
-                alt.Tooltip("day:T", timeUnit="utcyearmonthdate"),
+                "day:O",
                 "model:N",
                 alt.Tooltip("cost:Q", format="$,.2f"),
                 "requests:Q",
@@ -457,7 +459,7 @@ def cost_by(requests: Frame, *, by: Literal["model", "project"] = "project", top
     )
     base = alt.Chart(table, title=f"Cost by {by} (USD)").encode(
         y=alt.Y(f"{by}:N", sort=table[by].to_list(), title=None),
-        x=alt.X("cost:Q", title="cost (USD)", axis=alt.Axis(format="$,.0f")),
+        x=alt.X("cost:Q", title="cost (USD)", axis=alt.Axis(format="$,.2~f")),
         tooltip=[
             f"{by}:N",
             alt.Tooltip("cost:Q", format="$,.2f"),
