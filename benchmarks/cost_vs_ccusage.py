@@ -6,7 +6,8 @@ Imports: the standard library, polars and ``cc_analytics.frames`` (ccusage runs 
     python benchmarks/cost_vs_ccusage.py --real DIR --ccusage PATH --check
 
 ccusage (npm ``ccusage@20.0.24``, ``session --json --offline``) is looked up as
-``$CCUSAGE``, ``node_modules/.bin/ccusage`` in the repository, then ``ccusage`` on PATH. It reads a Claude config folder, so the transcripts are copied into a
+``$CCUSAGE``, ``node_modules/.bin/ccusage`` in the repository or in ``$TMPDIR/bench``, then
+``ccusage`` on PATH. It reads a Claude config folder, so the transcripts are copied into a
 temporary ``projects/real/`` and it is pointed there with ``CLAUDE_CONFIG_DIR``. ccusage names
 a session by its file, so each file is read on its own here too (our sessions frame groups
 files by session id, which several of these files share). Printed per file: requests, the
@@ -40,8 +41,9 @@ KINDS = (
 
 
 def ccusage_command() -> str | None:
-    """ccusage to run: ``$CCUSAGE``, the repository's ``node_modules``, else PATH."""
-    for candidate in (os.environ.get("CCUSAGE"), ROOT / "node_modules" / ".bin" / "ccusage"):
+    """ccusage to run: ``$CCUSAGE``, a local ``node_modules`` (the project's or ``$TMPDIR/bench``'s), else PATH."""
+    local = "node_modules/.bin/ccusage"
+    for candidate in (os.environ.get("CCUSAGE"), ROOT / local, Path(tempfile.gettempdir()) / "bench" / local):
         if candidate and Path(candidate).exists():
             return str(candidate)
     return shutil.which("ccusage")
