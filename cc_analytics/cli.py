@@ -1,7 +1,7 @@
 """Command-line entry point: parse options, dispatch to ``cc_analytics.commands.<name>``.
 
-Imports: argparse, ``errors``, ``format`` and the command modules (each imports its heavy
-dependencies lazily). Every error a command raises on purpose is printed here, by one function.
+Imports: argparse, ``errors``, ``format``, ``interrupts`` and the command modules (each
+imports its heavy dependencies lazily). Every error a command raises on purpose is printed here, by one function.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from cc_analytics.commands import COMMANDS
 from cc_analytics.errors import CCAnalyticsError, UsageError
 from cc_analytics.format import colour_enabled, error_line
+from cc_analytics.interrupts import exit_code, exit_promptly, leave
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +37,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the process exit code (0 ok, 1 domain error, 2 usage error)."""
+    """Run the CLI; returns the process exit code (0 ok, 1 domain error, 2 usage error,
+    130 Ctrl-C, 143 SIGTERM: see ``cc_analytics.interrupts``).
+
+    Without ``argv`` the process is the command (console script, ``python -m``): once
+    interrupted and cleaned up it exits at once, and after the command SIGINT and SIGTERM
+    have their default action.
+    """
+    with exit_promptly(restore=argv is not None):
+        try:
+            return _run(argv)
+        except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM as Terminated
+            code = exit_code(interrupt)
+            if argv is None:
+                leave(code)
+            return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -52,9 +70,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

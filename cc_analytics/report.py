@@ -2,8 +2,9 @@
 
 Imports: polars, orjson, the standard library, ``frames`` (the format-auto front: one decode
 of each transcript gives sessions, turns, priced requests and problems; ``frames.prices`` names
-the requests without a price), ``format``; ``views.charts`` and ``vl_convert`` only inside
-:func:`render_html` and :func:`vega_bundle`.
+the requests without a price), ``format``, ``interrupts`` (files are written beside their final
+name); ``views.charts`` and ``vl_convert`` only inside :func:`render_html` and
+:func:`vega_bundle` (which makes the bundle in a child process).
 
 The page is self-contained: the Vega, Vega-Lite and Vega-Embed libraries are inlined from
 vl-convert's bundle and every chart's data is pre-aggregated, so it opens offline and stays
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import html
 import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,6 +35,7 @@ from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.metrics import zone_of
 from cc_analytics.frames.prices import unpriced
 from cc_analytics.frames.sources import Source, TranscriptFile
+from cc_analytics.interrupts import beside
 
 if TYPE_CHECKING:
     from cc_analytics.frames.api import Plan
@@ -227,12 +231,9 @@ def write_report(data: ReportData, out: str | os.PathLike[str]) -> dict[str, Pat
         (REQUESTS_PARQUET, lambda p: data.requests.write_parquet(p)),
         (REPORT_HTML, lambda p: Path(p).write_text(page, encoding="utf-8")),
     ):
-        temp = target / f".{name}.{os.getpid()}.tmp"
-        try:
-            write(temp)
-            os.replace(temp, target / name)
-        finally:
-            temp.unlink(missing_ok=True)
+        with beside(target / name) as temporary:
+            write(temporary)
+            os.replace(temporary, target / name)
         written[name] = target / name
     return written
 
@@ -419,15 +420,42 @@ def vega_bundle() -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         pass
-    bundle = vl_convert.javascript_bundle()
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    bundle = _bundle_in_child() or vl_convert.javascript_bundle()
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(bundle, encoding="utf-8")
-        os.replace(temporary, path)
+        with beside(path) as temporary:
+            temporary.write_text(bundle, encoding="utf-8")
+            os.replace(temporary, path)
     except OSError:
-        temporary.unlink(missing_ok=True)
+        pass
     return bundle
+
+
+def _bundle_in_child() -> str | None:
+    """``vl_convert.javascript_bundle()`` made in a child process (None if that fails).
+
+    Making it holds the GIL for seconds, during which Ctrl-C could not be handled; a child is
+    killed instead. It runs in a session of its own, so the terminal's Ctrl-C goes to us only.
+    """
+    code = "import sys, vl_convert; sys.stdout.buffer.write(vl_convert.javascript_bundle().encode())"
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+    except OSError:
+        return None
+    try:
+        while True:
+            try:  # in slices, so that the main thread runs its signal handlers (see frames.engine)
+                bundle, _ = child.communicate(timeout=0.1)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+    except BaseException:
+        child.kill()
+        child.wait()
+        raise
+    return bundle.decode("utf-8") if child.returncode == 0 and bundle else None
 
 
 def render_html(data: ReportData, *, title: str = "cc-analytics report") -> str:

@@ -175,16 +175,15 @@ def check_parquet_target(path: Path, *, force: bool, roots: list[Path]) -> None:
 
 def write_parquet(table: Any, path: Path, *, force: bool) -> None:
     """Write beside the target, then move it in place (``--force``) or link it (never over a file)."""
+    from cc_analytics.interrupts import beside
+
     target = path.expanduser()
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    table.write_parquet(temporary)
-    if force:
-        os.replace(temporary, target)
-        return
-    try:
-        os.link(temporary, target)  # fails if a file appeared meanwhile: never overwrite
-    finally:
-        temporary.unlink(missing_ok=True)
+    with beside(target) as temporary:
+        table.write_parquet(temporary)
+        if force:
+            os.replace(temporary, target)
+        else:
+            os.link(temporary, target)  # fails if a file appeared meanwhile: never overwrite
 
 
 def print_json(table: Any) -> None:

@@ -6,13 +6,20 @@ about ``BATCH_BYTES``; each batch is decoded and reduced on its own, in this pro
 worker processes when the corpus is large, and a few batches at most are in flight, so memory
 stays flat whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
 ``session_id``: both formats' transcript files are.
+
+Worker processes start with SIGINT and SIGTERM blocked: Ctrl-C reaches the whole process
+group, but only this process reacts, and whatever ends a run early (Ctrl-C, SIGTERM, a
+consumer that stops iterating) kills the workers at once (:func:`end_workers`) instead of
+waiting for their batches.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
@@ -22,6 +29,8 @@ if TYPE_CHECKING:
 BATCH_BYTES = 32 * 1024 * 1024
 PARALLEL_MIN_BYTES = 96 * 1024 * 1024
 MAX_WORKERS = 2
+WAIT_SLICE_SECONDS = 0.1
+END_SECONDS = 5.0
 
 Progress = Callable[[int, int], None]
 T = TypeVar("T")
@@ -143,18 +152,72 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     try:
         for index in range(len(plan)):
             while handed < len(plan) and len(pending) < ahead:
-                pending[handed] = pool.submit(work, plan[handed])
+                pending[handed] = _submit(pool, work, plan[handed])
                 handed += 1
             # Work here while the next result is still being made, if a batch is left to take
             # and fewer than ``spawned`` of this process's results wait out of order.
             while index not in ready and handed < len(plan) and not pending[index].done() and len(ready) < spawned:
                 ready[handed] = work(plan[handed])
                 handed += 1
-            yield ready.pop(index) if index in ready else pending.pop(index).result()
+            yield ready.pop(index) if index in ready else _result(pending.pop(index))
+    except BaseException:  # Ctrl-C, SIGTERM, GeneratorExit: no more batches are wanted
+        end_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         if not tracker_was_running:
             _stop_resource_tracker()
+
+
+def _submit(pool: ProcessPoolExecutor, work: Callable[[list[U]], T], batch: list[U]) -> Future[T]:
+    with _signals_blocked():  # a worker spawned by this submit inherits the mask
+        return pool.submit(work, batch)
+
+
+def _result(future: Future[T]) -> T:
+    # In slices, so that this thread runs its signal handlers while it waits: the kernel may
+    # hand Ctrl-C to another thread (Polars runs several), and Polars' own SIGINT handler
+    # restarts interrupted system calls (SA_RESTART), so a plain wait would not end.
+    while True:
+        try:
+            return future.result(timeout=WAIT_SLICE_SECONDS)
+        except TimeoutError:
+            continue
+
+
+@contextmanager
+def _signals_blocked() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks, and no process groups to share
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def end_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel the queued batches and kill ``pool``'s worker processes now, without waiting for them.
+
+    The pool's internals are read by name (Python < 3.14 has no public way to end its workers).
+    """
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    results = getattr(pool, "_result_queue", None)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.join()
+    if results is not None:
+        # A worker killed while sending its result leaves the pool's reader thread waiting for
+        # the rest: with every writer gone, closing ours turns that wait into end-of-file.
+        results._writer.close()
+    if manager is not None:
+        # It holds the pool's queues, whose semaphores the resource tracker must see released
+        # before it is stopped; with the workers gone it is done in a moment.
+        manager.join(END_SECONDS)
 
 
 def _resource_tracker_running() -> bool:

@@ -1,0 +1,200 @@
+"""Ctrl-C and SIGTERM on the command line: end within a second and leave nothing behind.
+
+Imports: the standard library only. The CLI runs every command inside :func:`exit_promptly`:
+SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated` in the main thread, so
+``finally`` blocks run and the batch engine kills its worker processes as the stack unwinds
+(exit 130 or 143). Where the main thread waits long (a worker's batch, a child process) it
+waits in short slices, since the signal may reach another thread and Polars' SIGINT handler
+restarts interrupted system calls. Should the main thread still not be done within
+``GRACE_SECONDS`` (stuck in native code, say), a watchdog thread ends it all itself: it kills
+the child processes, removes the outputs being written and exits with the same code.
+
+An output file is written under the name :func:`beside` gives, then renamed into place, so
+it is either absent or complete.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import NoReturn
+
+GRACE_SECONDS = 0.8
+EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+MESSAGES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
+
+_partial: set[Path] = set()
+_lock = threading.Lock()
+_announced = threading.Event()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as Ctrl-C raises ``KeyboardInterrupt`` (exit code 143)."""
+
+
+@contextmanager
+def beside(target: Path) -> Iterator[Path]:
+    """A temporary name beside ``target`` to write to; whatever is still there on leaving is removed.
+
+    The caller writes the file, then renames it into place (``os.replace`` or ``os.link``)
+    inside the ``with`` block. Until then the file is known here, so an exit forced by a
+    signal removes it too.
+
+    Examples:
+        >>> import tempfile, pathlib, os
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+        >>> with beside(target) as temporary:
+        ...     _ = temporary.write_text("done")
+        ...     os.replace(temporary, target)
+        >>> sorted(p.name for p in target.parent.iterdir())
+        ['out.txt']
+    """
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with _lock:
+        _partial.add(temporary)
+    try:
+        yield temporary
+    finally:
+        try:
+            temporary.unlink(missing_ok=True)
+        finally:
+            with _lock:
+                _partial.discard(temporary)
+
+
+def exit_code(interrupt: KeyboardInterrupt) -> int:
+    """130 for Ctrl-C, 143 for SIGTERM; says which on stderr, once whoever says it first."""
+    signum = signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
+    _announce(signum)
+    return EXIT_CODES[signum]
+
+
+@contextmanager
+def exit_promptly(*, restore: bool = True) -> Iterator[None]:
+    """Run the block with SIGINT and SIGTERM raising in the main thread and a watchdog behind them.
+
+    On leaving, the previous handlers are restored; with ``restore=False`` (for a process that
+    only exits afterwards) both signals get their default action instead, so that one that
+    comes during the interpreter's last cleanup ends the process at once (the shell still
+    sees 130 or 143) rather than raising inside that cleanup. Outside the main thread (where
+    signal handlers cannot be set) the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    previous = {signum: signal.signal(signum, _raise) for signum in EXIT_CODES}
+    previous_wakeup = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    _announced.clear()
+    threading.Thread(target=_watch, args=(read_end,), name="cc-analytics-watchdog", daemon=True).start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous_wakeup)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if restore else signal.SIG_DFL)
+        os.close(write_end)  # the watchdog reads end-of-file and returns, unless a signal came first
+
+
+def leave(code: int) -> NoReturn:
+    """Exit now with ``code``, once the cleanup is done: flush the output and skip the
+    interpreter's own teardown (it can take longer than a second)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be said there
+            continue
+    os._exit(code)
+
+
+def _raise(signum: int, _frame: FrameType | None) -> None:
+    for other in EXIT_CODES:  # a second Ctrl-C must not interrupt the cleanup of the first
+        signal.signal(other, _ignore)
+    if signum == signal.SIGTERM:
+        raise Terminated
+    raise KeyboardInterrupt
+
+
+def _ignore(_signum: int, _frame: FrameType | None) -> None:
+    return None
+
+
+def _watch(read_end: int) -> None:
+    while True:
+        data = os.read(read_end, 64)
+        if not data:  # the block ended without a signal
+            os.close(read_end)
+            return
+        signum = next((s for s in data if s in EXIT_CODES), None)
+        if signum is not None:
+            break
+    # The read end stays open from here on: later signals still write to it.
+    time.sleep(GRACE_SECONDS)
+    _force_exit(signum)
+
+
+def _force_exit(signum: int) -> None:
+    """The main thread did not finish in time: end the children, remove partial outputs, exit."""
+    for pid in _child_pids(exclude=_tracker_pid()):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:  # gone already, or reaped by its owner meanwhile
+            continue
+    with _lock:
+        partial = list(_partial)
+    for path in partial:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            continue
+    _announce(signum)
+    os._exit(EXIT_CODES[signal.Signals(signum)])
+
+
+def _announce(signum: int) -> None:
+    with _lock:
+        if _announced.is_set():
+            return
+        _announced.set()
+    try:
+        os.write(2, f"{MESSAGES[signal.Signals(signum)]}\n".encode())
+    except OSError:
+        return
+
+
+def _child_pids(*, exclude: int | None) -> list[int]:
+    """This process's children (from ``/proc``; where there is none, multiprocessing's own)."""
+    me = os.getpid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        import multiprocessing
+
+        return [p.pid for p in multiprocessing.active_children() if p.pid is not None and p.pid != exclude]
+    found = []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == exclude:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.append(int(entry))
+    return found
+
+
+def _tracker_pid() -> int | None:
+    tracker = getattr(sys.modules.get("multiprocessing.resource_tracker"), "_resource_tracker", None)
+    return getattr(tracker, "_pid", None)

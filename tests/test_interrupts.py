@@ -1,0 +1,178 @@
+"""Ctrl-C and SIGTERM during ``sessions`` and ``report``: a prompt exit, no traceback, no process and
+no half-written file left behind; and no process left behind after a normal run either.
+
+Real processes and signals: ``tests/supervise.py`` starts the console script in its own process
+group, waits until it runs worker processes, sends the signal (to the group, as a terminal's
+Ctrl-C does, or to the leader alone, as ``kill`` does) and reports the exit status, how long the
+exit took, and every process left in the group or re-parented to it. The bounds on time are
+generous (10 s for "within a second") so that a loaded 2-core machine passes; the measured
+figures are in the assertion messages.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.conftest import ROOT, SCRIPT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+corpus = importlib.import_module("corpus")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor needs Linux (/proc, prctl)"),
+]
+
+SUPERVISE = ROOT / "tests" / "supervise.py"
+# Above the engine's PARALLEL_MIN_BYTES, so that ``report`` (workers=None) uses worker processes too.
+SIZE_MB = 110
+PROMPT_SECONDS = 10.0  # "within a second", with room for a loaded machine
+CODES = {"SIGINT": 130, "SIGTERM": 143}
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("large")
+    corpus.generate(out, size_mb=SIZE_MB, sessions=200, seed=3)
+    return out / "projects"
+
+
+def supervise(
+    command: list[str], *, sig: str = "SIGINT", to: str = "group", when: str = "workers", cache: Path | None = None
+) -> dict:
+    env = {**os.environ, "FORCE_COLOR": "0"}
+    if cache is not None:  # where the report keeps the Vega bundle it makes
+        env["XDG_CACHE_HOME"] = str(cache)
+    done = subprocess.run(
+        [sys.executable, str(SUPERVISE), "--signal", sig, "--to", to, "--when", when, "--delay", "0.3", "--", *command],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def assert_prompt_clean_exit(result: dict, sig: str) -> None:
+    assert result["signalled"], f"the command ended before the signal: {result}"
+    assert result["status"] == CODES[sig], result
+    assert "Traceback" not in result["stderr"] and "Warning" not in result["stderr"], result["stderr"]
+    assert result["stderr"].strip().splitlines()[-1] == ("interrupted" if sig == "SIGINT" else "terminated")
+    assert result["seconds"] < PROMPT_SECONDS, f"took {result['seconds']} s"
+    assert result["left"] == {}, f"left behind: {result['left']}"
+    assert any("spawn_main" in cmd for cmd in result["before"].values()) or "javascript_bundle" in str(result["before"])
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.mark.parametrize(("sig", "to"), [("SIGINT", "group"), ("SIGTERM", "leader"), ("SIGTERM", "group")])
+def test_sessions_ends_promptly_and_writes_nothing(large: Path, tmp_path: Path, sig: str, to: str) -> None:
+    target = tmp_path / "sessions.parquet"
+    result = supervise([str(SCRIPT), "sessions", str(large), "--parquet", str(target), "--quiet"], sig=sig, to=to)
+    assert_prompt_clean_exit(result, sig)
+    assert not target.exists() and leftovers(tmp_path) == []
+
+
+def test_sessions_json_interrupted_by_ctrl_c(large: Path) -> None:
+    result = supervise([str(SCRIPT), "sessions", str(large), "--json", "--quiet"])
+    assert_prompt_clean_exit(result, "SIGINT")
+
+
+@pytest.mark.parametrize(("sig", "to"), [("SIGINT", "group"), ("SIGTERM", "leader")])
+def test_report_ends_promptly_while_reading(large: Path, tmp_path: Path, sig: str, to: str) -> None:
+    out = tmp_path / "report"
+    result = supervise([str(SCRIPT), "report", str(large), "--out", str(out), "--quiet"], sig=sig, to=to)
+    assert_prompt_clean_exit(result, sig)
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_report_ends_promptly_while_rendering(large: Path, tmp_path: Path, sig: str) -> None:
+    # Making the inlined Vega bundle (an empty cache) holds the GIL for seconds: it is made in a
+    # child process, killed here.
+    out, cache = tmp_path / "report", tmp_path / "cache"
+    command = [str(SCRIPT), "report", str(large), "--out", str(out), "--quiet"]
+    result = supervise(command, sig=sig, to="group", when="child:javascript_bundle", cache=cache)
+    assert_prompt_clean_exit(result, sig)
+    assert not out.exists() or list(out.iterdir()) == []
+    assert not cache.exists() or [p for p in cache.rglob("*") if p.is_file()] == []
+
+
+def test_a_normal_run_leaves_no_process_behind(large: Path) -> None:
+    # The issue: "cc-analytics sessions leaves a defunct worker process behind after it exits"
+    # (multiprocessing's resource tracker, which used to outlive the command by a moment).
+    result = supervise([str(SCRIPT), "sessions", str(large), "--json", "--quiet", "--workers", "2"], sig="none")
+    assert result["status"] == 0, result["stderr"]
+    assert result["left"] == {}, f"left behind: {result['left']}"
+
+
+def test_a_complete_report_is_what_an_earlier_report_is_replaced_with(large: Path, tmp_path: Path) -> None:
+    # An earlier report stays whole when a new one is interrupted: each file is renamed into place.
+    out = tmp_path / "report"
+    first = subprocess.run([str(SCRIPT), "report", str(large), "--out", str(out), "--quiet"], capture_output=True)
+    assert first.returncode == 0, first.stderr
+    assert pl.read_parquet(out / "sessions.parquet").height == 200
+    assert (out / "report.html").read_text().rstrip().endswith("</html>")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    result = supervise([str(SCRIPT), "report", str(large), "--out", str(out), "--quiet"], sig="SIGINT")
+    assert_prompt_clean_exit(result, "SIGINT")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+# -- the mechanism, on small scripts: a signal while a file is being written ---------------------
+
+WRITER = """
+import os, signal, sys, time
+from pathlib import Path
+from cc_analytics.interrupts import beside, exit_code, exit_promptly, leave
+
+target = Path(sys.argv[1])
+stubborn = sys.argv[2] == "stubborn"
+with exit_promptly(restore=False):
+    try:
+        with beside(target) as temporary:
+            temporary.write_bytes(b"half")
+            print("writing", flush=True)
+            while True:
+                try:
+                    time.sleep(30)
+                except KeyboardInterrupt:
+                    if not stubborn:
+                        raise
+            os.replace(temporary, target)
+    except KeyboardInterrupt as interrupt:
+        leave(exit_code(interrupt))
+"""
+
+
+@pytest.mark.parametrize(("sig", "mode"), [("SIGTERM", "plain"), ("SIGINT", "plain"), ("SIGTERM", "stubborn")])
+def test_a_file_being_written_is_removed(tmp_path: Path, sig: str, mode: str) -> None:
+    # "stubborn": the main thread swallows the interrupt and carries on, as it would stuck in native
+    # code: the watchdog ends the process itself after its grace period, and removes the file too.
+    target = tmp_path / "out.bin"
+    child = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(WRITER), str(target), mode],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None and child.stdout.readline() == b"writing\n"
+    assert [p.name for p in tmp_path.iterdir()] == [f".out.bin.{child.pid}.tmp"]
+    child.send_signal(getattr(signal, sig))
+    _out, err = child.communicate(timeout=PROMPT_SECONDS)
+    assert child.returncode == CODES[sig]
+    assert err.decode().strip() == ("interrupted" if sig == "SIGINT" else "terminated")
+    assert list(tmp_path.iterdir()) == []
