@@ -4,7 +4,8 @@ Imports: polars, the standard library, ``frames.sources`` and, on demand, the tw
 packages (``frames.claude``, ``frames.chainless``), which expose the same verbs with the same
 signatures. Sources are told apart by content (:func:`~cc_analytics.frames.sources.sniff_format`),
 so one folder may hold both formats; sessions, turns and problems of both share one schema
-(``frames.schema``) and are concatenated as they are, with a ``format`` column.
+(``frames.schema``) and are concatenated as they are, with a ``format`` column. A source that
+is an archive (``cc_analytics.archive``) is read from its Parquet tables instead.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -21,6 +22,9 @@ from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.sources import Source, TranscriptFile, split_by_format
+
+if TYPE_CHECKING:
+    from cc_analytics.archive.read import Archive
 
 Format = Literal["auto", "claude-code", "chainlesschain"]
 Plan = Mapping[str, Sequence[TranscriptFile]]
@@ -63,6 +67,16 @@ def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, 
     return {name: files for name, files in found.items() if files}
 
 
+def archived(source: Source | Plan) -> Archive | None:
+    """The archive ``source`` names (a folder or URL holding an archive manifest), else None."""
+    if source is None:
+        return None
+    from cc_analytics.archive.read import archive_root, open_archive
+
+    root = archive_root(source)
+    return None if root is None else open_archive(root)
+
+
 def _per_format(
     verb: str,
     source: Source,
@@ -71,6 +85,9 @@ def _per_format(
     on_progress: Progress | None,
     schema: pl.Schema,
 ) -> list[pl.LazyFrame]:
+    archive = archived(source)
+    if archive is not None:
+        return [archive.scan(verb.removeprefix("scan_"), format=format)]
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     frames = [
@@ -155,6 +172,12 @@ def scan_events(
 
     With ``format="auto"`` the sources must hold one format; pass ``format=`` to pick one of two.
     """
+    if archived(source) is not None:
+        msg = (
+            "an archive keeps sessions, turns and problems as tables, not the events frame\n"
+            "Hint: read the events of its raw copies (cc_analytics.archive.Archive.transcripts)."
+        )
+        raise InputError(msg)
     by_format = plan(source, format=format)
     if len(by_format) > 1:
         msg = (
@@ -185,6 +208,14 @@ def iter_tables(
     """(format, tables) batch by batch: sessions, turns (empty unless ``turns``) and problems
     decoded once per batch; what the report and the CLI consume. ``source`` may be a
     :func:`plan`."""
+    archive = archived(source)
+    if archive is not None:
+        sessions = archive.scan("sessions", format=format).collect()
+        for name in sorted(set(sessions[S.FORMAT]), key=list(PACKAGES).index):
+            turns_frame = archive.scan("turns", format=name).collect() if turns else pl.DataFrame(schema=S.TURNS_SCHEMA)
+            problems = archive.scan("problems", format=name).collect()
+            yield name, Tables(sessions.filter(pl.col(S.FORMAT) == name), turns_frame, problems)
+        return
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     for (name, files), step in zip(by_format.items(), steps, strict=True):
