@@ -13,7 +13,7 @@ one format (a Claude Code session's main file and its subagent files), keyed
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 import orjson
 
@@ -103,14 +103,12 @@ class Manifest:
         return {p.path for p in self.parts.values()} | {f.copy for f in self.files.values()}
 
     def to_json(self) -> bytes:
+        # orjson writes (slotted) dataclasses itself, much faster than dataclasses.asdict.
         document = {
             "kind": KIND,
             "version": VERSION,
-            "files": [asdict(record) for record in sorted(self.files.values(), key=lambda r: r.source)],
-            "parts": [
-                {"path": p.path, "table": p.table, "rows": p.rows, "units": [list(u) for u in p.units]}
-                for p in sorted(self.parts.values(), key=lambda p: p.path)
-            ],
+            "files": sorted(self.files.values(), key=lambda r: r.source),
+            "parts": sorted(self.parts.values(), key=lambda p: p.path),
         }
         return orjson.dumps(document)
 

@@ -17,6 +17,7 @@ import socket
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from stat import S_ISREG
 from typing import Any
 
 import orjson
@@ -156,6 +157,8 @@ class LocalStorage(Storage):
     """A local file system (POSIX renames; ``flock`` for the writer's lock)."""
 
     def find(self, source: str, suffix: str) -> list[Listed]:
+        if os.path.isdir(source):
+            return sorted(_walk(os.path.abspath(source), suffix), key=lambda listed: listed.path)
         from cc_analytics.frames.sources import expand
 
         out: list[Listed] = []
@@ -378,6 +381,25 @@ class RemoteStorage(Storage):
             yield
         finally:
             self.remove(path)
+
+
+def _walk(folder: str, suffix: str) -> Iterator[Listed]:
+    """``frames.sources.walk`` with one stat a file: regular files (links followed) named
+    ``*suffix``, folders not followed through symbolic links."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(entry.path, suffix)
+        elif entry.name.endswith(suffix):
+            try:
+                stat = entry.stat()
+            except OSError:
+                continue
+            if S_ISREG(stat.st_mode):
+                yield Listed(entry.path, stat.st_size, stat.st_mtime_ns)
 
 
 def _holder() -> bytes:

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     from cc_analytics.errors import UsageError
     from cc_analytics.frames import schema as S
-    from cc_analytics.frames.api import iter_tables, plan
+    from cc_analytics.frames.api import archived, iter_tables, plan
     from cc_analytics.frames.claude.discovery import default_roots
 
     if args.workers is not None and args.workers < 1:
@@ -73,14 +73,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(msg)
     if args.parquet is not None:
         _check_parquet_target(args.parquet, force=args.force, roots=default_roots())
-    by_format = plan(args.sources or None)
+    source = args.sources or None
+    if archived(source) is None:
+        source = by_format = plan(source)
+        files = [f for found in by_format.values() for f in found]
+    else:
+        files = source  # an archive: its sessions table, nothing decoded
     notes = not args.quiet
     progress = ProgressBar(sys.stderr) if notes and _isatty(sys.stderr) else None
     summaries: list[pl.DataFrame] = []
     problems: list[pl.DataFrame] = []
-    files = [f for found in by_format.values() for f in found]
     try:
-        for _format, tables in iter_tables(by_format, turns=False, workers=args.workers, on_progress=progress):
+        for _format, tables in iter_tables(source, turns=False, workers=args.workers, on_progress=progress):
             summaries.append(tables.sessions)
             if tables.problems.height:
                 problems.append(tables.problems)

@@ -79,3 +79,12 @@ def test_report_and_explorer_from_the_archive(archived: tuple[Corpus, Path, Path
     explorer = SessionExplorer.from_source(str(to))
     assert explorer.sessions.height == sessions.filter(pl.col("format") == "claude-code").height
     assert explorer.select(CLAUDE_SESSION).turn_rows().height > 0
+
+
+def test_sessions_command_from_the_archive(archived: tuple[Corpus, Path, Path]) -> None:
+    corpus, to, _kept = archived
+    expected = run_cli(["sessions", *corpus.sources, "--json", "--quiet"])
+    _gone(corpus)
+    got = run_cli(["sessions", str(to), "--json", "--quiet"])
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == expected.stdout and orjson.loads(got.stdout)
