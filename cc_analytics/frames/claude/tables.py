@@ -35,9 +35,7 @@ class Tables:
     problems: pl.DataFrame
 
 
-def tables_batch(
-    files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None
-) -> Tables:
+def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
     """Sessions, turns (when ``turns``) and problems of one batch, decoded once.
 
     ``contents``: the files' bytes, when read elsewhere (see :func:`decode_files`).
