@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.engine import Progress, U, batches
+from cc_analytics.frames.engine import Progress, U, _resource_tracker_running, _stop_resource_tracker, batches
 
 T = TypeVar("T")
 
@@ -44,6 +44,7 @@ def run_batches_dask(
         msg = "the dask engine needs dask.distributed\nHint: pip install 'cc_analytics[dask]'."
         raise InputError(msg) from None
     owned: list[Any] = []
+    tracker_was_running = _resource_tracker_running()
     if client is None:
         if scheduler:
             client = Client(scheduler)
@@ -62,6 +63,8 @@ def run_batches_dask(
     finally:
         for thing in owned:
             thing.close()
+        if owned and not tracker_was_running:
+            _stop_resource_tracker()  # the cluster's processes started it: leave none defunct
 
 
 def _run(

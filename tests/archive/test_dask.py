@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cc_analytics.archive import update
 from cc_analytics.archive.read import open_archive
+from cc_analytics.frames.engine import _resource_tracker_running, _stop_resource_tracker
 from tests.archive.conftest import Corpus, assert_same, tables
 
 distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(autouse=True)
+def no_tracker_left() -> Iterator[None]:
+    """A cluster's spawned processes start multiprocessing's resource tracker: stop it after,
+    as the engine does (other tests check that none lingers)."""
+    was_running = _resource_tracker_running()
+    yield
+    if not was_running:
+        _stop_resource_tracker()
 
 
 def test_dask_engine_equals_the_local_engine(small: Corpus, tmp_path: Path) -> None:
