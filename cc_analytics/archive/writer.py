@@ -8,6 +8,11 @@ are renamed into place, the manifest is written (atomically: this is the commit)
 it no longer names is deleted and the staging folder last. A run that finds a staging folder
 knows the previous one was interrupted: it deletes every file the manifest does not name
 before starting, so nothing but the manifest's state is ever seen by our readers.
+
+Readers without our code (DuckDB, Spark) see the folders, not the manifest: between the first
+rename of a commit and the deletion of the parts it replaced (or, after a crash there, until
+the next run), a session decoded again may show twice; never a row lost. Durability is against
+killed processes: only the manifest is flushed to disk before its rename.
 """
 
 from __future__ import annotations
@@ -92,6 +97,7 @@ def update(
     root = normalize(to)
     storage = filesystem(root)
     _refuse_stores(root)
+    _load(storage, root)  # refuse a folder that is not an archive before leaving a lock file in it
     with storage.lock(root):
         manifest = _load(storage, root)
         if storage.exists(f"{root}/{L.STAGING}"):

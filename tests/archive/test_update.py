@@ -250,3 +250,12 @@ def test_a_local_archive_needs_no_optional_dependency(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
     loaded = {name.split(".")[0] for name in orjson.loads(out.stdout.splitlines()[-1])}
     assert not loaded & {"fsspec", "s3fs", "dask", "distributed", "cc_analytics.views", "altair"}
+
+
+def test_a_refused_folder_is_left_as_it_was(tmp_path: Path, small: Corpus) -> None:
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    with pytest.raises(InputError):
+        update(small.sources, busy)
+    assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
