@@ -118,6 +118,8 @@ class Storage:
         raise NotImplementedError
 
     def write_many(self, files: dict[str, bytes]) -> None:
+        """Write files that nothing names yet (raw copies, staged parts): a crash may leave one
+        cut short, which only the next run's cleanup ever sees, so no rename is needed."""
         for path, data in files.items():
             self.write(path, data)
 
@@ -186,6 +188,16 @@ class LocalStorage(Storage):
             handle.write(data)
         os.replace(temporary, path)
 
+    def write_many(self, files: dict[str, bytes]) -> None:
+        made: set[str] = set()
+        for path, data in files.items():
+            folder = os.path.dirname(path)
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            with open(path, "wb") as handle:
+                handle.write(data)
+
     def write_durably(self, path: str, data: bytes) -> None:
         """:meth:`write`, flushed to the disk before and after the rename (the manifest)."""
         folder, name = os.path.split(path)
@@ -204,6 +216,15 @@ class LocalStorage(Storage):
     def rename(self, source: str, target: str) -> None:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         os.replace(source, target)
+
+    def rename_many(self, pairs: Sequence[tuple[str, str]]) -> None:
+        made: set[str] = set()
+        for source, target in pairs:
+            folder = os.path.dirname(target)
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            os.replace(source, target)
 
     def remove(self, path: str) -> None:
         with contextlib.suppress(FileNotFoundError):

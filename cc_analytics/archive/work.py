@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -59,7 +60,7 @@ def archive_batch(items: list[Item], *, context: Context) -> BatchResult:
     records: list[FileRecord] = []
     decoded: dict[Unit, list[tuple[FileRecord, bytes]]] = {}
     counts = {"bytes_read": 0, "new": 0, "appended": 0, "rewritten": 0, "touched": 0}
-    copies: dict[str, bytes] = {}
+    copies: dict[str, Future[tuple[str, bytes]]] = {}
     sources = _read_sources(items)
     for unit, members in _by_unit(items).items():
         contents: list[tuple[FileRecord, bytes]] = []
@@ -79,9 +80,15 @@ def archive_batch(items: list[Item], *, context: Context) -> BatchResult:
             contents.append((record, data))
         if changed:
             decoded[unit] = contents
-    storage.write_many(copies)
-    parts = _write_tables(storage, context, decoded)
+    parts = _write_tables(storage, context, decoded)  # meanwhile the copies are compressed
+    done = {path: future.result() for path, future in copies.items()}
+    records = [replace(r, sha1=done[path][0]) if (path := _copy_path(context, r)) in done else r for r in records]
+    storage.write_many({path: copy for path, (_sha1, copy) in done.items()})
     return BatchResult(tuple(records), tuple(decoded), tuple(parts), tuple(counts.items()))
+
+
+def _copy_path(context: Context, record: FileRecord) -> str:
+    return f"{context.root}/{record.copy}"
 
 
 def _by_unit(items: list[Item]) -> dict[Unit, list[Item]]:
@@ -112,12 +119,17 @@ def read_raw(storage: Storage, root: str, record: FileRecord) -> bytes:
 
 
 def _refresh(
-    storage: Storage, context: Context, item: Item, data: bytes, copies: dict[str, bytes]
+    storage: Storage, context: Context, item: Item, data: bytes, copies: dict[str, Future[tuple[str, bytes]]]
 ) -> tuple[FileRecord, str]:
-    """The new record of a file read again, its raw copy added to ``copies``; how it changed:
-    ``new``, ``touched`` (same bytes), ``appended`` (the old bytes are a prefix) or ``rewritten``."""
+    """The new record of a file read again, its raw copy (and, for a new file, its hash) being
+    made in ``copies``; how it changed: ``new``, ``touched`` (same bytes), ``appended`` (the old
+    bytes are a prefix) or ``rewritten``."""
     old = item.record if item.state == MODIFIED else None
     view = memoryview(data)
+    if old is None:  # nothing to compare: hashing and compressing both go beside the decode
+        record = replace(item.record, size=len(data), mtime_ns=item.mtime_ns, tag=item.tag, generation=0)
+        copies[_copy_path(context, record)] = _pool().submit(_hashed_copy, view)
+        return record, "new"
     digest = hashlib.sha1(usedforsecurity=False)
     prefix = None
     if old is not None and len(data) >= old.size:
@@ -128,17 +140,32 @@ def _refresh(
         digest.update(view)
     sha1 = digest.hexdigest()
     mtime_ns = item.mtime_ns
-    if old is not None and prefix == old.sha1:
+    if prefix == old.sha1:
         if len(data) == old.size:
             return old.touched(mtime_ns, item.tag), "touched"
         previous = storage.read(f"{context.root}/{old.copy}")
-        copy, how = previous + compress(view[old.size :]), "appended"
+        copy, how = _pool().submit(_copy, view[old.size :], previous, sha1), "appended"
     else:
-        copy, how = compress(view), "rewritten" if old is not None else "new"
-    generation = old.generation + 1 if old is not None else 0
-    copies[f"{context.root}/{L.raw_path(item.record.raw, generation)}"] = copy
-    record = replace(item.record, size=len(data), mtime_ns=mtime_ns, tag=item.tag, sha1=sha1, generation=generation)
+        copy, how = _pool().submit(_copy, view, b"", sha1), "rewritten"
+    record = replace(
+        item.record, size=len(data), mtime_ns=mtime_ns, tag=item.tag, sha1=sha1, generation=old.generation + 1
+    )
+    copies[_copy_path(context, record)] = copy
     return record, how
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    # zstd and SHA-1 release the GIL: the copies are made while this thread walks the lines.
+    return ThreadPoolExecutor(1, thread_name_prefix="cc-archive-copy")
+
+
+def _hashed_copy(data: memoryview) -> tuple[str, bytes]:
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest(), compress(data)
+
+
+def _copy(data: memoryview, previous: bytes, sha1: str) -> tuple[str, bytes]:
+    return sha1, previous + compress(data)
 
 
 @cache
