@@ -10,7 +10,8 @@ The corpus is copied into a scratch folder first (the runs append to its files).
 a fresh ``cc-analytics`` process: wall and CPU seconds (worker processes included) and peak
 RSS summed over the process tree. Steps: ``sessions`` (the reference), the first archive, a
 rerun with no change, a rerun after 10 sessions grew by 1 MB each, and one after 1 % of the
-sessions grew by a few lines. ``--dask SIZE_MB`` archives a generated corpus of that size
+sessions grew by a few lines (``--rounds N``: N alternating sessions/first-archive pairs,
+medians shown). ``--dask SIZE_MB`` archives a generated corpus of that size
 through the Dask engine on a 2-worker LocalCluster and prints each worker's peak RSS (its
 own ``getrusage``), to show that a worker's memory does not grow with the corpus.
 """
@@ -22,6 +23,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -68,11 +70,24 @@ def grow(path: Path, size: int) -> None:
                     break
 
 
-def steps(projects: Path, archive: Path, parquet: Path) -> list[tuple[str, dict[str, float]]]:
+def median_of(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+
+
+def steps(projects: Path, archive: Path, parquet: Path, rounds: int) -> list[tuple[str, dict[str, float]]]:
     rng = random.Random(1)
-    out = [("sessions --parquet (reference)", measure([CLI, "sessions", str(projects), "--parquet", str(parquet)]))]
+    sessions = [CLI, "sessions", str(projects), "--parquet", str(parquet), "--force"]
     run = [CLI, "archive", str(projects), "--to", str(archive), "--quiet"]
-    out.append(("archive: first run", measure(run)))
+    reference: list[dict[str, float]] = []
+    first: list[dict[str, float]] = []
+    for index in range(rounds):  # alternating, so both see the same load on a shared machine
+        for name in ("sessions", "archive") if index % 2 == 0 else ("archive", "sessions"):
+            if name == "sessions":
+                reference.append(measure(sessions))
+            else:
+                shutil.rmtree(archive, ignore_errors=True)
+                first.append(measure(run))
+    out = [("sessions --parquet (reference)", median_of(reference)), ("archive: first run", median_of(first))]
     out.append(("archive: rerun, no change", measure(run)))
     files = mains(projects)
     for path in rng.sample(files, min(GROWN_SESSIONS, len(files))):
@@ -87,9 +102,13 @@ def steps(projects: Path, archive: Path, parquet: Path) -> list[tuple[str, dict[
 def show(title: str, rows: list[tuple[str, dict[str, float]]]) -> None:
     reference = rows[0][1]["wall"]
     print(f"\n{title}")
-    print(f"{'step':44} {'wall s':>8} {'CPU s':>8} {'tree RSS MB':>12} {'× sessions':>11}")
+    cpu = rows[0][1]["cpu"]
+    print(f"{'step':44} {'wall s':>8} {'CPU s':>8} {'tree RSS MB':>12} {'× sessions wall':>16} {'CPU':>6}")
     for name, row in rows:
-        print(f"{name:44} {row['wall']:8.2f} {row['cpu']:8.2f} {row['tree']:12.0f} {row['wall'] / reference:11.2f}")
+        print(
+            f"{name:44} {row['wall']:8.2f} {row['cpu']:8.2f} {row['tree']:12.0f} "
+            f"{row['wall'] / reference:16.2f} {row['cpu'] / cpu:6.2f}"
+        )
 
 
 def dask_run(projects: Path, archive: Path) -> dict[str, float]:
@@ -117,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, help="a corpus folder of benchmarks/corpus.py (holds projects/)")
     parser.add_argument("--make", type=int, metavar="SIZE_MB", help="generate (or reuse) a corpus under --tmp")
     parser.add_argument("--dask", type=int, action="append", default=[], metavar="SIZE_MB", help="Dask engine runs")
+    parser.add_argument("--rounds", type=int, default=1, help="sessions/first-archive pairs (medians)")
     parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()), help="where corpora are kept")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="cc-analytics-archive-bench-", dir=args.tmp) as scratch_name:
@@ -135,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(source / "projects", projects)  # the steps append to its files
             size = sum(p.stat().st_size for p in projects.rglob("*.jsonl"))
             count = sum(1 for _ in projects.rglob("*.jsonl"))
-            rows = steps(projects, scratch / "archive", scratch / "sessions.parquet")
+            rows = steps(projects, scratch / "archive", scratch / "sessions.parquet", args.rounds)
             show(f"{size / 1e6:.0f} MB, {count} files, {len(mains(projects))} sessions", rows)
             shutil.rmtree(projects)
             shutil.rmtree(scratch / "archive")
