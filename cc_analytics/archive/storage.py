@@ -169,7 +169,8 @@ class LocalStorage(Storage):
                 stat = path.stat()
             except OSError:
                 continue
-            out.append(Listed(os.path.abspath(path), stat.st_size, stat.st_mtime_ns))
+            if S_ISREG(stat.st_mode):  # a FIFO or a device is never read (it could block)
+                out.append(Listed(os.path.abspath(path), stat.st_size, stat.st_mtime_ns))
         return out
 
     def read(self, path: str) -> bytes:

@@ -259,3 +259,11 @@ def test_a_refused_folder_is_left_as_it_was(tmp_path: Path, small: Corpus) -> No
     with pytest.raises(InputError):
         update(small.sources, busy)
     assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
+
+
+def test_a_fifo_among_the_sources_is_never_read(small: Corpus, tmp_path: Path) -> None:
+    fifo = small.chainless / "pipe.jsonl"
+    os.mkfifo(fifo)
+    summary = update([*small.sources, str(fifo)], tmp_path / "archive")  # would block if it were opened
+    assert str(fifo) not in open_archive(tmp_path / "archive").manifest.files
+    assert summary.new == summary.listed
