@@ -50,6 +50,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="Claude Code projects folder to search (repeatable; default: ~/.claude/projects and CLAUDE_CONFIG_DIR)",
     )
+    parser.add_argument(
+        "--archive",
+        metavar="DIR",
+        default=None,
+        help="read the session from an archive (`cc-analytics archive`) instead of the stores",
+    )
     parser.set_defaults(run=run)
 
 
@@ -60,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from cc_analytics.frames.chainless.store import default_sessions_dir, is_safe_id, live_transcripts, session_path
 
     _tolerant_streams()
+    if args.archive is not None:
+        return _archived(args)
     store = args.sessions_dir or default_sessions_dir()
     if args.id is None:
         paths = live_transcripts(store)
@@ -93,6 +101,46 @@ def run(args: argparse.Namespace) -> int:
     if args.id is None:
         frame = frame.sort(["last_activity", "session_id"], descending=True).head(1)
     report = report_dict(frame.row(0, named=True))
+    if args.id is not None:
+        report["sessionId"] = args.id
+    return _emit(report, as_json=args.json)
+
+
+def _archived(args: argparse.Namespace) -> int:
+    """The report of a session from an archive's raw copies (the latest session without an ID)."""
+    from cc_analytics.archive.read import open_archive
+    from cc_analytics.frames.chainless.sessions import context_batch, report_dict
+    from cc_analytics.frames.claude import claude_context
+
+    archive = open_archive(args.archive)
+    session_id = args.id
+    if session_id is None:
+        latest = (
+            archive.scan("sessions")
+            .sort("last_time", "session_id", descending=True, nulls_last=True)
+            .select("session_id")
+            .head(1)
+            .collect()
+        )
+        if not latest.height:
+            return _fail(NO_SESSION, as_json=args.json)
+        session_id = latest.item()
+    records = archive.session_files(session_id)
+    if not records:
+        return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
+    chainless = [r for r in records if r.format == "chainlesschain"]
+    if chainless:
+        files, contents = archive.transcripts(chainless[:1])
+        rows, _problems = context_batch(
+            files, model=args.model or None, provider=args.provider or None, contents=contents
+        )
+        report = report_dict(rows.row(0, named=True))
+    else:
+        files, contents = archive.transcripts(records)
+        found = claude_context(session_id, model=args.model or None, files=files, contents=contents)
+        if found is None:
+            return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
+        report = found
     if args.id is not None:
         report["sessionId"] = args.id
     return _emit(report, as_json=args.json)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from cc_analytics.frames.sources import TranscriptFile
 
 DEFAULT_STORES = "the default stores (~/.claude/projects, ~/.chainlesschain/sessions)"
-# (the planned files by format, progress) -> batches of (rows, priced requests, problems)
+# (the planned files by format or an archive, progress) -> batches of (rows, priced requests, problems)
 Reader = Callable[["dict[str, list[TranscriptFile]]", "Progress | None"], Iterator[tuple["pl.DataFrame", ...]]]
 
 
@@ -75,13 +75,19 @@ class Corpus:
 
 def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
-    from cc_analytics.frames.api import plan
+    from cc_analytics.frames.api import archived, plan
 
-    by_format = plan(args.sources or None)
+    source: Any = args.sources or None
+    archive = archived(source)
+    if archive is None:
+        source = plan(source)  # the files by format, found once
+        files = sum(len(found) for found in source.values())
+    else:
+        files = len(archive.manifest.files)  # an archive: its tables, nothing decoded
     progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
-    corpus = Corpus(files=sum(len(files) for files in by_format.values()))
+    corpus = Corpus(files=files)
     try:
-        for rows, requests, problems in reader(by_format, progress):
+        for rows, requests, problems in reader(source, progress):
             corpus.frames.append(rows)
             _count_unpriced(corpus.unpriced, requests)
             if problems.height:

@@ -34,6 +34,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--preview-chars", type=int, default=200, metavar="N", help="clip width of turn previews (default 200)"
     )
     parser.add_argument("--render", action="store_true", help="print the rendered previews instead of JSON")
+    parser.add_argument(
+        "--archive",
+        metavar="DIR",
+        default=None,
+        help="read TRANSCRIPT's copy from this archive (TRANSCRIPT as its turns' source_file, or the copy's path)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -55,11 +61,18 @@ def run(args: argparse.Namespace) -> int:
             return _error(f"--{name} must be 0 or more, got {getattr(args, name)}")
     if not -(2**63) <= args.preview_chars < 2**63:
         return _error(f"--preview-chars is out of range: {args.preview_chars}")
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        return _error(f"cannot read {path}: {exc.strerror or exc}")
+    if args.archive is not None:
+        from cc_analytics.archive.read import open_archive
+
+        archive = open_archive(args.archive)
+        record = archive.record(path)
+        path, raw = record.source, archive.raw_bytes(record.source)
+    else:
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except OSError as exc:
+            return _error(f"cannot read {path}: {exc.strerror or exc}")
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         warnings.simplefilter("always")

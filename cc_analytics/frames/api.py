@@ -4,7 +4,8 @@ Imports: polars, the standard library, ``frames.sources`` and, on demand, the tw
 packages (``frames.claude``, ``frames.chainless``), which expose the same verbs with the same
 signatures. Sources are told apart by content (:func:`~cc_analytics.frames.sources.sniff_format`),
 so one folder may hold both formats; sessions, turns and problems of both share one schema
-(``frames.schema``) and are concatenated as they are, with a ``format`` column.
+(``frames.schema``) and are concatenated as they are, with a ``format`` column. A source that
+is an archive (``cc_analytics.archive``) is read from its Parquet tables instead.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.sources import Source, TranscriptFile, split_by_format
 
 if TYPE_CHECKING:
+    from cc_analytics.archive.read import Archive
     from cc_analytics.frames.usage import By
 
 Format = Literal["auto", "claude-code", "chainlesschain"]
@@ -68,6 +70,16 @@ def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, 
     return {name: files for name, files in found.items() if files}
 
 
+def archived(source: Source | Plan) -> Archive | None:
+    """The archive ``source`` names (a folder or URL holding an archive manifest), else None."""
+    if source is None:
+        return None
+    from cc_analytics.archive.read import archive_root, open_archive
+
+    root = archive_root(source)
+    return None if root is None else open_archive(root)
+
+
 def _per_format(
     verb: str,
     source: Source,
@@ -76,6 +88,9 @@ def _per_format(
     on_progress: Progress | None,
     schema: pl.Schema,
 ) -> list[pl.LazyFrame]:
+    archive = archived(source)
+    if archive is not None:
+        return [archive.scan(verb.removeprefix("scan_"), format=format)]
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     frames = [
@@ -180,7 +195,17 @@ def iter_requests(
     source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
 ) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
     """(format, priced requests, problems) batch by batch, each batch decoded once: what the
-    ``usage`` command consumes."""
+    ``usage`` command consumes. An archive gives its tables, one batch per format."""
+    archive = archived(source)
+    if archive is not None:
+        requests = archive.scan("requests", format=format).collect()
+        problems = archive.scan("problems", format=format).collect()
+        present = set(requests[S.FORMAT])
+        for name in [name for name in PACKAGES if name in present] or ([S.CLAUDE] if problems.height else []):
+            # problems are not per format in their schema: all of them come with the first batch
+            yield name, requests.filter(pl.col(S.FORMAT) == name), problems
+            problems = problems.clear()
+        return
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     for (name, files), step in zip(by_format.items(), steps, strict=True):
@@ -222,6 +247,12 @@ def scan_events(
 
     With ``format="auto"`` the sources must hold one format; pass ``format=`` to pick one of two.
     """
+    if archived(source) is not None:
+        msg = (
+            "an archive keeps sessions, turns and problems as tables, not the events frame\n"
+            "Hint: read the events of its raw copies (cc_analytics.archive.Archive.transcripts)."
+        )
+        raise InputError(msg)
     by_format = plan(source, format=format)
     if len(by_format) > 1:
         msg = (
@@ -252,6 +283,15 @@ def iter_tables(
     """(format, tables) batch by batch: sessions, turns (empty unless ``turns``), problems and
     priced requests decoded once per batch; what the report and the CLI consume. ``source``
     may be a :func:`plan`."""
+    archive = archived(source)
+    if archive is not None:
+        sessions = archive.scan("sessions", format=format).collect()
+        for name in sorted(set(sessions[S.FORMAT]), key=list(PACKAGES).index):
+            turns_frame = archive.scan("turns", format=name).collect() if turns else pl.DataFrame(schema=S.TURNS_SCHEMA)
+            problems = archive.scan("problems", format=name).collect()
+            requests = archive.scan("requests", format=name).collect()
+            yield name, Tables(sessions.filter(pl.col(S.FORMAT) == name), turns_frame, problems, requests)
+        return
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     for (name, files), step in zip(by_format.items(), steps, strict=True):

@@ -49,7 +49,12 @@ def used_fraction(used: pl.Expr | str, window: pl.Expr | str) -> pl.Expr:
         >>> pl.DataFrame({"u": [50_000], "w": [200_000]}).select(used_fraction("u", "w")).item()
         0.25
     """
-    return _col(used).cast(_float()) / _col(window)
+    import polars as pl
+
+    # Polars divides by a broadcast scalar as a product with its reciprocal (one ulp off at
+    # times), and a window column is a scalar when a batch's rows share one: adding a zero
+    # column keeps the division elementwise and exact, whatever the batch holds.
+    return _col(used).cast(_float()) / (_col(window) + 0 * pl.int_range(pl.len())).cast(_float())
 
 
 def headroom(used: pl.Expr | str, window: pl.Expr | str) -> pl.Expr:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import glob
+import io
 import json
 import os
 import stat
@@ -75,6 +76,15 @@ def sniff_format(path: Path) -> str:
             value = _first_object(handle)
     except OSError:
         return CLAUDE
+    return _format_of(value)
+
+
+def sniff_head(head: bytes) -> str:
+    """:func:`sniff_format` of a file's first bytes (``SNIFF_BYTES`` are enough)."""
+    return _format_of(_first_object(io.BytesIO(head[:SNIFF_BYTES])))
+
+
+def _format_of(value: dict[str, object] | None) -> str:
     if isinstance(value, dict):
         stamp = value.get("timestamp")
         numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)

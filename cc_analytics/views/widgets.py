@@ -362,11 +362,12 @@ class SessionExplorer:
 
     @classmethod
     def from_source(cls, source: str | Sequence[str] | None = None) -> SessionExplorer:
-        """Read Claude Code sessions and turns from ``source`` (default roots when None)."""
-        from cc_analytics.frames.claude.sessions import read_sessions
-        from cc_analytics.frames.claude.turns import read_turns
+        """Read Claude Code sessions and turns from ``source`` (default roots when None; an
+        archive reads its tables), each transcript decoded once."""
+        from cc_analytics.frames.api import read_tables
 
-        return cls(read_sessions(source), read_turns(source))
+        tables = read_tables(source, format="claude-code")
+        return cls(tables.sessions, tables.turns)
 
     # -- state, usable without a front end
     def filtered(self) -> pl.DataFrame:

@@ -34,6 +34,7 @@ _EXPORTS = {
     "scan_sessions": "sessions",
     "read_sessions": "sessions",
     "iter_tables": "sessions",
+    "tables_batch": "sessions",
     "context_frame": "sessions",
     "report_dict": "sessions",
     "default_sessions_dir": "store",

@@ -30,7 +30,7 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -212,14 +212,16 @@ class Walker:
         self._chunks: list[pl.DataFrame] = []
         self._pending = 0
 
-    def add(self, file: TranscriptFile) -> None:
-        """Read and decode one transcript; an unreadable one is a problem and an empty session."""
-        try:
-            data = read_transcript(file.path)
-        except OSError as exc:
-            self._problem(file, None, UNREADABLE.format(exc.strerror or exc))
-            self._file(file, _NO_HEADER, _NO_RECORD, None, None)
-            return
+    def add(self, file: TranscriptFile, data: bytes | None = None) -> None:
+        """Decode one transcript (read from its path unless ``data`` is given); an unreadable
+        one is a problem and an empty session."""
+        if data is None:
+            try:
+                data = read_transcript(file.path)
+            except OSError as exc:
+                self._problem(file, None, UNREADABLE.format(exc.strerror or exc))
+                self._file(file, _NO_HEADER, _NO_RECORD, None, None)
+                return
         self.walk(file, data)
         self._pending += len(data)
         if self._pending >= FLUSH_BYTES:
@@ -500,9 +502,10 @@ def _usage_record(data: dict[str, Any]) -> tuple[int | None, str | None, str | N
     )
 
 
-def decode(files: Iterable[TranscriptFile], profile: Profile) -> Decoded:
-    """Decode transcripts in order, keeping what ``profile`` asks for."""
+def decode(files: Iterable[TranscriptFile], profile: Profile, *, contents: Sequence[bytes] | None = None) -> Decoded:
+    """Decode transcripts in order, keeping what ``profile`` asks for; ``contents`` holds each
+    file's bytes when they were read elsewhere (an archive's raw copy, object storage)."""
     walker = Walker(profile)
-    for file in files:
-        walker.add(file)
+    for index, file in enumerate(files):
+        walker.add(file, None if contents is None else contents[index])
     return walker.frames()

@@ -40,7 +40,7 @@ Sessions columns, where ChainlessChain differs from Claude Code:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -110,10 +110,15 @@ def context_rows(
 
 
 def context_batch(
-    files: list[TranscriptFile], *, model: str | None = None, provider: str | None = None
+    files: list[TranscriptFile],
+    *,
+    model: str | None = None,
+    provider: str | None = None,
+    contents: Sequence[bytes] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Report rows and problems of one batch (run in a worker process)."""
-    decoded = decode(files, Profile.CONTEXT)
+    """Report rows and problems of one batch (run in a worker process); ``contents``: the
+    files' bytes, when read elsewhere."""
+    decoded = decode(files, Profile.CONTEXT, contents=contents)
     rows = context_rows(decoded.files.lazy(), decoded.messages.lazy(), model=model, provider=provider)
     return rows.select(list(S.CONTEXT_SCHEMA)).collect(), decoded.problems
 
@@ -255,10 +260,10 @@ def summarize(decoded: Decoded, turns: pl.DataFrame, requests: pl.DataFrame) -> 
     return summary.collect().cast(S.SESSIONS_SCHEMA)
 
 
-def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
-    """Sessions, turns (empty unless ``turns``) and problems of one batch from one decode
-    (run in a worker process)."""
-    decoded = decode(files, Profile.EVENTS)
+def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
+    """Sessions, turns (empty unless ``turns``), problems and priced requests of one batch from one decode
+    (run in a worker process); ``contents``: the files' bytes, when read elsewhere."""
+    decoded = decode(files, Profile.EVENTS, contents=contents)
     requests = priced_requests(decoded)
     turn_rows = lift_turns(decoded, requests.lazy()).collect()
     sessions = summarize(decoded, turn_rows, requests)

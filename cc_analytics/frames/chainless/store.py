@@ -89,15 +89,17 @@ def session_id_of(path: Path) -> str:
     return name[: -len(TRANSCRIPT_SUFFIX)] if name.endswith(TRANSCRIPT_SUFFIX) else path.stem
 
 
-def transcript_file(path: Path) -> TranscriptFile:
+def transcript_file(path: Path, *, size: int | None = None) -> TranscriptFile:
     """A transcript as the loaders see it; its project folder is the store folder's name.
 
     A file that cannot be stat'ed weighs 0 bytes: reading it later reports the problem.
+    ``size``, when the caller knows it (object storage, an archive), stands for the stat.
     """
-    try:
-        size = path.stat().st_size
-    except OSError:
-        size = 0
+    if size is None:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
     return TranscriptFile(path, session_id_of(path), None, MAIN, path.parent.name, size)
 
 

@@ -7,6 +7,7 @@ heuristic breakdown covers the current context (main chain since the last compac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from cc_analytics.frames import metrics
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.buckets import BUCKET, BUCKET_NAMES, TOKENS
 from cc_analytics.frames.claude.decode import SESSIONS, decode_files
-from cc_analytics.frames.claude.discovery import find_session
+from cc_analytics.frames.claude.discovery import TranscriptFile, find_session
 from cc_analytics.frames.claude.models import window_for
 from cc_analytics.frames.claude.requests import ON_CHAIN, PROVIDER, SEGMENT
 from cc_analytics.frames.claude.sessions import prepared, summarize
@@ -26,7 +27,12 @@ from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
 
 
 def claude_context(
-    session_id: str, *, roots: list[Path] | None = None, model: str | None = None
+    session_id: str,
+    *,
+    roots: list[Path] | None = None,
+    model: str | None = None,
+    files: list[TranscriptFile] | None = None,
+    contents: Sequence[bytes] | None = None,
 ) -> dict[str, Any] | None:
     """The ``context`` report of one Claude Code session, or None when it is not found.
 
@@ -35,7 +41,9 @@ def claude_context(
     ``messageCount``, ``breakdown``, ``counts``, ``overflows``) measured with the heuristic
     buckets over the current context (main chain since the last compaction), then recorded
     fields (``recordedTokens``, ``peakTokens``, ``compactions`` …); see ``docs/claude-context.md``.
-    ``model`` sizes the window for that model instead of the recorded one.
+    ``model`` sizes the window for that model instead of the recorded one. ``files`` (with
+    their bytes in ``contents``, e.g. an archive's raw copies) are the session's transcripts,
+    instead of looking them up under ``roots``.
 
     Examples:
         >>> import tempfile, pathlib
@@ -50,10 +58,11 @@ def claude_context(
         >>> claude_context("missing", roots=[root]) is None
         True
     """
-    files = find_session(session_id, roots)
+    if files is None:
+        files = find_session(session_id, roots)
     if not files:
         return None
-    events, blocks = prepared(decode_files(files, SESSIONS))
+    events, blocks = prepared(decode_files(files, SESSIONS, contents=contents))
     row = summarize(events, blocks, files).row(0, named=True)
     current = blocks.filter(
         pl.col(ON_CHAIN) & ~pl.col(S.IS_SUBAGENT_FILE) & (pl.col(SEGMENT) == pl.col(SEGMENT).max().over(S.SOURCE_FILE))

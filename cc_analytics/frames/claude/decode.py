@@ -198,8 +198,13 @@ class Walked(NamedTuple):
     pricing: Pricing
 
 
-def decode_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Decoded:
+def decode_files(
+    files: Sequence[TranscriptFile], profile: Profile = EVENTS, *, contents: Sequence[bytes] | None = None
+) -> Decoded:
     """Decode every line of ``files`` (in order), keeping what ``profile`` asks for.
+
+    ``contents`` holds each file's bytes when they were read elsewhere (an archive's raw
+    copy, object storage); by default each file is read from its path.
 
     Examples:
         >>> import tempfile, pathlib
@@ -210,10 +215,12 @@ def decode_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> 
         >>> decoded.events["type"].to_list(), decoded.problems["reason"].to_list()
         (['summary'], ['not a JSON object (array)'])
     """
-    return frames_of(walk_files(files, profile))
+    return frames_of(walk_files(files, profile, contents=contents))
 
 
-def walk_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Walked:
+def walk_files(
+    files: Sequence[TranscriptFile], profile: Profile = EVENTS, *, contents: Sequence[bytes] | None = None
+) -> Walked:
     """The first half of :func:`decode_files`: every line rule applied, nothing built in Polars."""
     columns: dict[str, list[Any]] = {name: [] for name in profile.columns}
     blocks = _TextBlocks() if profile.texts else _MeasuredBlocks()
@@ -223,11 +230,14 @@ def walk_files(files: Sequence[TranscriptFile], profile: Profile = EVENTS) -> Wa
     lines = columns[S.LINE]
     with _no_cycle_collection():
         for index, transcript in enumerate(files):
-            try:
-                raw = read_transcript(transcript.path)
-            except OSError as exc:
-                problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
-                continue
+            if contents is not None:
+                raw = contents[index]
+            else:
+                try:
+                    raw = read_transcript(transcript.path)
+                except OSError as exc:
+                    problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
+                    continue
             start = len(lines)
             _walk(raw, transcript, profile, columns, blocks, problems, pricing)
             file_of_row.extend([index] * (len(lines) - start))

@@ -78,21 +78,29 @@ def discover(sources: Sequence[str | os.PathLike[str]] | None = None) -> list[Tr
     return files
 
 
-def classify(path: Path) -> TranscriptFile:
-    """Session id, agent id and layout of one transcript path (peeking at its lines if needed)."""
+def classify(path: Path, *, size: int | None = None, head: bytes | None = None) -> TranscriptFile:
+    """Session id, agent id and layout of one transcript path (peeking at its lines if needed).
+
+    ``size`` and ``head`` (the file's first bytes), when the caller has them (object storage,
+    an archive), stand for a stat and a peek at the file.
+    """
     stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
     parent = path.parent
-    size = _size(path)
+    size = _size(path) if size is None else size
+
+    def peek() -> str | None:
+        return peek_session_id(path) if head is None else session_id_in(head)
+
     agent = AGENT_STEM.match(stem)
     if agent and parent.name == "subagents" and parent.parent.name:
         session_dir = parent.parent
         return TranscriptFile(path, session_dir.name, agent.group(1), "subagents-dir", session_dir.parent.name, size)
     if agent:
-        session = peek_session_id(path) or stem
+        session = peek() or stem
         return TranscriptFile(path, session, agent.group(1), "agent-file", parent.name, size)
     if UUID_STEM.match(stem):
         return TranscriptFile(path, stem, None, "main", parent.name, size)
-    return TranscriptFile(path, peek_session_id(path) or stem, None, "main", parent.name, size)
+    return TranscriptFile(path, peek() or stem, None, "main", parent.name, size)
 
 
 def peek_session_id(path: Path) -> str | None:
@@ -101,7 +109,12 @@ def peek_session_id(path: Path) -> str | None:
         head = read_transcript(path, PEEK_BYTES)
     except OSError:
         return None
-    for line in head.split(b"\n")[:PEEK_LINES]:
+    return session_id_in(head)
+
+
+def session_id_in(head: bytes) -> str | None:
+    """The first ``sessionId`` written in the first lines of a file's first bytes, if any."""
+    for line in head[:PEEK_BYTES].split(b"\n")[:PEEK_LINES]:
         found = SESSION_ID_FIELD.search(line)
         if found:
             try:

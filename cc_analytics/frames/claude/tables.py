@@ -8,7 +8,7 @@ session and lifted per turn, so a report costs about one ``sessions`` decode.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -38,8 +38,10 @@ class Tables:
     requests: pl.DataFrame
 
 
-def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
-    """Sessions, turns (when ``turns``) and problems of one batch, decoded once (run in a worker).
+def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
+    """Sessions, turns (when ``turns``) and problems of one batch, decoded once.
+
+    ``contents``: the files' bytes, when read elsewhere (see :func:`decode_files`).
 
     Examples:
         >>> import tempfile, pathlib
@@ -52,7 +54,7 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True) -> Tables:
         >>> tables.sessions.height, tables.turns["event_uuids"].to_list(), tables.problems["line"].to_list()
         (1, [['u1']], [2])
     """
-    return tables_of(walk_files(files, TURNS if turns else SESSIONS), turns=turns)
+    return tables_of(walk_files(files, TURNS if turns else SESSIONS, contents=contents), turns=turns)
 
 
 def tables_of(walked: Walked, *, turns: bool = True) -> Tables:

@@ -1,0 +1,132 @@
+"""The archive's manifest: what each source file was when last read, and which Parquet parts hold which sessions.
+
+Imports: orjson and the standard library. The manifest is one JSON document,
+``manifest.json`` at the archive's root, written last by a run (atomically): it *is* the
+archive's state. A part or raw copy it does not name is left over from an interrupted run
+and is removed by the next one.
+
+A *unit* is what is decoded together and replaced together: the files of one session of
+one format (a Claude Code session's main file and its subagent files), keyed
+``(format, session_id)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+import orjson
+
+from cc_analytics.archive.layout import raw_path
+
+NAME = "manifest.json"
+KIND = "cc-analytics-archive"
+VERSION = 1
+
+Unit = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """A source file as the archive last read it.
+
+    ``source``: its path (absolute) or URL, as ``source_file`` columns spell it; the
+    classification the loaders gave it (``format``, ``session_id``, ``agent_id``,
+    ``layout``, ``project_dir``); ``size``, ``mtime_ns`` and ``sha1`` of the bytes read;
+    ``raw``: its compressed copy, relative to the archive root, before the generation and
+    ``.zst``; ``generation``: how many times the raw copy was replaced (each version has its
+    own name, so a replacement never overwrites what the manifest still names); ``tag``: the
+    object's version tag on object storage (ETag), compared with size and mtime.
+    """
+
+    source: str
+    format: str
+    session_id: str
+    agent_id: str | None
+    layout: str
+    project_dir: str
+    size: int
+    mtime_ns: int
+    sha1: str
+    raw: str
+    generation: int = 0
+    tag: str = ""
+
+    @property
+    def unit(self) -> Unit:
+        return (self.format, self.session_id)
+
+    @property
+    def copy(self) -> str:
+        """The raw copy's path relative to the root (``layout.raw_path`` of this generation)."""
+        return raw_path(self.raw, self.generation)
+
+    def touched(self, mtime_ns: int, tag: str) -> FileRecord:
+        return replace(self, mtime_ns=mtime_ns, tag=tag)
+
+
+@dataclass(frozen=True, slots=True)
+class PartRecord:
+    """A Parquet file of one table: its path relative to the root, row count and units."""
+
+    path: str
+    table: str
+    rows: int
+    units: tuple[Unit, ...]
+
+
+@dataclass(slots=True)
+class Manifest:
+    """Files by source, parts by path."""
+
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    parts: dict[str, PartRecord] = field(default_factory=dict)
+
+    def units_of_parts(self) -> dict[Unit, list[str]]:
+        """Which parts hold rows of each unit."""
+        out: dict[Unit, list[str]] = {}
+        for part in self.parts.values():
+            for unit in part.units:
+                out.setdefault(unit, []).append(part.path)
+        return out
+
+    def files_of(self, units: Iterable[Unit]) -> dict[Unit, list[FileRecord]]:
+        wanted = set(units)
+        out: dict[Unit, list[FileRecord]] = {unit: [] for unit in wanted}
+        for record in self.files.values():
+            if record.unit in wanted:
+                out[record.unit].append(record)
+        return out
+
+    def referenced(self) -> set[str]:
+        """Every path (relative to the root) the manifest names."""
+        return {p.path for p in self.parts.values()} | {f.copy for f in self.files.values()}
+
+    def to_json(self) -> bytes:
+        # orjson writes (slotted) dataclasses itself, much faster than dataclasses.asdict.
+        document = {
+            "kind": KIND,
+            "version": VERSION,
+            "files": sorted(self.files.values(), key=lambda r: r.source),
+            "parts": sorted(self.parts.values(), key=lambda p: p.path),
+        }
+        return orjson.dumps(document)
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Manifest:
+        document = orjson.loads(data)
+        if not is_manifest(document):
+            msg = "not a cc-analytics archive manifest"
+            raise ValueError(msg)
+        files = {item["source"]: FileRecord(**item) for item in document["files"]}
+        parts = {
+            item["path"]: PartRecord(
+                item["path"], item["table"], item["rows"], tuple((u[0], u[1]) for u in item["units"])
+            )
+            for item in document["parts"]
+        }
+        return cls(files, parts)
+
+
+def is_manifest(document: object) -> bool:
+    return isinstance(document, dict) and document.get("kind") == KIND and document.get("version") == VERSION

@@ -1,0 +1,205 @@
+"""What an archive run has to do: list the sources, compare them with the manifest, and pick
+the units to decode again.
+
+Imports: the standard library, ``frames.sources`` and the format packages' discovery
+modules (no Polars: a run with nothing to do only lists and stats). A listed file whose size
+and modification time equal the manifest's is not read; a new file's first bytes tell its
+format and, for Claude Code files not named after their session, its session id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cc_analytics.archive import layout as L
+from cc_analytics.archive.manifest import FileRecord, Manifest, Unit
+from cc_analytics.archive.storage import Listed, Storage, filesystem, is_url
+from cc_analytics.frames.sources import CHAINLESS, SUFFIX, sniff_head
+
+Sources = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+
+NEW = "new"  # not in the manifest
+MODIFIED = "modified"  # listed with another size or mtime than the manifest's
+SAME = "same"  # listed with the manifest's size and mtime: read only if its session is re-decoded
+GONE = "gone"  # in the manifest, not listed (or unreadable): read from the raw copy
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One file of a batch: the manifest's record (provisional for a new file: no hash, and
+    ``raw`` is the base name planned for its copy), its state in this run, and its size and
+    modification time as listed (the record's when it is gone)."""
+
+    record: FileRecord
+    state: str
+    size: int
+    mtime_ns: int
+    tag: str = ""
+
+    @property
+    def session_id(self) -> str:
+        """The batch engine's grouping key: files of one unit are never split."""
+        return f"{self.record.format}\x1f{self.record.session_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every task of a run shares: the archive root, the run id, its staging folder."""
+
+    root: str
+    run: str
+
+    @property
+    def staging(self) -> str:
+        return f"{self.root}/{L.STAGING}/{self.run}"
+
+
+@dataclass(slots=True)
+class Plan:
+    """The files of the units to decode again, in the engine's order, and what the listing found."""
+
+    items: list[Item] = field(default_factory=list)
+    listed: int = 0
+    new: int = 0
+    modified: int = 0
+    same: int = 0
+    kept: int = 0
+    skipped: int = 0
+
+
+def default_sources() -> list[str]:
+    """Both formats' default stores that exist: the Claude Code projects folders and the
+    ChainlessChain session store."""
+    from cc_analytics.frames.chainless.store import default_sessions_dir
+    from cc_analytics.frames.claude.discovery import default_roots
+
+    return [str(path) for path in [*default_roots(), default_sessions_dir()] if path.is_dir()]
+
+
+def listing(sources: Sources) -> list[tuple[Storage, Listed]]:
+    """Every ``*.jsonl`` file of the sources (files, folders, globs, URLs), once each."""
+    if sources is None:
+        items: list[str] = default_sources()
+    elif isinstance(sources, str | os.PathLike):
+        items = [os.fspath(sources)]
+    else:
+        items = [os.fspath(source) for source in sources]
+    seen: set[str] = set()
+    out: list[tuple[Storage, Listed]] = []
+    for source in items:
+        storage = filesystem(source)
+        for listed in storage.find(source if is_url(source) else os.path.expanduser(source), SUFFIX):
+            if listed.path not in seen:
+                seen.add(listed.path)
+                out.append((storage, listed))
+    return out
+
+
+def make_plan(manifest: Manifest, sources: Sources) -> Plan:
+    """Compare the listing with the manifest: the units with a new or modified file are decoded
+    again, with all their files (a file no longer listed is read from its raw copy)."""
+    plan = Plan()
+    found = listing(sources)
+    plan.listed = len(found)
+    states: dict[str, Item] = {}
+    new: list[tuple[Storage, Listed]] = []
+    for storage, listed in found:
+        record = manifest.files.get(listed.path)
+        if record is None:
+            new.append((storage, listed))
+        elif (record.size, record.mtime_ns, record.tag) == (listed.size, listed.mtime_ns, listed.tag):
+            states[listed.path] = Item(record, SAME, listed.size, listed.mtime_ns, listed.tag)
+            plan.same += 1
+        else:
+            states[listed.path] = Item(record, MODIFIED, listed.size, listed.mtime_ns, listed.tag)
+            plan.modified += 1
+    taken = {record.raw for record in manifest.files.values()}
+    for record, listed in _classify(new):
+        if record is None:
+            plan.skipped += 1
+            continue
+        record = _unique_raw(record, taken)
+        states[listed.path] = Item(record, NEW, listed.size, listed.mtime_ns, listed.tag)
+        plan.new += 1
+    plan.kept = len(manifest.files) - plan.same - plan.modified
+    wanted: set[Unit] = {item.record.unit for item in states.values() if item.state in (NEW, MODIFIED)}
+    items = [item for item in states.values() if item.record.unit in wanted]
+    for records in manifest.files_of(wanted).values():
+        items.extend(Item(r, GONE, r.size, r.mtime_ns, r.tag) for r in records if r.source not in states)
+    items.sort(key=lambda i: (i.record.format, i.record.session_id, i.record.layout != "main", i.record.source))
+    plan.items = items
+    return plan
+
+
+def _classify(found: list[tuple[Storage, Listed]]) -> list[tuple[FileRecord | None, Listed]]:
+    """Format and session of new files from their first bytes (None: a deleted ChainlessChain
+    transcript, which no loader reads)."""
+    from cc_analytics.frames.chainless.store import transcript_file
+    from cc_analytics.frames.claude.discovery import classify
+
+    by_storage: dict[int, tuple[Storage, list[Listed]]] = {}
+    for storage, listed in found:
+        by_storage.setdefault(id(storage), (storage, []))[1].append(listed)
+    out: list[tuple[FileRecord | None, Listed]] = []
+    for storage, group in by_storage.values():
+        heads = storage.heads([listed.path for listed in group])
+        for listed, head in zip(group, heads, strict=True):
+            path = _loader_path(listed.path)
+            format = sniff_head(head)
+            if format == CHAINLESS:
+                if _deleted(storage, listed.path):
+                    out.append((None, listed))
+                    continue
+                file = transcript_file(path, size=listed.size)
+            else:
+                file = classify(path, size=listed.size, head=head)
+            base = L.raw_base(format, file.project_dir, file.layout, listed.path)
+            record = FileRecord(
+                listed.path, format, file.session_id, file.agent_id, file.layout, file.project_dir,
+                listed.size, listed.mtime_ns, "", base, 0, listed.tag,
+            )  # fmt: skip
+            out.append((record, listed))
+    return out
+
+
+def _loader_path(source: str) -> Path:
+    # The loaders classify by path components; a URL's are those after the scheme.
+    return Path(source.partition("://")[2] if is_url(source) else source)
+
+
+def _deleted(storage: Storage, source: str) -> bool:
+    """A ChainlessChain transcript with a tombstone or a ``"deleted": true`` meta file."""
+    if not is_url(source):
+        from cc_analytics.frames.chainless.store import is_deleted
+
+        return is_deleted(Path(source))
+    import orjson
+
+    stem = source[: -len(SUFFIX)]
+    if storage.exists(stem + ".tombstone"):
+        return True
+    try:
+        document = orjson.loads(storage.read(stem + ".meta.json"))
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(document, dict) and document.get("deleted") is True
+
+
+def _unique_raw(record: FileRecord, taken: set[str]) -> FileRecord:
+    """Two sources whose raw copies would share a name (same project and file name in two
+    roots): the later one's name gets a digest of its source."""
+    base = record.raw
+    if base in taken:
+        stem, _, suffix = base.rpartition(".")
+        digest = hashlib.sha1(record.source.encode(), usedforsecurity=False).hexdigest()[:10]
+        base = f"{stem}~{digest}.{suffix}"
+    taken.add(base)
+    if base == record.raw:
+        return record
+    from dataclasses import replace
+
+    return replace(record, raw=base)

@@ -1,0 +1,191 @@
+"""Reading an archive: its tables as frames in the pipeline's schemas, and its raw copies.
+
+Imports: polars, the standard library and the other ``archive`` modules. Our readers go
+through the manifest (the parts it names, nothing else), so they see the state of the last
+completed run even while a run is writing or after one was killed. The ``format`` column
+comes back from the Hive partition; the ``month`` partition is left out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cc_analytics.archive import layout as L
+from cc_analytics.archive.manifest import NAME, FileRecord, Manifest
+from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_url, normalize
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from cc_analytics.frames.sources import TranscriptFile
+
+# How each table is ordered when read: what the loaders give for the same sources.
+ORDER = {
+    "sessions": ("format", "session_id"),
+    "turns": ("format", "session_id", "is_subagent_file", "source_file", "turn_index"),
+    "problems": ("source_file", "line", "reason"),
+    "requests": ("format", "session_id", "time", "message_id", "request_id"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """An archive at ``root`` (a local folder or a URL) as of its manifest."""
+
+    root: str
+    storage: Storage
+    manifest: Manifest
+
+    def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
+        """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its schema, both formats unless
+        ``format`` names one.
+
+        Examples:
+            >>> import tempfile, pathlib
+            >>> from cc_analytics.archive import update
+            >>> from cc_analytics.report import SAMPLES_DIR
+            >>> to = pathlib.Path(tempfile.mkdtemp()) / "a"
+            >>> _ = update(SAMPLES_DIR, to)
+            >>> sessions = open_archive(to).scan("sessions").collect()
+            >>> sorted(sessions["format"].unique()), sessions.columns == list(L.table("sessions").schema)
+            (['chainlesschain', 'claude-code'], True)
+        """
+        import polars as pl
+
+        spec = L.table(table)
+        schema = spec.schema
+        frames = []
+        for name, paths in self._parts(table).items():
+            if format not in ("auto", name):
+                continue
+            frame = self._scan_parts(paths, schema)
+            if L.FORMAT in schema:
+                frame = frame.with_columns(pl.lit(name, pl.String).alias(L.FORMAT))
+            frames.append(frame.select(list(schema)))
+        if not frames:
+            return pl.LazyFrame(schema=schema)
+        order = ORDER.get(table, ())
+        frame = pl.concat(frames, how="vertical")
+        if order:
+            frame = frame.sort(
+                [_claude_first(c) if c == L.FORMAT else pl.col(c) for c in order], nulls_last=False, maintain_order=True
+            )
+        return frame
+
+    def _parts(self, table: str) -> dict[str, list[str]]:
+        """The table's parts by format (from their partition folder)."""
+        out: dict[str, list[str]] = {}
+        for part in sorted(self.manifest.parts.values(), key=lambda p: p.path):
+            if part.table == table and part.rows:
+                format = part.path.split("/")[1].removeprefix(f"{L.FORMAT}=")
+                out.setdefault(format, []).append(f"{self.root}/{part.path}")
+        return out
+
+    def _scan_parts(self, paths: list[str], schema: pl.Schema) -> pl.LazyFrame:
+        import polars as pl
+
+        columns = {name: dtype for name, dtype in schema.items() if name != L.FORMAT}
+        if isinstance(self.storage, LocalStorage):
+            frame = pl.scan_parquet(paths, hive_partitioning=False, schema=columns)
+        else:
+            import io
+
+            frame = pl.concat([pl.read_parquet(io.BytesIO(self.storage.read(p))) for p in paths], how="vertical").lazy()
+        return frame.cast(columns)  # type: ignore[arg-type]
+
+    def raw_bytes(self, source: str) -> bytes:
+        """The bytes of a source file as last archived (by its path or URL as the manifest has it)."""
+        from cc_analytics.archive.work import read_raw
+
+        return read_raw(self.storage, self.root, self.record(source))
+
+    def record(self, source: str) -> FileRecord:
+        """The manifest's record of a source (given as archived, or relative to nothing: a path
+        is made absolute), or of a raw copy's path inside the archive."""
+        from cc_analytics.errors import InputError
+
+        files = self.manifest.files
+        for key in (source, normalize(source)):
+            if key in files:
+                return files[key]
+        for record in files.values():
+            copy = record.copy
+            if source in (copy, f"{self.root}/{copy}") or normalize(source) == normalize(f"{self.root}/{copy}"):
+                return record
+        msg = f"{source!r} is not in the archive at {self.root!r}\nHint: give a source_file value of its turns."
+        raise InputError(msg)
+
+    def session_files(self, session_id: str, *, format: str | None = None) -> list[FileRecord]:
+        """The archived files of a session (main file first), of one format or any."""
+        found = [r for r in self.manifest.files.values() if r.session_id == session_id and format in (None, r.format)]
+        return sorted(found, key=lambda r: (r.format, r.layout != "main", r.source))
+
+    def transcripts(self, records: Sequence[FileRecord]) -> tuple[list[TranscriptFile], list[bytes]]:
+        """What the loaders take for ``records``: their files and bytes (from the raw copies)."""
+        from cc_analytics.archive.work import transcript_file
+
+        return [transcript_file(r) for r in records], [self.raw_bytes(r.source) for r in records]
+
+
+def _claude_first(column: str) -> pl.Expr:
+    import polars as pl
+
+    return pl.col(column) != "claude-code"
+
+
+def archive_root(source: object) -> str | None:
+    """The root of the archive ``source`` names (a path, URL, or a one-item list of one), else None."""
+    if isinstance(source, Sequence) and not isinstance(source, str) and len(source) == 1:
+        source = source[0]
+    if not isinstance(source, str | os.PathLike):
+        return None
+    text = os.fspath(source)
+    if is_url(text):
+        root = normalize(text)
+        try:
+            return root if filesystem(root).exists(f"{root}/{NAME}") else None
+        except ImportError:
+            return None
+    path = Path(text).expanduser()
+    if not (path / NAME).is_file():
+        return None
+    return normalize(text)
+
+
+def is_archive(source: object) -> bool:
+    """Whether ``source`` is an archive (a folder or URL with an archive manifest).
+
+    Examples:
+        >>> is_archive("/nonexistent"), is_archive(["a", "b"])
+        (False, False)
+    """
+    root = archive_root(source)
+    if root is None:
+        return False
+    from cc_analytics.archive.writer import read_manifest
+
+    try:
+        return read_manifest(filesystem(root), root) is not None
+    except ValueError:
+        return False
+
+
+def open_archive(location: str | os.PathLike[str]) -> Archive:
+    """The archive at ``location`` as of its manifest (an empty one when none was written yet)."""
+    from cc_analytics.archive.writer import read_manifest
+    from cc_analytics.errors import InputError
+
+    root = normalize(location)
+    storage = filesystem(root)
+    try:
+        manifest = read_manifest(storage, root)
+    except ValueError:
+        manifest = None
+    if manifest is None:
+        msg = f"{root!r} is not an archive (no {NAME})\nHint: create one with `cc-analytics archive SOURCES --to DIR`."
+        raise InputError(msg)
+    return Archive(root, storage, manifest)

@@ -1,0 +1,273 @@
+"""The per-batch work of an archive run: read, hash, keep a compressed copy, decode, write parts.
+
+Imports: polars, pyarrow (zstd), the standard library, ``frames`` (each format package's
+``tables_batch``, the one pure decode the loaders run too: bytes and path metadata in,
+tables out) and the other ``archive`` modules. :func:`archive_batch` runs in a worker process
+of the local engine or as a Dask task; it writes its raw copies under names no manifest
+names yet and its parts under the run's staging folder, and returns only what the
+manifest needs, so the driver never holds transcript bytes or rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cc_analytics.archive import layout as L
+from cc_analytics.archive.manifest import FileRecord, PartRecord, Unit
+from cc_analytics.archive.plan import GONE, MODIFIED, NEW, Context, Item
+from cc_analytics.archive.storage import Storage, filesystem
+from cc_analytics.frames.sources import TranscriptFile
+
+ZSTD_LEVEL = 1  # about 340 MB/s a core on transcripts, to a quarter of their size
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """What a batch changed: refreshed file records, the units decoded again, the parts staged."""
+
+    records: tuple[FileRecord, ...]
+    units: tuple[Unit, ...]
+    parts: tuple[PartRecord, ...]
+    counts: tuple[tuple[str, int], ...]  # bytes_read, and files new, appended, rewritten, touched
+
+
+def archive_batch(items: list[Item], *, context: Context) -> BatchResult:
+    """Bring the units of ``items`` up to date: a unit one of whose files changed in content is
+    decoded again whole (every file of it, read from the source or, when gone, the raw copy).
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.archive.manifest import FileRecord
+        >>> root = tempfile.mkdtemp()
+        >>> path = pathlib.Path(root) / "s.jsonl"
+        >>> _ = path.write_text('{"type":"session_start","timestamp":1767225600000,"data":{}}\\n')
+        >>> record = FileRecord(str(path), "chainlesschain", "s", None, "main", "p", path.stat().st_size,
+        ...     0, "", "raw/chainlesschain/p/s.jsonl")
+        >>> item = Item(record, NEW, record.size, 0)
+        >>> result = archive_batch([item], context=Context(root + "/archive", "r1"))
+        >>> result.units, sorted(part.table for part in result.parts)
+        ((('chainlesschain', 's'),), ['sessions', 'turns'])
+    """
+    storage = filesystem(context.root)
+    records: list[FileRecord] = []
+    decoded: dict[Unit, list[tuple[FileRecord, bytes]]] = {}
+    counts = {"bytes_read": 0, "new": 0, "appended": 0, "rewritten": 0, "touched": 0}
+    copies: dict[str, Future[tuple[str, bytes]]] = {}
+    sources = _read_sources(items)
+    for unit, members in _by_unit(items).items():
+        contents: list[tuple[FileRecord, bytes]] = []
+        changed = False
+        for item in members:
+            record, data = item.record, sources.get(item.record.source)
+            if data is None and item.state == NEW:
+                continue  # vanished since it was listed: the next run will tell
+            if data is None:  # gone, or unreadable now: as last archived
+                data = read_raw(storage, context.root, record)
+            elif item.state in (NEW, MODIFIED):
+                record, how = _refresh(storage, context, item, data, copies)
+                records.append(record)
+                counts[how] += 1
+                changed |= how != "touched"
+            counts["bytes_read"] += len(data)
+            contents.append((record, data))
+        if changed:
+            decoded[unit] = contents
+    parts = _write_tables(storage, context, decoded)  # meanwhile the copies are compressed
+    done = {path: future.result() for path, future in copies.items()}
+    records = [replace(r, sha1=done[path][0]) if (path := _copy_path(context, r)) in done else r for r in records]
+    storage.write_many({path: copy for path, (_sha1, copy) in done.items()})
+    return BatchResult(tuple(records), tuple(decoded), tuple(parts), tuple(counts.items()))
+
+
+def _copy_path(context: Context, record: FileRecord) -> str:
+    return f"{context.root}/{record.copy}"
+
+
+def _by_unit(items: list[Item]) -> dict[Unit, list[Item]]:
+    out: dict[Unit, list[Item]] = {}
+    for item in items:
+        out.setdefault(item.record.unit, []).append(item)
+    return out
+
+
+def _read_sources(items: list[Item]) -> dict[str, bytes]:
+    """The bytes of the batch's listed files (not those gone), read together (one round of
+    concurrent requests on object storage); a file that cannot be read is left out."""
+    by_storage: dict[int, tuple[Storage, list[str]]] = {}
+    for item in items:
+        if item.state != GONE:
+            storage = filesystem(item.record.source)
+            by_storage.setdefault(id(storage), (storage, []))[1].append(item.record.source)
+    out: dict[str, bytes] = {}
+    for storage, paths in by_storage.values():
+        out.update(storage.read_many(paths))
+    return out
+
+
+def read_raw(storage: Storage, root: str, record: FileRecord) -> bytes:
+    """The bytes of a source file as the archive last read them (its raw copy, decompressed)."""
+    compressed = storage.read(f"{root}/{record.copy}")
+    return decompress(compressed, record.size)
+
+
+def _refresh(
+    storage: Storage, context: Context, item: Item, data: bytes, copies: dict[str, Future[tuple[str, bytes]]]
+) -> tuple[FileRecord, str]:
+    """The new record of a file read again, its raw copy (and, for a new file, its hash) being
+    made in ``copies``; how it changed: ``new``, ``touched`` (same bytes), ``appended`` (the old
+    bytes are a prefix) or ``rewritten``."""
+    old = item.record if item.state == MODIFIED else None
+    view = memoryview(data)
+    if old is None:  # nothing to compare: hashing and compressing both go beside the decode
+        record = replace(item.record, size=len(data), mtime_ns=item.mtime_ns, tag=item.tag, generation=0)
+        copies[_copy_path(context, record)] = _pool().submit(_hashed_copy, view)
+        return record, "new"
+    digest = hashlib.sha1(usedforsecurity=False)
+    prefix = None
+    if old is not None and len(data) >= old.size:
+        digest.update(view[: old.size])
+        prefix = digest.hexdigest()
+        digest.update(view[old.size :])
+    else:
+        digest.update(view)
+    sha1 = digest.hexdigest()
+    mtime_ns = item.mtime_ns
+    if prefix == old.sha1:
+        if len(data) == old.size:
+            return old.touched(mtime_ns, item.tag), "touched"
+        previous = storage.read(f"{context.root}/{old.copy}")
+        copy, how = _pool().submit(_copy, view[old.size :], previous, sha1), "appended"
+    else:
+        copy, how = _pool().submit(_copy, view, b"", sha1), "rewritten"
+    record = replace(
+        item.record, size=len(data), mtime_ns=mtime_ns, tag=item.tag, sha1=sha1, generation=old.generation + 1
+    )
+    copies[_copy_path(context, record)] = copy
+    return record, how
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    # zstd and SHA-1 release the GIL: the copies are made while this thread walks the lines.
+    return ThreadPoolExecutor(1, thread_name_prefix="cc-archive-copy")
+
+
+def _hashed_copy(data: memoryview) -> tuple[str, bytes]:
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest(), compress(data)
+
+
+def _copy(data: memoryview, previous: bytes, sha1: str) -> tuple[str, bytes]:
+    return sha1, previous + compress(data)
+
+
+@cache
+def _codec() -> Any:
+    import pyarrow as pa
+
+    return pa.Codec("zstd", compression_level=ZSTD_LEVEL)
+
+
+def compress(data: bytes | memoryview) -> bytes:
+    """One zstd frame (frames concatenate: a copy grows by appending the new bytes' frame)."""
+    if not len(data):
+        return b""
+    return bytes(_codec().compress(data, asbytes=True))
+
+
+def decompress(data: bytes, size: int) -> bytes:
+    """The ``size`` bytes of concatenated zstd frames."""
+    if size == 0:
+        return b""
+    return bytes(_codec().decompress(data, decompressed_size=size, asbytes=True))
+
+
+# ------------------------------------------------------------------ tables
+
+
+def transcript_file(record: FileRecord) -> TranscriptFile:
+    """The loaders' view of an archived file (``source_file`` is mapped back to ``record.source``)."""
+    return TranscriptFile(
+        Path(record.source), record.session_id, record.agent_id, record.layout, record.project_dir, record.size
+    )
+
+
+def decode_units(decoded: dict[Unit, list[tuple[FileRecord, bytes]]]) -> dict[str, dict[str, pl.DataFrame]]:
+    """Each format's tables of the units, from its package's ``tables_batch`` (bytes in)."""
+    from cc_analytics.frames.api import package
+
+    by_format: dict[str, list[tuple[FileRecord, bytes]]] = {}
+    for (format, _session), contents in decoded.items():
+        by_format.setdefault(format, []).extend(contents)
+    out: dict[str, dict[str, pl.DataFrame]] = {}
+    for format, contents in by_format.items():
+        files = [transcript_file(record) for record, _ in contents]
+        tables = package(format).tables_batch(files, turns=True, contents=[data for _, data in contents])
+        sources = {str(file.path): record.source for file, (record, _) in zip(files, contents, strict=True)}
+        out[format] = {
+            table.name: _sources_back(getattr(tables, table.name), sources).cast(table.schema) for table in L.TABLES
+        }
+    return out
+
+
+def _sources_back(frame: pl.DataFrame, sources: dict[str, str]) -> pl.DataFrame:
+    if "source_file" not in frame.columns or all(key == value for key, value in sources.items()):
+        return frame
+    return frame.with_columns(pl.col("source_file").replace(sources))
+
+
+def _write_tables(
+    storage: Storage, context: Context, decoded: dict[Unit, list[tuple[FileRecord, bytes]]]
+) -> list[PartRecord]:
+    if not decoded:
+        return []
+    tag = hashlib.sha1(repr(next(iter(decoded))).encode(), usedforsecurity=False).hexdigest()[:12]
+    parts: list[PartRecord] = []
+    written: dict[str, bytes] = {}
+    for format, tables in decode_units(decoded).items():
+        session_of = {
+            record.source: record.session_id
+            for (f, _), contents in decoded.items()
+            if f == format
+            for record, _ in contents
+        }
+        month = _months(tables["sessions"])
+        for table in L.TABLES:
+            frame = tables[table.name]
+            if not frame.height:
+                continue
+            keyed = frame.with_columns(_unit_column(table, session_of))
+            keyed = keyed.with_columns(pl.col("_unit").replace_strict(month, default=None).alias("_month"))
+            for (month_value,), rows in keyed.group_by("_month", maintain_order=True):
+                units = tuple((format, s) for s in rows["_unit"].unique(maintain_order=True).to_list())
+                data = rows.drop("_unit", "_month", *([L.FORMAT] if L.FORMAT in rows.columns else []))
+                path = L.part_path(table.name, format, month_value, context.run, tag)
+                written[f"{context.staging}/{path}"] = parquet_bytes(data)
+                parts.append(PartRecord(path, table.name, data.height, units))
+    storage.write_many(written)
+    return parts
+
+
+def _unit_column(table: L.Table, session_of: dict[str, str]) -> pl.Expr:
+    if table.key == "session_id":
+        return pl.col("session_id").alias("_unit")
+    return pl.col("source_file").replace_strict(session_of, default=None, return_dtype=pl.String).alias("_unit")
+
+
+def _months(sessions: pl.DataFrame) -> dict[str, str | None]:
+    """The month each session started (UTC, ``YYYY-MM``), by session id."""
+    months = sessions.group_by("session_id").agg(pl.col("first_time").min().dt.strftime("%Y-%m").alias("month"))
+    return dict(months.iter_rows())
+
+
+def parquet_bytes(frame: pl.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.write_parquet(buffer, compression="zstd", statistics=True)
+    return buffer.getvalue()

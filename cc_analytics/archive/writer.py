@@ -1,0 +1,272 @@
+"""An archive run: lock, recover, plan, run the per-batch work on an engine, commit.
+
+Imports: the standard library, ``frames.engine`` and the other ``archive`` modules; Polars
+only when parts must be rewritten. The commit is ordered so that a process killed at any
+point leaves an archive that reads as before or after the run: raw copies and parts are
+written under names the manifest does not name yet (parts in ``.staging/RUN``), staged parts
+are renamed into place, the manifest is written (atomically: this is the commit), then what
+it no longer names is deleted and the staging folder last. A run that finds a staging folder
+knows the previous one was interrupted: it deletes every file the manifest does not name
+before starting, so nothing but the manifest's state is ever seen by our readers.
+
+Readers without our code (DuckDB, Spark) see the folders, not the manifest: between the first
+rename of a commit and the deletion of the parts it replaced (or, after a crash there, until
+the next run), a session decoded again may show twice; never a row lost. Durability is against
+killed processes: only the manifest is flushed to disk before its rename.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
+
+from cc_analytics.archive import layout as L
+from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, PartRecord, Unit
+from cc_analytics.archive.plan import Context, Item, Sources, make_plan
+from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_url, normalize
+from cc_analytics.errors import InputError
+from cc_analytics.frames.engine import Progress
+
+if TYPE_CHECKING:
+    from cc_analytics.archive.work import BatchResult
+
+Engine = Literal["local", "dask"]
+ENGINES = ("local", "dask")
+BATCH_BYTES = 32 * 1024 * 1024
+KEEP = {L.STAGING, ".lock", NAME}
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What a run found and did (counts of files, sessions and parts)."""
+
+    archive: str
+    listed: int
+    new: int
+    appended: int
+    rewritten: int
+    touched: int
+    unchanged: int
+    kept: int
+    sessions: int
+    parts_written: int
+    parts_removed: int
+    bytes_read: int
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.new or self.appended or self.rewritten or self.touched)
+
+
+def update(
+    sources: Sources = None,
+    to: str | os.PathLike[str] = "archive",
+    *,
+    engine: Engine = "local",
+    workers: int | None = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    on_progress: Progress | None = None,
+) -> Summary:
+    """Bring the archive at ``to`` up to date with ``sources`` (files, folders, globs, URLs; None:
+    both formats' default stores).
+
+    New files are archived; a file whose size or modification time changed is read again
+    and, if its bytes changed, its session's rows are replaced; files no longer listed are
+    kept with all that was derived from them. ``engine="dask"`` runs the per-batch work as
+    Dask tasks on ``client`` (or a cluster at ``scheduler``, or a new ``LocalCluster`` of
+    ``workers`` processes). A second concurrent run is refused with
+    :class:`~cc_analytics.archive.storage.ArchiveLockedError`.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> to = pathlib.Path(tempfile.mkdtemp()) / "archive"
+        >>> first = update(SAMPLES_DIR, to)
+        >>> first.new == first.listed > 0, update(SAMPLES_DIR, to).changed
+        (True, False)
+    """
+    if engine not in ENGINES:
+        msg = f"unknown engine {engine!r}\nHint: use 'local' or 'dask'."
+        raise InputError(msg)
+    root = normalize(to)
+    storage = filesystem(root)
+    _refuse_stores(root)
+    _load(storage, root)  # refuse a folder that is not an archive before leaving a lock file in it
+    with storage.lock(root):
+        manifest = _load(storage, root)
+        if storage.exists(f"{root}/{L.STAGING}"):
+            recover(storage, root, manifest)
+        plan = make_plan(manifest, sources)
+        summary: dict[str, int] = dict(
+            listed=plan.listed, new=0, appended=0, rewritten=0, touched=0, unchanged=plan.same,
+            kept=plan.kept, sessions=0, parts_written=0, parts_removed=0, bytes_read=0,
+        )  # fmt: skip
+        if not plan.items:
+            return Summary(root, **summary)
+        from cc_analytics.archive.work import archive_batch
+
+        context = Context(root, time.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3))
+        work = partial(archive_batch, context=context)
+        if engine == "dask":
+            from cc_analytics.archive.cluster import run_batches_dask
+
+            results: Iterable[BatchResult] = run_batches_dask(
+                work, plan.items, client=client, scheduler=scheduler, workers=workers,
+                on_progress=on_progress, batch_bytes=BATCH_BYTES,
+            )  # fmt: skip
+        else:
+            from cc_analytics.frames.engine import run_batches
+
+            results = run_batches(work, plan.items, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
+        records: list[FileRecord] = []
+        decoded: set[Unit] = set()
+        staged: list[PartRecord] = []
+        for result in results:
+            records.extend(result.records)
+            decoded.update(result.units)
+            staged.extend(result.parts)
+            for name, count in result.counts:
+                summary[name] += count
+        summary["sessions"] = len(decoded)
+        holding = manifest.units_of_parts()
+        superseded = sorted({path for unit in decoded for path in holding.get(unit, [])})
+        staged.extend(_without_units(storage, context, manifest, superseded, decoded, records, plan.items))
+        gone = set(superseded)
+        after = Manifest(dict(manifest.files), {p: r for p, r in manifest.parts.items() if p not in gone})
+        for record in records:
+            after.files[record.source] = record
+        for part in staged:
+            after.parts[part.path] = part
+        replaced_raw = [
+            old.copy
+            for record in records
+            if (old := manifest.files.get(record.source)) is not None and old.generation != record.generation
+        ]
+        commit(storage, context, after, staged, [*superseded, *replaced_raw])
+        summary["parts_written"] = len(staged)
+        summary["parts_removed"] = len(superseded)
+        return Summary(root, **summary)
+
+
+def commit(storage: Storage, context: Context, after: Manifest, staged: list[PartRecord], obsolete: list[str]) -> None:
+    """Staged parts into place, the manifest (the commit point), then the obsolete files and the staging folder."""
+    root = context.root
+    storage.rename_many([(f"{context.staging}/{part.path}", f"{root}/{part.path}") for part in staged])
+    write_manifest(storage, root, after)
+    storage.remove_many([f"{root}/{path}" for path in obsolete])
+    storage.remove_tree(f"{root}/{L.STAGING}")
+
+
+def recover(storage: Storage, root: str, manifest: Manifest) -> int:
+    """After an interrupted run: delete every file the manifest does not name (and the staging folder)."""
+    storage.remove_tree(f"{root}/{L.STAGING}")
+    named = {f"{root}/{path}" for path in manifest.referenced()}
+    stray = [
+        path
+        for folder in [*L.TABLE_NAMES, L.RAW]
+        for path in storage.files_under(f"{root}/{folder}")
+        if path not in named
+    ]
+    storage.remove_many(stray)
+    return len(stray)
+
+
+def read_manifest(storage: Storage, root: str) -> Manifest | None:
+    """The manifest of the archive at ``root``, or None when there is none."""
+    try:
+        data = storage.read(f"{root}/{NAME}")
+    except FileNotFoundError:
+        return None
+    return Manifest.from_json(data)
+
+
+def write_manifest(storage: Storage, root: str, manifest: Manifest) -> None:
+    data = manifest.to_json()
+    if isinstance(storage, LocalStorage):
+        storage.write_durably(f"{root}/{NAME}", data)
+    else:
+        storage.write(f"{root}/{NAME}", data)
+
+
+def _load(storage: Storage, root: str) -> Manifest:
+    try:
+        manifest = read_manifest(storage, root)
+    except ValueError:
+        msg = f"{root!r} holds a manifest.json that is not an archive's\nHint: give a new or empty folder."
+        raise InputError(msg) from None
+    if manifest is not None:
+        return manifest
+    others = sorted(set(storage.names(root)) - KEEP)
+    if others:
+        msg = (
+            f"{root!r} is not an archive and not empty (it holds {others[0]!r})\n"
+            "Hint: give a new or empty folder, or an existing archive."
+        )
+        raise InputError(msg)
+    return Manifest()
+
+
+def _without_units(
+    storage: Storage,
+    context: Context,
+    manifest: Manifest,
+    superseded: list[str],
+    decoded: set[Unit],
+    records: list[FileRecord],
+    items: list[Item],
+) -> Iterator[PartRecord]:
+    """The superseded parts written again without the rows of the units decoded anew."""
+    if not superseded:
+        return
+    import polars as pl
+
+    from cc_analytics.archive.work import parquet_bytes
+
+    sources = {item.record.source for item in items if item.record.unit in decoded}
+    sources.update(record.source for record in records)
+    for path in superseded:
+        part = manifest.parts[path]
+        keep_units = tuple(unit for unit in part.units if unit not in decoded)
+        if not keep_units:
+            continue
+        table = L.table(part.table)
+        frame = pl.read_parquet(storage.read(f"{context.root}/{path}"))
+        if table.key == "session_id":
+            dropped = {session for format, session in decoded if format == part.units[0][0]}
+            frame = frame.filter(~pl.col("session_id").is_in(list(dropped)))
+        else:
+            frame = frame.filter(~pl.col("source_file").is_in(list(sources)))
+        folder, _, name = path.rpartition("/")
+        tag = name.removeprefix("part-").removesuffix(".parquet")
+        new_path = f"{folder}/part-{context.run}-r{_short(tag)}.parquet"
+        storage.write(f"{context.staging}/{new_path}", parquet_bytes(frame))
+        yield PartRecord(new_path, part.table, frame.height, keep_units)
+
+
+def _short(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:12]
+
+
+def _refuse_stores(root: str) -> None:
+    """Nothing is ever written inside a Claude Code config folder or the ChainlessChain store."""
+    if is_url(root):
+        return
+    from pathlib import Path
+
+    from cc_analytics.frames.chainless.store import default_sessions_dir
+    from cc_analytics.frames.claude.discovery import default_roots
+
+    target = Path(root).resolve()
+    for forbidden in [*(r.parent for r in default_roots()), default_sessions_dir()]:
+        folder = forbidden.expanduser().resolve()
+        if target == folder or folder in target.parents:
+            msg = f"refusing to write an archive inside {str(folder)!r}\nHint: archive to a folder of your own."
+            raise InputError(msg)

@@ -1,0 +1,101 @@
+"""``cc-analytics archive [SOURCES...] --to DIR``: keep transcripts and their tables after the agents delete them.
+
+Imports: argparse, the standard library, ``errors`` and ``format``; ``cc_analytics.archive``
+inside ``run``. The archive's location goes to stdout; what the run did, and the progress
+bar, to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from cc_analytics.format import ProgressBar
+
+if TYPE_CHECKING:
+    from cc_analytics.archive.writer import Summary
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "archive",
+        help="keep transcripts (compressed) and their sessions/turns/problems as Parquet, incrementally",
+        description=(
+            "Bring the archive at --to up to date with SOURCES (transcript files, folders, globs or "
+            "fsspec URLs such as s3://bucket/prefix; by default both formats' stores). Each source "
+            "file is kept compressed under raw/, and sessions/, turns/ and problems/ are "
+            "Hive-partitioned Parquet datasets (format=…/month=…) that DuckDB, Spark and Polars read "
+            "as they are. Unchanged files are only stat'ed; a grown or changed file's session is "
+            "decoded again; files that disappeared are kept. Every reader takes the archive as a "
+            "source: `report DIR`, `context ID --archive DIR`, `window FILE --archive DIR`."
+        ),
+    )
+    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="files, folders, globs or URLs")
+    parser.add_argument("--to", required=True, metavar="DIR", help="the archive: a folder or an fsspec URL")
+    parser.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="local worker processes (default), or Dask tasks (the dask extra)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="with --engine dask: the scheduler to use (default: a LocalCluster started for the run)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (local: up to 2 for large corpora; dask LocalCluster: one per CPU)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cc_analytics.archive.writer import update
+    from cc_analytics.errors import UsageError
+
+    if args.workers is not None and args.workers < 1:
+        msg = f"--workers must be at least 1, got {args.workers}"
+        raise UsageError(msg)
+    if args.scheduler and args.engine != "dask":
+        msg = "--scheduler only applies to --engine dask"
+        raise UsageError(msg)
+    stderr = sys.stderr
+    progress = ProgressBar(stderr, label="archiving") if not args.quiet and stderr.isatty() else None
+    try:
+        summary = update(
+            args.sources or None,
+            args.to,
+            engine=args.engine,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            on_progress=progress,
+        )
+    finally:
+        if progress:
+            progress.close()
+    print(summary.archive)
+    if not args.quiet:
+        stderr.write(describe(summary) + "\n")
+    return 0
+
+
+def describe(summary: Summary) -> str:
+    """One line: what the run found and what it wrote."""
+    s = summary
+    found = (
+        f"{s.listed} file{'s' * (s.listed != 1)} listed: {s.new} new, {s.appended} appended, "
+        f"{s.rewritten} rewritten, {s.touched} touched, {s.unchanged} unchanged; {s.kept} kept from earlier runs"
+    )
+    if not s.sessions and not s.changed:
+        return found + "; nothing to write"
+    return found + (
+        f"; {s.sessions} session{'s' * (s.sessions != 1)} decoded, "
+        f"{s.parts_written} Parquet part{'s' * (s.parts_written != 1)} written, {s.parts_removed} removed"
+    )

@@ -1,0 +1,120 @@
+"""Sources and archives on object storage: a real S3 API (moto's server) on loopback, through fsspec."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cc_analytics.archive import update
+from cc_analytics.archive.storage import ArchiveLockedError
+from tests.archive.conftest import Corpus, assert_same, make_corpus, tables
+from tests.conftest import run_cli
+
+pytest.importorskip("s3fs")
+moto_server = pytest.importorskip("moto.server")
+
+BUCKET = "transcripts"
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+@pytest.fixture(scope="module")
+def endpoint() -> Iterator[str]:
+    """A moto S3 server on 127.0.0.1 (a free port), fsspec's s3 pointed at it."""
+    import fsspec.config
+
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    saved = {key: os.environ.get(key) for key in [*CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL"]}
+    os.environ.update(CREDENTIALS, FSSPEC_S3_ENDPOINT_URL=url)
+    fsspec.config.conf.setdefault("s3", {})["endpoint_url"] = url  # fsspec read the environment at import
+    try:
+        yield url
+    finally:
+        fsspec.config.conf["s3"].pop("endpoint_url", None)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        server.stop()
+
+
+@pytest.fixture
+def s3(endpoint: str) -> Iterator[object]:
+    import fsspec
+
+    fs = fsspec.filesystem("s3", skip_instance_cache=True)
+    fs.mkdir(BUCKET)
+    yield fs
+    fs.rm(BUCKET, recursive=True)
+
+
+def _upload(fs: object, corpus: Corpus) -> str:
+    for name, folder in (("claude", corpus.claude), ("chainless", corpus.chainless), ("gen", corpus.generated)):
+        for path in sorted(folder.rglob("*.jsonl")):
+            fs.pipe_file(f"{BUCKET}/src/{name}/{path.relative_to(folder)}", path.read_bytes())  # type: ignore[attr-defined]
+    return f"s3://{BUCKET}/src"
+
+
+def _as_local(frames: dict[str, pl.DataFrame], corpus: Corpus) -> dict[str, pl.DataFrame]:
+    """Source URLs spelled as the local paths they were uploaded from."""
+    prefixes = {
+        f"s3://{BUCKET}/src/claude/": f"{corpus.claude}/",
+        f"s3://{BUCKET}/src/chainless/": f"{corpus.chainless}/",
+        f"s3://{BUCKET}/src/gen/": f"{corpus.generated}/",
+    }
+    out = {}
+    for name, frame in frames.items():
+        if "source_file" in frame.columns:
+            column = pl.col("source_file")
+            for url, path in prefixes.items():
+                column = column.str.replace(url, path, literal=True)
+            frame = frame.with_columns(column)
+        sort = [c for c in ("format", "session_id", "source_file", "turn_index", "line") if c in frame.columns]
+        out[name] = frame.sort(sort, nulls_last=True)
+    return out
+
+
+def test_s3_sources_and_archive_round_trip(s3: object, endpoint: str, tmp_path: Path) -> None:
+    small = make_corpus(tmp_path / "src", size_mb=0.3, sessions=3)
+    source = _upload(s3, small)
+    archive = f"s3://{BUCKET}/archive"
+    first = update(source, archive)
+    assert first.new == first.listed > 10
+    local = tables(small.sources)
+    got = tables(archive)  # frames.read_tables takes the archive's URL
+    assert_same(_as_local(got, small), _as_local(local, small))
+    assert s3.exists(f"{BUCKET}/archive/manifest.json")  # type: ignore[attr-defined]
+    assert s3.glob(f"{BUCKET}/archive/sessions/format=*/month=*/*.parquet")  # type: ignore[attr-defined]
+    assert not s3.exists(f"{BUCKET}/archive/.lock")  # type: ignore[attr-defined]
+
+    env = {**CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL": endpoint}
+    again = run_cli(["archive", source, "--to", archive], env=env)
+    assert again.returncode == 0, again.stderr
+    assert "nothing to write" in again.stderr.decode()
+
+    # A session grows on S3: its rows are replaced, as a fresh archive has them.
+    key = sorted(s3.glob(f"{BUCKET}/src/gen/*/*.jsonl"))[0]  # type: ignore[attr-defined]
+    extra = s3.cat_file(key).splitlines(keepends=True)[0]  # type: ignore[attr-defined]
+    s3.pipe_file(key, s3.cat_file(key) + extra)  # type: ignore[attr-defined]
+    grown = update(source, archive)
+    assert (grown.appended, grown.sessions) == (1, 1)
+    update(source, f"s3://{BUCKET}/fresh")
+    assert_same(tables(archive), tables(f"s3://{BUCKET}/fresh"))
+
+    # S3 sources into a local archive, local sources into S3: the same tables.
+    update(source, tmp_path / "local")
+    assert_same(tables(tmp_path / "local"), tables(archive))
+    update(small.sources, f"s3://{BUCKET}/from-local")
+    assert_same(tables(f"s3://{BUCKET}/from-local"), tables(small.sources))
+
+    # The writer's lock is an object created only if absent.
+    s3.pipe_file(f"{BUCKET}/archive/.lock", b'{"host": "elsewhere", "pid": 1, "since": 0}')  # type: ignore[attr-defined]
+    with pytest.raises(ArchiveLockedError, match="pid 1 on elsewhere"):
+        update(source, archive)
