@@ -28,7 +28,7 @@ ORDER = {
     "sessions": ("format", "session_id"),
     "turns": ("format", "session_id", "is_subagent_file", "source_file", "turn_index"),
     "problems": ("source_file", "line", "reason"),
-    "requests": ("format", "session_id", "time", "message_id", "request_id"),
+    "requests": ("format", "session_id", "agent_id", "time", "message_id", "request_id"),
 }
 
 

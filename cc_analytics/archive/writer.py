@@ -164,7 +164,8 @@ def commit(storage: Storage, context: Context, after: Manifest, staged: list[Par
 
 
 def recover(storage: Storage, root: str, manifest: Manifest) -> int:
-    """After an interrupted run: delete every file the manifest does not name (and the staging folder)."""
+    """After an interrupted run: delete every file the manifest does not name (and the staging
+    folder, and a manifest left half-written)."""
     storage.remove_tree(f"{root}/{L.STAGING}")
     named = {f"{root}/{path}" for path in manifest.referenced()}
     stray = [
@@ -173,6 +174,9 @@ def recover(storage: Storage, root: str, manifest: Manifest) -> int:
         for path in storage.files_under(f"{root}/{folder}")
         if path not in named
     ]
+    # a manifest half-written beside its name when the run was killed (the writer holds the lock:
+    # no other run is writing one)
+    stray += [f"{root}/{name}" for name in storage.names(root) if name.startswith(f".{NAME}.") and name.endswith(".tmp")]
     storage.remove_many(stray)
     return len(stray)
 

@@ -48,7 +48,7 @@ def small(tmp_path: Path) -> Corpus:
 
 
 def tables(source: object) -> dict[str, pl.DataFrame]:
-    """The three frames of a source (sources or an archive), in a canonical order."""
+    """The four frames of a source (sources or an archive), in a canonical order."""
     from cc_analytics.frames.api import read_tables
 
     found = read_tables(source)  # type: ignore[arg-type]
@@ -56,13 +56,14 @@ def tables(source: object) -> dict[str, pl.DataFrame]:
         "sessions": found.sessions.sort("format", "session_id"),
         "turns": found.turns.sort("format", "session_id", "source_file", "turn_index"),
         "problems": found.problems.sort("source_file", "line", "reason", nulls_last=True),
+        "requests": found.requests.sort("format", "session_id", "agent_id", "time", "message_id", "request_id"),
     }
 
 
 def assert_same(left: dict[str, pl.DataFrame], right: dict[str, pl.DataFrame]) -> None:
     from polars.testing import assert_frame_equal
 
-    for name in ("sessions", "turns", "problems"):
+    for name in ("sessions", "turns", "problems", "requests"):
         assert_frame_equal(left[name], right[name], check_exact=True)
 
 

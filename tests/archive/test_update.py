@@ -30,7 +30,7 @@ def test_first_archive_reads_as_the_loaders(small: Corpus, tmp_path: Path) -> No
     assert_same(got, tables(small.sources))
     # Partitioned by format and month, the partition columns only in the folder names.
     parts = sorted(p.relative_to(to) for p in to.glob("*/format=*/month=*/*.parquet"))
-    assert {p.parts[0] for p in parts} == {"sessions", "turns", "problems"}
+    assert {p.parts[0] for p in parts} == {"sessions", "turns", "problems", "requests"}
     assert "format" not in pl.read_parquet(to / parts[0]).columns
 
 
@@ -163,6 +163,25 @@ def test_an_archive_as_a_source_of_every_frame(small: Corpus, tmp_path: Path) ->
     assert frames.scan_sessions([to]).select(pl.len()).collect().item() == frames.read_sessions(to).height
     with pytest.raises(InputError, match="events"):
         frames.read_events(to)
+    order = ["format", "session_id", "agent_id", "time", "message_id", "request_id"]
+    archived_requests = frames.read_requests(to)
+    assert archived_requests.height > 0 and archived_requests["cost_usd"].sum() > 0
+    assert archived_requests.sort(order).equals(frames.read_requests(small.sources).sort(order))
+    assert frames.read_usage(to, by="day", timezone="UTC").equals(
+        frames.read_usage(small.sources, by="day", timezone="UTC")
+    )
+
+
+def test_usage_cli_reads_an_archive_after_the_sources_are_gone(small: Corpus, tmp_path: Path) -> None:
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    expected = run_cli(["usage", *small.sources, "--by", "month", "--timezone", "UTC", "--json"])
+    assert expected.returncode == 0, expected.stderr
+    for source in small.sources:
+        shutil.rmtree(source)
+    got = run_cli(["usage", str(to), "--by", "month", "--timezone", "UTC", "--json"])
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == expected.stdout and b'"cost_usd"' in got.stdout
 
 
 def test_a_folder_that_is_not_an_archive_is_refused(tmp_path: Path, small: Corpus) -> None:
