@@ -414,7 +414,9 @@ def vega_bundle() -> str:
     """
     import vl_convert
 
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cc_analytics"
+    from cc_analytics.cache import cache_dir
+
+    cache = cache_dir()
     path = cache / f"vega-bundle-{vl_convert.__version__}.js"
     try:
         return path.read_text(encoding="utf-8")

@@ -375,8 +375,7 @@ class PriceBook:
     gigabyte of transcripts once it is loaded; its answers for the few dozen keys a corpus
     holds fit in a small JSON file. The file is named after the library's price data (its
     size and modification time), so a new genai-prices is asked afresh; it lives in
-    ``$CC_ANALYTICS_CACHE_DIR``, else ``$XDG_CACHE_HOME/cc-analytics``, else
-    ``~/.cache/cc-analytics``. A file that cannot be read or written is no book: every
+    :func:`cc_analytics.cache.cache_dir`. A file that cannot be read or written is no book: every
     answer is then asked for again, never guessed.
     """
 
@@ -396,11 +395,9 @@ class PriceBook:
             data = os.stat(Path(next(iter(spec.submodule_search_locations))) / "data.py")
         except OSError:
             return None
-        folder = os.environ.get("CC_ANALYTICS_CACHE_DIR")
-        if not folder:
-            base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-            folder = str(Path(base) / "cc-analytics")
-        return Path(folder) / f"prices-{self.FORMAT}-{data.st_size}-{data.st_mtime_ns}.json"
+        from cc_analytics.cache import cache_dir
+
+        return cache_dir() / f"prices-{self.FORMAT}-{data.st_size}-{data.st_mtime_ns}.json"
 
     def recall(self, kind: str, key: tuple[Any, ...], ask: Callable[..., Any]) -> Any:
         """The stored answer to ``ask(*key)``, asking (and storing) it the first time."""
