@@ -26,6 +26,9 @@ NEW = "new"  # not in the manifest
 MODIFIED = "modified"  # listed with another size or mtime than the manifest's
 SAME = "same"  # listed with the manifest's size and mtime: read only if its session is re-decoded
 GONE = "gone"  # in the manifest, not listed (or unreadable): read from the raw copy
+# New files are classified from their first bytes this many at a time (a batch of requests on
+# object storage; 64 kB each, so the heads of a large first run are never all in memory).
+HEADS_AT_ONCE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,32 +140,39 @@ def make_plan(manifest: Manifest, sources: Sources) -> Plan:
 
 def _classify(found: list[tuple[Storage, Listed]]) -> list[tuple[FileRecord | None, Listed]]:
     """Format and session of new files from their first bytes (None: a deleted ChainlessChain
-    transcript, which no loader reads)."""
-    from cc_analytics.frames.chainless.store import transcript_file
-    from cc_analytics.frames.claude.discovery import classify
-
+    transcript, which no loader reads), :data:`HEADS_AT_ONCE` files at a time."""
     by_storage: dict[int, tuple[Storage, list[Listed]]] = {}
     for storage, listed in found:
         by_storage.setdefault(id(storage), (storage, []))[1].append(listed)
     out: list[tuple[FileRecord | None, Listed]] = []
-    for storage, group in by_storage.values():
-        heads = storage.heads([listed.path for listed in group])
-        for listed, head in zip(group, heads, strict=True):
-            path = _loader_path(listed.path)
-            format = sniff_head(head)
-            if format == CHAINLESS:
-                if _deleted(storage, listed.path):
-                    out.append((None, listed))
-                    continue
-                file = transcript_file(path, size=listed.size)
-            else:
-                file = classify(path, size=listed.size, head=head)
-            base = L.raw_base(format, file.project_dir, file.layout, listed.path)
-            record = FileRecord(
-                listed.path, format, file.session_id, file.agent_id, file.layout, file.project_dir,
-                listed.size, listed.mtime_ns, "", base, 0, listed.tag,
-            )  # fmt: skip
-            out.append((record, listed))
+    for storage, everything in by_storage.values():
+        for start in range(0, len(everything), HEADS_AT_ONCE):
+            out.extend(_classify_group(storage, everything[start : start + HEADS_AT_ONCE]))
+    return out
+
+
+def _classify_group(storage: Storage, group: list[Listed]) -> list[tuple[FileRecord | None, Listed]]:
+    from cc_analytics.frames.chainless.store import transcript_file
+    from cc_analytics.frames.claude.discovery import classify
+
+    out: list[tuple[FileRecord | None, Listed]] = []
+    heads = storage.heads([listed.path for listed in group])
+    for listed, head in zip(group, heads, strict=True):
+        path = _loader_path(listed.path)
+        format = sniff_head(head)
+        if format == CHAINLESS:
+            if _deleted(storage, listed.path):
+                out.append((None, listed))
+                continue
+            file = transcript_file(path, size=listed.size)
+        else:
+            file = classify(path, size=listed.size, head=head)
+        base = L.raw_base(format, file.project_dir, file.layout, listed.path)
+        record = FileRecord(
+            listed.path, format, file.session_id, file.agent_id, file.layout, file.project_dir,
+            listed.size, listed.mtime_ns, "", base, 0, listed.tag,
+        )  # fmt: skip
+        out.append((record, listed))
     return out
 
 

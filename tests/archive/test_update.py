@@ -286,3 +286,25 @@ def test_a_fifo_among_the_sources_is_never_read(small: Corpus, tmp_path: Path) -
     summary = update([*small.sources, str(fifo)], tmp_path / "archive")  # would block if it were opened
     assert str(fifo) not in open_archive(tmp_path / "archive").manifest.files
     assert summary.new == summary.listed
+
+
+def test_new_files_are_classified_a_group_at_a_time(
+    small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first run of 40,000 files once held every file's first 64 kB at once (2.2 GB for 10 GB).
+    from cc_analytics.archive import plan as P
+    from cc_analytics.archive.storage import LocalStorage
+
+    whole = P.make_plan(Manifest({}, {}), small.sources)
+    asked: list[int] = []
+    heads = LocalStorage.heads
+
+    def counting(self: LocalStorage, paths: list[str], size: int = 1 << 16) -> list[bytes]:
+        asked.append(len(paths))
+        return heads(self, paths, size)
+
+    monkeypatch.setattr(P, "HEADS_AT_ONCE", 3)
+    monkeypatch.setattr(LocalStorage, "heads", counting)
+    grouped = P.make_plan(Manifest({}, {}), small.sources)
+    assert max(asked) == 3 and sum(asked) == whole.new > 3
+    assert grouped.items == whole.items
