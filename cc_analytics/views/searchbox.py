@@ -11,7 +11,7 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-DEBOUNCE_MS = 250
+DEBOUNCE_MS = 200
 
 ESM = """
 function render({ model, el }) {
@@ -62,7 +62,7 @@ class SearchBox(anywidget.AnyWidget):  # type: ignore[misc]
     Examples:
         >>> box = SearchBox(placeholder="search id, project, model")
         >>> box.value, box.debounce_ms
-        ('', 250)
+        ('', 200)
     """
 
     _esm = ESM

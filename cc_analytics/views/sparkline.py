@@ -34,6 +34,8 @@ def _ticks(top: float, count: int = 4) -> list[float]:
 
 
 def _short(tokens: float) -> str:
+    if not tokens:
+        return "0"
     return f"{tokens / 1000:g}k" if tokens < 1_000_000 else f"{tokens / 1_000_000:g}M"
 
 

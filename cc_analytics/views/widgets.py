@@ -339,15 +339,15 @@ def filter_sessions(
 
 
 def session_label() -> pl.Expr:
-    """One line per session for the explorer's list, whole: peak %, project, id, model, cost."""
+    """One line per session for the explorer's list, whole: peak %, project, id, model (the explorer adds the cost)."""
     project = pl.col(S.PROJECT).fill_null("").str.strip_chars_end("/").str.split("/").list.last().fill_null("")
     model = pl.col(S.LAST_MODEL).fill_null("").str.strip_prefix("claude-")
-    return pl.format(
-        "{}%  {} · {} · {}",
+    return pl.concat_str(
         (pl.col("peak_fraction") * 100).round(1).cast(pl.String).str.pad_start(5),
-        project,
+        pl.lit("%  "),
+        pl.when(project != "").then(project + " · ").otherwise(pl.lit("")),
         pl.col(S.SESSION_ID).str.slice(0, 8),
-        model,
+        pl.when(model != "").then(" · " + model).otherwise(pl.lit("")),
     )
 
 
@@ -472,7 +472,17 @@ class SessionExplorer:
         self.filters: dict[str, Any] = {}
         self.transcripts = Transcripts()
         self._table = _with_filter_columns(self.sessions)
-        self._table = self._table.with_columns(session_label().alias(LABEL))
+        label = session_label()
+        if S.COST_USD in self._table.columns:
+            # The one dollar formatter, once per session when the explorer is made (not per filter).
+            partial = (
+                self._table[S.UNPRICED_REQUESTS].fill_null(0).to_list()
+                if S.UNPRICED_REQUESTS in self._table.columns
+                else [0] * self._table.height
+            )
+            costs = [usd(c, partial=bool(p)) for c, p in zip(self._table[S.COST_USD].to_list(), partial, strict=True)]
+            label = pl.concat_str(label, pl.lit(" · "), pl.Series(costs, dtype=pl.String))
+        self._table = self._table.with_columns(label.alias(LABEL))
         main = self.turns.filter(~pl.col(S.IS_SUBAGENT_FILE).fill_null(False)).sort(S.SESSION_ID, S.TURN_INDEX)
         self._main_turns = main
         spans = main.group_by(S.SESSION_ID).agg(pl.len().alias("n")).sort(S.SESSION_ID)
