@@ -336,7 +336,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from tests.browser.jupyter_driver import CHROMIUM, have_jupyterlab
 
-    missing = have_jupyterlab() or (None if Path(CHROMIUM).exists() else "chromium is not installed")
+    missing = have_jupyterlab() or (
+        None
+        if Path(CHROMIUM).exists()
+        else "chromium is not installed (apt-get install -y chromium); explorer not measured"
+    )
     if missing:
         print(f"skipped: {missing}")
         return 0
