@@ -281,3 +281,20 @@ def test_the_search_script_sends_one_value_per_pause(tmp_path: Path) -> None:
     (tmp_path / "run.mjs").write_text(NODE_RUN, encoding="utf-8")
     out = subprocess.run(["node", "run.mjs"], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(out.stdout) == {"early": 0, "sent": ["opus", "opus-4"]}
+
+
+# ------------------------------------------------------------------ the chart
+
+
+def test_the_chart_is_drawn_without_vega(data, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "vl_convert", None)  # no conversion: an import would fail
+    explorer = SessionExplorer(data.sessions, data.turns).select("24422850")
+    svg = explorer.chart_svg()
+    recorded = explorer.turn_rows().filter(pl.col(S.OCCUPANCY).is_not_null())
+    assert svg.startswith("<svg") and "session 24422850" in svg
+    assert svg.count("<circle") == recorded.height
+    assert svg.count("<path") == recorded.filter(pl.col(S.COMPACTED)).height > 0  # a triangle per compaction
+    assert ">auto-compact<" in svg and ">window<" in svg and "<polyline" in svg
+    assert "<svg" in explorer.to_html()
