@@ -31,6 +31,7 @@ LIST_LIMIT = 200  # sessions in the live list: a 10,000-option <select> blocks t
 LIST_ROWS = 10
 SEARCH_TEXT = "_search_text"
 LABEL = "_label"
+HAS_TURNS = "_has_turns"
 
 
 # ------------------------------------------------------------------ SessionExplorer
@@ -263,8 +264,13 @@ class SessionExplorer:
         self._spans: dict[str, tuple[int, int]] = dict(
             zip(spans[S.SESSION_ID].to_list(), zip(offsets.to_list(), spans["n"].to_list(), strict=True), strict=True)
         )
+        self._table = self._table.with_columns(
+            pl.col(S.SESSION_ID).is_in(spans[S.SESSION_ID].implode()).alias(HAS_TURNS)
+        )
         self._matches = self._table
-        self.session_id: str | None = session_id or self._default_session()
+        self.session_id: str | None = (
+            find_session(self.sessions, session_id)[S.SESSION_ID] if session_id else self._default_session()
+        )
         self.turn_index: int | None = self._peak_turn()
         self._widget: Any = None
         self._quiet = False
@@ -281,7 +287,7 @@ class SessionExplorer:
     # -- state, usable without a front end
     def filtered(self) -> pl.DataFrame:
         """The sessions matching ``filters``, highest peak first."""
-        return self._matches.drop(SEARCH_TEXT, LABEL)
+        return self._matches.drop(SEARCH_TEXT, LABEL, HAS_TURNS)
 
     def set_filters(self, **filters: Any) -> SessionExplorer:
         """Filter the sessions (``filter_sessions``' keywords); the pick stays unless filtered out.
@@ -354,7 +360,7 @@ class SessionExplorer:
         """The highest-peak matching session that has turns, recorded occupancy first (a
         measurement beats an estimate); else the highest-peak one."""
         matching = self._matches
-        with_turns = matching.filter(pl.col(S.SESSION_ID).is_in(list(self._spans)))
+        with_turns = matching.filter(pl.col(HAS_TURNS))
         pick = with_turns if with_turns.height else matching
         if S.OCCUPANCY_SOURCE in pick.columns:
             pick = pick.sort(pl.col(S.OCCUPANCY_SOURCE) != "recorded", maintain_order=True)
