@@ -5,7 +5,7 @@ Usage:
 
 Without ``--corpus`` a corpus is generated under the temp folder with ``benchmarks/corpus.py``
 (10,000 sessions by default; reused while the parameters are the same) and read once here into
-Parquet, which the notebook's kernel reads. ``--smoke`` does the same on 40 sessions with 3
+Parquet, which the notebook's kernel reads. ``--smoke`` does the same on 40 sessions with 2
 trials, in well under a minute, and exits 0 with a "skipped:" line when Chromium or JupyterLab is
 missing.
 
@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--size-mb", type=float, default=1300)
     parser.add_argument("--trials", type=int, default=20)
-    parser.add_argument("--smoke", action="store_true", help="40 sessions, 3 trials; skips without Chromium")
+    parser.add_argument("--smoke", action="store_true", help="40 sessions, 2 trials; skips without Chromium")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = parser.parse_args(argv)
 
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: {missing}")
         return 0
     if args.smoke:
-        args.sessions, args.size_mb, args.trials = 40, 2, 3
+        args.sessions, args.size_mb, args.trials = 40, 2, 2
     corpus = args.corpus
     if corpus is None:
         corpus = Path(tempfile.gettempdir()) / f"cc-explorer-bench-{args.sessions}x{args.size_mb:g}mb"
