@@ -37,7 +37,7 @@ test: $(VENV)/.stamp-dev oracle
 	$(PY) -m pytest -q --doctest-modules cc_analytics
 	$(PY) -m pytest --nbval-lax notebooks/
 	$(PY) benchmarks/chainless_context.py --smoke
-	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py; do \
+	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py benchmarks/explorer.py; do \
 		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done
 
 bench: $(VENV)/.stamp-dev oracle
@@ -46,6 +46,7 @@ bench: $(VENV)/.stamp-dev oracle
 	CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) benchmarks/windows.py
 	$(PY) benchmarks/cost_vs_ccusage.py
 	$(PY) benchmarks/archive.py --make 1000 --rounds 3
+	$(PY) benchmarks/explorer.py
 
 lint: typecheck
 	$(VENV)/bin/ruff check cc_analytics tests benchmarks

@@ -17,7 +17,8 @@ from cc_analytics.lazy import lazy_exports
 _EXPORTS = {
     "charts": "cc_analytics.views.charts",
     "widgets": "cc_analytics.views.widgets",
-    "ContextGauge": "cc_analytics.views.widgets",
+    "gauge": "cc_analytics.views.gauge",
+    "ContextGauge": "cc_analytics.views.gauge",
     "SessionExplorer": "cc_analytics.views.widgets",
     "bucket_breakdown": "cc_analytics.views.charts",
     "occupancy_over_turns": "cc_analytics.views.charts",

@@ -1,259 +1,83 @@
-"""Notebook views of sessions: ``ContextGauge`` (one session) and ``SessionExplorer`` (many).
+"""Notebook views of sessions: ``SessionExplorer`` (many), beside ``ContextGauge`` (one, from ``views.gauge``).
 
-Imports: polars, ``format``, ``frames.claude_schema``, ``views.charts``; ipywidgets only when
-a live widget is built, ``core`` only when a turn's window is captured. Both classes render
-a static HTML/text repr wherever no widget front end runs (plain IPython, nbval, HTML export).
+Imports: polars, ``format``, ``frames.schema``, ``views.charts``, ``views.gauge``; ipywidgets
+(and ``views.searchbox``, ``views.sparkline``) only when a live widget is built or a chart
+drawn, ``core`` only when a turn's window is captured. The explorer renders a static
+HTML/text repr wherever no widget front end runs (plain IPython, nbval, HTML export).
 """
 
 from __future__ import annotations
 
 import html
+import warnings
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from cc_analytics.errors import SessionNotFoundError
-from cc_analytics.format import bar, group_thousands, usd
+from cc_analytics.format import group_thousands, usd
 from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
-from cc_analytics.views.charts import BUCKET_COLOURS, BUCKET_LABELS, ZONE_COLOURS, Frame, collect
+from cc_analytics.views.charts import ZONE_COLOURS, Frame, collect
+from cc_analytics.views.gauge import ContextGauge, GaugeFigures, find_session, gauge_figures, gauge_html, gauge_text
 
 ALL = "(all)"
-WARNING_SIGN = "\u26a0"
-TEXT_BAR = 30
 TURN_PROMPT_CHARS = 60
 STATIC_SESSIONS = 15
-
-
-# ------------------------------------------------------------------ ContextGauge
-
-
-@dataclass(frozen=True, slots=True)
-class GaugeFigures:
-    """The numbers a gauge shows, derived once from a session row."""
-
-    session_id: str
-    label: str
-    model: str
-    used: int
-    window: int
-    effective_window: int | None
-    threshold: int | None
-    peak: int | None
-    recorded: int | None
-    estimated: int | None
-    buckets: tuple[tuple[str, int], ...]
-    compactions: int | None
-    cost_usd: float | None = None
-    unpriced_requests: int = 0
-
-    @property
-    def fraction(self) -> float:
-        return metrics.used_fraction_of(self.used, self.window)
-
-    @property
-    def zone(self) -> str:
-        return metrics.zone_of(self.fraction)
-
-    @property
-    def headroom(self) -> int:
-        return metrics.headroom_of(self.used, self.window)
-
-    @property
-    def overflows(self) -> bool:
-        return metrics.overflows_of(self.used, self.window)
-
-    @property
-    def past_threshold(self) -> bool:
-        return self.threshold is not None and self.used >= self.threshold
-
-
-def gauge_figures(row: Mapping[str, Any]) -> GaugeFigures:
-    """Figures of one session row (Claude Code sessions frame, or the report's unified one).
-
-    The gauge shows the recorded last occupancy when there is one, else the estimate.
-    """
-    recorded = row.get(S.LAST_OCCUPANCY) if row.get("occupancy_source", "recorded") == "recorded" else None
-    estimated = row.get(S.CONTEXT_ESTIMATE) if row.get(S.CONTEXT_ESTIMATE) is not None else row.get(S.ESTIMATED_TOKENS)
-    used = recorded if recorded is not None else (estimated or 0)
-    models = row.get(S.MODELS) or []
-    project = str(row.get(S.PROJECT) or "").rstrip("/").rsplit("/", 1)[-1]
-    return GaugeFigures(
-        session_id=str(row[S.SESSION_ID]),
-        label=f"{project} · {str(row[S.SESSION_ID])[:8]}" if project else str(row[S.SESSION_ID]),
-        model=row.get(S.LAST_MODEL) or (models[-1] if models else "unknown"),
-        used=int(used),
-        window=int(row.get(S.WINDOW) or 0),
-        effective_window=row.get(S.EFFECTIVE_WINDOW),
-        threshold=row.get(S.AUTOCOMPACT_THRESHOLD),
-        peak=row.get(S.PEAK_OCCUPANCY),
-        recorded=recorded,
-        estimated=estimated,
-        buckets=tuple((label, int(row.get(column) or 0)) for column, label in BUCKET_LABELS.items()),
-        compactions=row.get(S.COMPACTIONS),
-        cost_usd=row.get(S.COST_USD),
-        unpriced_requests=int(row.get(S.UNPRICED_REQUESTS) or 0),
-    )
-
-
-def _pct(value: int, window: int) -> float:
-    return 100.0 * min(value / window, 1.0) if window else 0.0
-
-
-def _marker(value: int | None, window: int, colour: str, title: str) -> str:
-    if value is None or not window:
-        return ""
-    return (
-        f"<div title='{html.escape(title)}' style='position:absolute;top:-3px;bottom:-3px;"
-        f"left:{_pct(value, window):.2f}%;border-left:2px dashed {colour}'></div>"
-    )
-
-
-def gauge_html(g: GaugeFigures) -> str:
-    """The gauge as one self-contained HTML fragment (inline styles only)."""
-    colour = ZONE_COLOURS[g.zone]
-    used_pct = _pct(g.used, g.window)
-    markers = _marker(g.threshold, g.window, "#d1343a", f"auto-compact at {group_thousands(g.threshold or 0)}")
-    markers += _marker(
-        g.effective_window,
-        g.window,
-        "#e3a500",
-        f"effective window {group_thousands(g.effective_window or 0)}",
-    )
-    if g.peak is not None and g.peak != g.used:
-        markers += _marker(g.peak, g.window, "#555", f"peak {group_thousands(g.peak)}")
-    notes = []
-    if g.overflows:
-        notes.append(
-            f"<div style='color:#d1343a;font-weight:600'>{WARNING_SIGN} exceeds the context window — compaction required</div>"
-        )
-    elif g.past_threshold:
-        notes.append(
-            f"<div style='color:#d1343a'>{WARNING_SIGN} past the auto-compact threshold ({group_thousands(g.threshold or 0)})</div>"
-        )
-    total = sum(tokens for _, tokens in g.buckets) or 1
-    segments = "".join(
-        f"<div title='{html.escape(label)}: {group_thousands(tokens)}' style='width:{100 * tokens / total:.2f}%;background:{BUCKET_COLOURS[i]}'></div>"
-        for i, (label, tokens) in enumerate(g.buckets)
-        if tokens
-    )
-    legend = " ".join(
-        f"<span style='white-space:nowrap'><span style='display:inline-block;width:9px;height:9px;background:{BUCKET_COLOURS[i]}'></span> {html.escape(label)} {group_thousands(tokens)}</span>"
-        for i, (label, tokens) in enumerate(g.buckets)
-    )
-    side = ""
-    if g.recorded is not None and g.estimated is not None:
-        rows = (("recorded", g.recorded, "#4a6fa5"), ("estimated", g.estimated, "#9aa5b1"))
-        side = "".join(
-            f"<div style='display:flex;align-items:center;gap:6px;margin-top:3px'><span style='width:68px;color:#666'>{name}</span>"
-            f"<div style='flex:1;background:#eee;height:8px;border-radius:4px'><div style='width:{_pct(value, g.window):.2f}%;height:8px;border-radius:4px;background:{c}'></div></div>"
-            f"<span style='width:90px;text-align:right'>{group_thousands(value)}</span></div>"
-            for name, value, c in rows
-        )
-    compactions = "" if g.compactions is None else f" · {g.compactions} compaction(s)"
-    cost = f" · cost {_cost(g)}" if g.cost_usd is not None or g.unpriced_requests else ""
-    return f"""<div class='cc-gauge' style='font:13px/1.4 system-ui,sans-serif;max-width:640px;border:1px solid #ddd;border-radius:8px;padding:10px 12px'>
-<div style='font-weight:600'>Context — {html.escape(g.label)}</div>
-<div style='color:#666'>{html.escape(g.model)} · window {group_thousands(g.window)} tokens{compactions}{html.escape(cost)}</div>
-<div style='position:relative;margin:10px 0 4px;background:#eee;height:18px;border-radius:4px'>
-<div style='width:{used_pct:.2f}%;height:18px;border-radius:4px;background:{colour}'></div>{markers}</div>
-<div><b>{group_thousands(g.used)}</b> / {group_thousands(g.window)} tokens (<b style='color:{colour}'>{g.fraction * 100:.1f}%</b>) · headroom {group_thousands(g.headroom)}</div>
-{"".join(notes)}{side}
-<div style='margin-top:8px;color:#666'>what the session's turns held (estimated, all turns)</div>
-<div style='display:flex;height:10px;border-radius:3px;overflow:hidden;background:#eee'>{segments}</div>
-<div style='font-size:12px;color:#444;margin-top:3px'>{legend}</div>
-</div>"""
-
-
-def gauge_text(g: GaugeFigures) -> str:
-    """The gauge as plain text (for terminals and text-only front ends)."""
-    lines = [
-        f"Context — {g.label}",
-        f"  {g.model} · window {group_thousands(g.window)} tokens",
-        f"  {bar(g.fraction, TEXT_BAR)} {g.fraction * 100:.1f}% ({g.zone})  "
-        f"{group_thousands(g.used)} used, headroom {group_thousands(g.headroom)}",
-    ]
-    if g.threshold is not None:
-        lines.append(f"  auto-compact at {group_thousands(g.threshold)}")
-    if g.cost_usd is not None or g.unpriced_requests:
-        lines.append(f"  cost {_cost(g)}")
-    if g.recorded is not None and g.estimated is not None:
-        lines.append(f"  recorded {group_thousands(g.recorded)} · estimated {group_thousands(g.estimated)}")
-    if g.overflows:
-        lines.append(f"  {WARNING_SIGN} exceeds the context window — compaction required")
-    lines += [f"  {label:<15}{tokens:>9,}" for label, tokens in g.buckets]
-    return "\n".join(lines)
-
-
-def _cost(g: GaugeFigures) -> str:
-    """The session's cost, saying how many requests it leaves out for want of a price."""
-    text = usd(g.cost_usd)
-    if g.unpriced_requests:
-        text += f" ({g.unpriced_requests} request(s) without a price left out)"
-    return text
-
-
-def find_session(sessions: Frame, session_id: str) -> dict[str, Any]:
-    """The row of ``session_id`` (a unique prefix will do) in a sessions frame."""
-    df = collect(sessions)
-    rows = df.filter(pl.col(S.SESSION_ID) == session_id)
-    if rows.is_empty():
-        rows = df.filter(pl.col(S.SESSION_ID).str.starts_with(session_id))
-    if rows.height != 1:
-        msg = f"session {session_id!r} matches {rows.height} sessions"
-        raise SessionNotFoundError(msg)
-    return rows.row(0, named=True)
-
-
-class ContextGauge:
-    """How full one session's context window is: a coloured bar, headroom and what fills it.
-
-    Green up to 70% of the window, yellow above, red above 90%; dashed marks for the
-    auto-compact threshold, the effective window and the peak; recorded and estimated
-    occupancy side by side; the five heuristic buckets as a stacked bar.
-
-    Examples:
-        >>> row = {"session_id": "abc", "window": 200_000, "last_occupancy": 150_000,
-        ...        "autocompact_threshold": 167_000, "context_estimate": 40_000}
-        >>> g = ContextGauge(row)
-        >>> g.figures.zone, g.figures.headroom
-        ('yellow', 50000)
-        >>> "75.0%" in g._repr_html_()
-        True
-    """
-
-    def __init__(self, session: Mapping[str, Any]) -> None:
-        self.figures = gauge_figures(session)
-
-    @classmethod
-    def from_frame(cls, sessions: Frame, session_id: str) -> ContextGauge:
-        """The gauge of ``session_id`` in a sessions frame (``frames.read_sessions`` or the report's)."""
-        return cls(find_session(sessions, session_id))
-
-    def to_html(self) -> str:
-        return gauge_html(self.figures)
-
-    def widget(self) -> Any:
-        """An ``ipywidgets.HTML`` showing the gauge (to place inside other widgets)."""
-        import ipywidgets
-
-        return ipywidgets.HTML(value=self.to_html())
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {"text/plain": gauge_text(self.figures), "text/html": self.to_html()}
-
-    def __repr__(self) -> str:
-        return gauge_text(self.figures)
+LIST_LIMIT = 200  # sessions in the live list: a 10,000-option <select> blocks the page for 400 ms per rebuild
+LIST_ROWS = 10
+SEARCH_TEXT = "_search_text"
+LABEL = "_label"
+HAS_TURNS = "_has_turns"
 
 
 # ------------------------------------------------------------------ SessionExplorer
+
+
+def _with_filter_columns(df: pl.DataFrame) -> pl.DataFrame:
+    """``peak_fraction``, ``day`` and the lowercased search text, computed once per frame."""
+    return df.with_columns(
+        (pl.col(S.PEAK_OCCUPANCY) / pl.col(S.WINDOW)).fill_null(0.0).alias("peak_fraction"),
+        pl.coalesce(pl.col(S.FIRST_TIME), pl.col(S.LAST_TIME)).dt.date().alias("day"),
+        pl.concat_str(
+            pl.col(S.SESSION_ID),
+            pl.col(S.PROJECT).fill_null(""),
+            pl.col(S.MODELS).list.join(" ").fill_null(""),
+            separator=" ",
+        )
+        .str.to_lowercase()
+        .alias(SEARCH_TEXT),
+    ).sort("peak_fraction", S.SESSION_ID, descending=[True, False])
+
+
+def _matching(
+    df: pl.DataFrame,
+    *,
+    project: str | None = None,
+    model: str | None = None,
+    start: date | None = None,
+    end: date | None = None,
+    min_peak: float = 0.0,
+    search: str = "",
+) -> pl.DataFrame:
+    """Rows of a ``_with_filter_columns`` frame matching every filter, one vectorized pass, order kept."""
+    conditions = []
+    if project and project != ALL:
+        conditions.append(pl.col(S.PROJECT) == project)
+    if model and model != ALL:
+        conditions.append(pl.col(S.MODELS).list.contains(model))
+    if start is not None:
+        conditions.append(pl.col("day") >= start)
+    if end is not None:
+        conditions.append(pl.col("day") <= end)
+    if min_peak:
+        conditions.append(pl.col("peak_fraction") >= min_peak)
+    if search.strip():
+        conditions.append(pl.col(SEARCH_TEXT).str.contains(search.strip().lower(), literal=True))
+    return df.filter(*conditions) if conditions else df
 
 
 def filter_sessions(
@@ -270,31 +94,35 @@ def filter_sessions(
 
     ``min_peak`` is a fraction of the window; ``search`` matches (case-insensitively) the
     session id, project and models.
+
+    Examples:
+        >>> from cc_analytics.report import load
+        >>> sessions = load(samples=True).sessions
+        >>> filter_sessions(sessions, min_peak=0.9)["peak_fraction"].min() >= 0.9
+        True
     """
-    df = collect(sessions).with_columns(
-        (pl.col(S.PEAK_OCCUPANCY) / pl.col(S.WINDOW)).fill_null(0.0).alias("peak_fraction"),
-        pl.coalesce(pl.col(S.FIRST_TIME), pl.col(S.LAST_TIME)).dt.date().alias("day"),
+    return _matching(
+        _with_filter_columns(collect(sessions)),
+        project=project,
+        model=model,
+        start=start,
+        end=end,
+        min_peak=min_peak,
+        search=search,
+    ).drop(SEARCH_TEXT)
+
+
+def session_label() -> pl.Expr:
+    """One line per session for the explorer's list, whole: peak %, project, id, model (the explorer adds the cost)."""
+    project = pl.col(S.PROJECT).fill_null("").str.strip_chars_end("/").str.split("/").list.last().fill_null("")
+    model = pl.col(S.LAST_MODEL).fill_null("").str.strip_prefix("claude-")
+    return pl.concat_str(
+        (pl.col("peak_fraction") * 100).round(1).cast(pl.String).str.pad_start(5),
+        pl.lit("%  "),
+        pl.when(project != "").then(project + " · ").otherwise(pl.lit("")),
+        pl.col(S.SESSION_ID).str.slice(0, 8),
+        pl.when(model != "").then(" · " + model).otherwise(pl.lit("")),
     )
-    if project and project != ALL:
-        df = df.filter(pl.col(S.PROJECT) == project)
-    if model and model != ALL:
-        df = df.filter(pl.col(S.MODELS).list.contains(model))
-    if start is not None:
-        df = df.filter(pl.col("day") >= start)
-    if end is not None:
-        df = df.filter(pl.col("day") <= end)
-    if min_peak:
-        df = df.filter(pl.col("peak_fraction") >= min_peak)
-    if search.strip():
-        needle = search.strip().lower()
-        haystack = pl.concat_str(
-            pl.col(S.SESSION_ID),
-            pl.col(S.PROJECT).fill_null(""),
-            pl.col(S.MODELS).list.join(" ").fill_null(""),
-            separator=" ",
-        ).str.to_lowercase()
-        df = df.filter(haystack.str.contains(needle, literal=True))
-    return df.sort("peak_fraction", S.SESSION_ID, descending=[True, False])
 
 
 def session_turns(turns: Frame, session_id: str) -> pl.DataFrame:
@@ -317,10 +145,60 @@ def turn_label(turn: Mapping[str, Any]) -> str:
     return f"#{turn[S.TURN_INDEX]:<3} {used:>20}{flags} · {tools or '-'} · {prompt}"
 
 
-def turn_preview(turn: Mapping[str, Any], *, before: int = 2, after: int = 1) -> str:
-    """The ContextWindow preview around a turn's first event (``render_preview(budget=Budget())``);
-    a ChainlessChain turn shows its prompt, an unreadable transcript a message instead."""
-    from cc_analytics.core import Budget, EventRef, capture_window
+class Transcripts:
+    """Parsed transcripts for previews, each read and parsed once while it is unchanged.
+
+    Keyed by path, size and modification time; the ``size`` most recently used are kept.
+
+    Examples:
+        >>> cache = Transcripts(size=2)
+        >>> cache.session("/no/such/file.jsonl")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: [Errno 2] No such file or directory: '/no/such/file.jsonl'
+    """
+
+    def __init__(self, *, size: int = 8) -> None:
+        self.size = size
+        self.reads = 0
+        self._parsed: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+
+    def session(self, path: str) -> Any:
+        """The ``core.Session`` of the transcript at ``path`` (OSError when it cannot be read)."""
+        from cc_analytics.core import Session
+
+        stat = Path(path).stat()
+        key = (path, stat.st_size, stat.st_mtime_ns)
+        if key in self._parsed:
+            self._parsed.move_to_end(key)
+            return self._parsed[key]
+        raw = Path(path).read_bytes()
+        self.reads += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # malformed lines are the problems frame's business, not the preview's
+            parsed = Session(raw, source=path)
+        self._parsed[key] = parsed
+        while len(self._parsed) > self.size:
+            self._parsed.popitem(last=False)
+        return parsed
+
+
+def turn_preview(
+    turn: Mapping[str, Any], *, before: int = 2, after: int = 1, transcripts: Transcripts | None = None
+) -> str:
+    """The ContextWindow preview around a turn's first event (``render_preview(budget=Budget())``).
+
+    A ChainlessChain turn shows its prompt; a transcript that cannot be read or no longer holds
+    the turn's event gives a one-line message instead of an error. ``transcripts`` keeps parsed
+    transcripts between calls.
+
+    Examples:
+        >>> turn = {"format": "claude-code", "session_id": "S", "turn_index": 3,
+        ...         "event_uuids": ["u1"], "source_file": "gone/relative.jsonl"}
+        >>> turn_preview(turn)
+        '(cannot read gone/relative.jsonl: No such file or directory)'
+    """
+    from cc_analytics.core import Budget, EventRef
 
     if turn.get(S.FORMAT) == S.CHAINLESS:
         # ContextWindows are a Claude Code format; a ChainlessChain turn shows its prompt.
@@ -329,12 +207,20 @@ def turn_preview(turn: Mapping[str, Any], *, before: int = 2, after: int = 1) ->
     uuids = turn.get(S.EVENT_UUIDS) or []
     if not uuids:
         return f"(turn {turn[S.TURN_INDEX]} has no events to anchor a window on)"
+    source = str(turn[S.SOURCE_FILE])
     try:
-        raw = Path(turn[S.SOURCE_FILE]).read_bytes()
+        session = (transcripts or Transcripts(size=1)).session(source)
     except OSError as exc:
-        return f"(cannot read {turn[S.SOURCE_FILE]}: {exc.strerror or exc})"
-    window = capture_window(raw, EventRef(turn[S.SESSION_ID], uuids[0]), before=before, after=after)
+        return f"(cannot read {source}: {exc.strerror or exc})"
+    try:
+        window = session.window(EventRef(turn[S.SESSION_ID], uuids[0]), before, after, 200)
+    except ValueError as exc:  # the file changed since the frames were read
+        return f"(no window around turn {turn[S.TURN_INDEX]} in {source}: {exc})"
     return window.render_preview(budget=Budget())
+
+
+def _pre(text: str) -> str:
+    return f"<pre style='white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px'>{html.escape(text)}</pre>"
 
 
 class SessionExplorer:
@@ -343,6 +229,8 @@ class SessionExplorer:
 
     In JupyterLab it is a live ipywidgets UI; elsewhere it renders the static state: the
     matching sessions, the selected session's gauge, chart and turns, and one preview.
+    The live list shows the first ``LIST_LIMIT`` matching sessions and says how many more
+    there are; a filter change keeps the picked session unless it no longer matches.
 
     Examples:
         >>> from cc_analytics.report import load
@@ -356,9 +244,36 @@ class SessionExplorer:
         self.sessions = collect(sessions)
         self.turns = collect(turns)
         self.filters: dict[str, Any] = {}
-        self.session_id: str | None = session_id or self._default_session()
+        self.transcripts = Transcripts()
+        self._table = _with_filter_columns(self.sessions)
+        label = session_label()
+        if S.COST_USD in self._table.columns:
+            # The one dollar formatter, once per session when the explorer is made (not per filter).
+            partial = (
+                self._table[S.UNPRICED_REQUESTS].fill_null(0).to_list()
+                if S.UNPRICED_REQUESTS in self._table.columns
+                else [0] * self._table.height
+            )
+            costs = [usd(c, partial=bool(p)) for c, p in zip(self._table[S.COST_USD].to_list(), partial, strict=True)]
+            label = pl.concat_str(label, pl.lit(" · "), pl.Series(costs, dtype=pl.String))
+        self._table = self._table.with_columns(label.alias(LABEL))
+        main = self.turns.filter(~pl.col(S.IS_SUBAGENT_FILE).fill_null(False)).sort(S.SESSION_ID, S.TURN_INDEX)
+        self._main_turns = main
+        spans = main.group_by(S.SESSION_ID).agg(pl.len().alias("n")).sort(S.SESSION_ID)
+        offsets = spans["n"].cum_sum() - spans["n"]
+        self._spans: dict[str, tuple[int, int]] = dict(
+            zip(spans[S.SESSION_ID].to_list(), zip(offsets.to_list(), spans["n"].to_list(), strict=True), strict=True)
+        )
+        self._table = self._table.with_columns(
+            pl.col(S.SESSION_ID).is_in(spans[S.SESSION_ID].implode()).alias(HAS_TURNS)
+        )
+        self._matches = self._table
+        self.session_id: str | None = (
+            find_session(self.sessions, session_id)[S.SESSION_ID] if session_id else self._default_session()
+        )
         self.turn_index: int | None = self._peak_turn()
         self._widget: Any = None
+        self._quiet = False
 
     @classmethod
     def from_source(cls, source: str | Sequence[str] | None = None) -> SessionExplorer:
@@ -371,25 +286,67 @@ class SessionExplorer:
 
     # -- state, usable without a front end
     def filtered(self) -> pl.DataFrame:
-        return filter_sessions(self.sessions, **self.filters)
+        """The sessions matching ``filters``, highest peak first."""
+        return self._matches.drop(SEARCH_TEXT, LABEL, HAS_TURNS)
+
+    def set_filters(self, **filters: Any) -> SessionExplorer:
+        """Filter the sessions (``filter_sessions``' keywords); the pick stays unless filtered out.
+
+        Examples:
+            >>> from cc_analytics.report import load
+            >>> data = load(samples=True)
+            >>> ex = SessionExplorer(data.sessions, data.turns)
+            >>> picked = ex.session_id
+            >>> ex.set_filters(min_peak=0.5).session_id == picked
+            True
+            >>> ex.set_filters(search="no such session").session_id is None
+            True
+        """
+        self.filters = filters
+        self._matches = _matching(self._table, **filters)
+        if self.session_id is None or self._matches.filter(pl.col(S.SESSION_ID) == self.session_id).is_empty():
+            self.session_id = self._default_session()
+            self.turn_index = self._peak_turn()
+            if self._widget is not None:
+                self._sync_list()
+                self._sync_detail()
+        elif self._widget is not None:
+            self._sync_list()
+        return self
 
     def select(self, session_id: str, turn_index: int | None = None) -> SessionExplorer:
+        """Show ``session_id`` (a unique prefix will do), at ``turn_index`` or its peak turn."""
         self.session_id = find_session(self.sessions, session_id)[S.SESSION_ID]
         self.turn_index = turn_index if turn_index is not None else self._peak_turn()
         if self._widget is not None:
-            self._sync_widget()
+            self._sync_list()
+            self._sync_detail()
         return self
 
     def gauge(self) -> ContextGauge | None:
-        return ContextGauge.from_frame(self.sessions, self.session_id) if self.session_id else None
+        if self.session_id is None:
+            return None
+        rows = self._table.filter(pl.col(S.SESSION_ID) == self.session_id)
+        return ContextGauge(rows.row(0, named=True)) if rows.height else None
 
     def turn_rows(self) -> pl.DataFrame:
-        return session_turns(self.turns, self.session_id) if self.session_id else self.turns.clear()
+        """The picked session's main-transcript turns, in order (a slice, no scan of all turns)."""
+        span = self._spans.get(self.session_id or "")
+        return self._main_turns.slice(*span) if span else self._main_turns.clear()
 
     def chart(self) -> Any:
+        """The picked session's occupancy over turns as an Altair chart (the widget draws ``chart_svg``)."""
         from cc_analytics.views.charts import occupancy_over_turns
 
         return occupancy_over_turns(self.turns, session_id=self.session_id) if self.session_id else None
+
+    def chart_svg(self) -> str:
+        """The picked session's occupancy over turns as SVG text, drawn without Vega."""
+        from cc_analytics.views.sparkline import occupancy_svg
+
+        if self.session_id is None:
+            return ""
+        return occupancy_svg(self.turn_rows(), title=f"session {self.session_id[:8]} · occupancy over turns")
 
     def preview(self) -> str:
         if self.turn_index is None:
@@ -397,30 +354,30 @@ class SessionExplorer:
         rows = self.turn_rows().filter(pl.col(S.TURN_INDEX) == self.turn_index)
         if rows.is_empty():
             return "(no turn selected)"
-        return turn_preview(rows.row(0, named=True))
+        return turn_preview(rows.row(0, named=True), transcripts=self.transcripts)
 
     def _default_session(self) -> str | None:
-        """The highest-peak session that has turns, recorded occupancy first (a measurement beats an
-        estimate); else the highest-peak one."""
-        matching = self.filtered()
-        with_turns = matching.filter(pl.col(S.SESSION_ID).is_in(self.turns[S.SESSION_ID].implode()))
+        """The highest-peak matching session that has turns, recorded occupancy first (a
+        measurement beats an estimate); else the highest-peak one."""
+        matching = self._matches
+        with_turns = matching.filter(pl.col(HAS_TURNS))
         pick = with_turns if with_turns.height else matching
         if S.OCCUPANCY_SOURCE in pick.columns:
             pick = pick.sort(pl.col(S.OCCUPANCY_SOURCE) != "recorded", maintain_order=True)
         return pick[S.SESSION_ID][0] if pick.height else None
 
     def _peak_turn(self) -> int | None:
-        rows = self.turn_rows().filter(pl.col(S.OCCUPANCY).is_not_null())
+        turns = self.turn_rows()
+        rows = turns.filter(pl.col(S.OCCUPANCY).is_not_null())
         if rows.is_empty():
-            rows = self.turn_rows()
-            return rows[S.TURN_INDEX][-1] if rows.height else None
-        return rows.sort(S.OCCUPANCY, descending=True)[S.TURN_INDEX][0]
+            return turns[S.TURN_INDEX][-1] if turns.height else None
+        return rows.sort(S.OCCUPANCY, descending=True, maintain_order=True)[S.TURN_INDEX][0]
 
     # -- static reprs
     def to_html(self) -> str:
-        matching = self.filtered().head(STATIC_SESSIONS)
+        matching = self.filtered()
         rows = []
-        for r in matching.iter_rows(named=True):
+        for r in matching.head(STATIC_SESSIONS).iter_rows(named=True):
             shade = " style='background:#eef3fb'" if r[S.SESSION_ID] == self.session_id else ""
             colour = ZONE_COLOURS[metrics.zone_of(r["peak_fraction"])]
             rows.append(
@@ -436,34 +393,24 @@ class SessionExplorer:
             f"<th>model</th><th>peak</th><th>peak %</th><th>cost</th></tr>{''.join(rows)}</table>"
         )
         parts = [
-            f"<div style='font:600 14px system-ui,sans-serif'>SessionExplorer — {self.filtered().height} of {self.sessions.height} sessions</div>",
+            f"<div style='font:600 14px system-ui,sans-serif'>SessionExplorer — {matching.height} of {self.sessions.height} sessions</div>",
             table,
         ]
         gauge = self.gauge()
         if gauge is not None:
             parts.append(gauge.to_html())
-            parts.append(self._chart_svg())
+            parts.append(self.chart_svg())
             turns = "\n".join(html.escape(turn_label(t)) for t in self.turn_rows().iter_rows(named=True))
             parts.append(f"<pre style='font-size:12px'>{turns}</pre>")
             parts.append(
-                f"<div style='font:600 13px system-ui,sans-serif'>window around turn {self.turn_index}</div>"
-                f"<pre style='white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px'>{html.escape(self.preview())}</pre>"
+                f"<div style='font:600 13px system-ui,sans-serif'>window around turn {self.turn_index}</div>{_pre(self.preview())}"
             )
         return "<div class='cc-explorer'>" + "\n".join(parts) + "</div>"
 
-    def _chart_svg(self, chart: Any = None) -> str:
-        chart = self.chart() if chart is None else chart
-        if chart is None:
-            return ""
-        try:
-            import vl_convert
-        except ImportError:
-            return ""
-        return vl_convert.vegalite_to_svg(chart.to_dict())
-
     def to_text(self) -> str:
-        lines = [f"SessionExplorer — {self.filtered().height} of {self.sessions.height} sessions"]
-        for r in self.filtered().head(STATIC_SESSIONS).iter_rows(named=True):
+        matching = self.filtered()
+        lines = [f"SessionExplorer — {matching.height} of {self.sessions.height} sessions"]
+        for r in matching.head(STATIC_SESSIONS).iter_rows(named=True):
             mark = ">" if r[S.SESSION_ID] == self.session_id else " "
             lines.append(
                 f"{mark} {r[S.SESSION_ID][:8]}  {str(r[S.PROJECT] or '')[:28]:<28} {r['peak_fraction'] * 100:5.1f}%"
@@ -479,11 +426,15 @@ class SessionExplorer:
         return self.to_html()
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        bundle: dict[str, Any] = {"text/plain": self.to_text(), "text/html": self.to_html()}
+        """The live widget where ipywidgets is installed (with a one-line text fallback: the
+        static HTML would be rendered for nothing, JupyterLab shows the widget); else the static reprs."""
         widget = self.widget
-        if widget is not None:
-            view = widget._repr_mimebundle_()
-            bundle.update({k: v for k, v in view.items() if k != "text/plain"})
+        if widget is None:
+            return {"text/plain": self.to_text(), "text/html": self.to_html()}
+        bundle: dict[str, Any] = {
+            "text/plain": f"SessionExplorer — {self._matches.height} of {self.sessions.height} sessions"
+        }
+        bundle.update({k: v for k, v in widget._repr_mimebundle_().items() if k != "text/plain"})
         return bundle
 
     def __repr__(self) -> str:
@@ -507,10 +458,8 @@ class SessionExplorer:
         df = self.sessions
         projects = sorted(p for p in df[S.PROJECT].drop_nulls().unique().to_list())
         models = sorted(m for m in df[S.MODELS].explode().drop_nulls().unique().to_list())
-        days = sorted(
-            str(d)
-            for d in df.select(pl.coalesce(S.FIRST_TIME, S.LAST_TIME).dt.date()).to_series().drop_nulls().unique()
-        )
+        self._all_days = sorted(str(d) for d in self._table["day"].drop_nulls().unique())
+        days = self._all_days
         self._project = W.Dropdown(options=[ALL, *projects], description="project")
         self._model = W.Dropdown(options=[ALL, *models], description="model")
         self._days = W.SelectionRangeSlider(
@@ -518,14 +467,18 @@ class SessionExplorer:
             index=(0, max(len(days) - 1, 0)),
             description="dates",
             disabled=len(days) < 2,
+            readout=False,  # the readout box cuts two ISO dates off; the line below shows them whole
             layout=W.Layout(width="100%"),
             style={"description_width": "initial"},
         )
+        self._days_label = W.HTML(layout=W.Layout(width="100%"))
         self._min_peak = W.IntSlider(value=0, min=0, max=100, step=5, description="peak ≥ %", readout_format="d")
-        self._search = W.Text(placeholder="search id, project, model", description="search")
-        self._list = W.Select(rows=10, layout=W.Layout(width="100%"))
+        self._search = self._search_box(W)
+        self._list = W.Select(rows=LIST_ROWS, layout=W.Layout(width="100%"))
+        self._list.add_class("cc-explorer-list")
+        self._more = W.HTML()
         self._gauge = W.HTML()
-        self._chart = W.Output()
+        self._chart = W.HTML()
         self._turns = W.Select(rows=12, layout=W.Layout(width="100%"))
         self._preview = W.HTML()
         for control in (self._project, self._model, self._days, self._min_peak, self._search):
@@ -533,75 +486,127 @@ class SessionExplorer:
         self._list.observe(self._on_session, names="value")
         self._turns.observe(self._on_turn, names="value")
         controls = W.VBox(
-            [self._project, self._model, self._days, self._min_peak, self._search, self._list],
-            layout=W.Layout(width="38%"),
+            [
+                self._project,
+                self._model,
+                self._days,
+                self._days_label,
+                self._min_peak,
+                self._search,
+                self._list,
+                self._more,
+            ],
+            layout=W.Layout(width="40%", min_width="360px"),
         )
         detail = W.VBox(
             [self._gauge, self._chart, W.HTML("<b>turns</b>"), self._turns, self._preview],
-            layout=W.Layout(width="62%"),
+            layout=W.Layout(width="60%"),
         )
-        self._refresh_list()
-        self._sync_widget()
-        return W.HBox([controls, detail])
+        self._widget = W.HBox([controls, detail])
+        self._sync_days_label()
+        self._sync_list()
+        self._sync_detail()
+        return self._widget
+
+    @staticmethod
+    def _search_box(W: Any) -> Any:
+        try:
+            from cc_analytics.views.searchbox import SearchBox
+        except ImportError:  # without anywidget: no keystroke reaches the kernel before Enter
+            return W.Text(
+                placeholder="search id, project, model (Enter)", description="search", continuous_update=False
+            )
+        return SearchBox(placeholder="search id, project, model")
 
     def _on_filter(self, _change: Any) -> None:
+        if self._quiet:
+            return
         days = self._days.value if not self._days.disabled else None
-        self.filters = {
-            "project": self._project.value,
-            "model": self._model.value,
-            "start": date.fromisoformat(days[0]) if days else None,
-            "end": date.fromisoformat(days[1]) if days else None,
-            "min_peak": self._min_peak.value / 100,
-            "search": self._search.value,
-        }
-        self._refresh_list()
+        self._sync_days_label()
+        self.set_filters(
+            project=self._project.value,
+            model=self._model.value,
+            start=date.fromisoformat(days[0]) if days else None,
+            end=date.fromisoformat(days[1]) if days else None,
+            min_peak=self._min_peak.value / 100,
+            search=self._search.value,
+        )
 
-    def _refresh_list(self) -> None:
-        matching = self.filtered()
-        options = [
-            (
-                f"{r['peak_fraction'] * 100:5.1f}%  {str(r[S.PROJECT] or '').rsplit('/', 1)[-1]} · {r[S.SESSION_ID][:8]} · {r[S.LAST_MODEL] or ''}"
-                f" · {usd(r.get(S.COST_USD), partial=bool(r.get(S.UNPRICED_REQUESTS)))}",
-                r[S.SESSION_ID],
+    def _sync_days_label(self) -> None:
+        if self._days.disabled:
+            text = self._all_days[0] if self._all_days else "no dates"
+        else:
+            first, last = self._days.value
+            text = f"{first} → {last}"
+        self._days_label.value = f"<div style='font-size:12px;color:#444;margin-left:4px'>{html.escape(text)}</div>"
+
+    def _sync_list(self) -> None:
+        """The first LIST_LIMIT matches (and the picked session, wherever it ranks) and a count of the rest."""
+        shown = self._matches.head(LIST_LIMIT)
+        options = list(zip(shown[LABEL].to_list(), shown[S.SESSION_ID].to_list(), strict=True))
+        ids = shown[S.SESSION_ID]
+        pinned = self.session_id is not None and not ids.is_in([self.session_id]).any()
+        if pinned:
+            picked = self._matches.filter(pl.col(S.SESSION_ID) == self.session_id)
+            if picked.height:
+                options.append((picked[LABEL][0], self.session_id))
+            else:
+                pinned = False
+        more = self._matches.height - shown.height
+        self._quiet = True
+        try:
+            if self._list.options != tuple(options):
+                self._list.options = options
+            self._list.value = self.session_id if options and self.session_id else None
+        finally:
+            self._quiet = False
+        note = f"{group_thousands(self._matches.height)} of {group_thousands(self.sessions.height)} sessions match"
+        if more > 0:
+            note += f"; the first {group_thousands(shown.height)} are listed" + (
+                ", and the picked one" if pinned else ""
             )
-            for r in matching.iter_rows(named=True)
-        ]
-        self._list.options = options
-        if self.session_id in {sid for _, sid in options}:
-            self._list.value = self.session_id
+            note += " — narrow the filters or search to see the rest"
+        self._more.value = f"<div style='font-size:12px;color:#666'>{html.escape(note)}</div>"
 
     def _on_session(self, change: Any) -> None:
+        if self._quiet:
+            return
         if change["new"] and change["new"] != self.session_id:
-            self.select(change["new"])
+            self.session_id = change["new"]
+            self.turn_index = self._peak_turn()
+            self._sync_detail()
 
     def _on_turn(self, change: Any) -> None:
-        if change["new"] is not None:
-            self.turn_index = change["new"]
-            self._preview.value = f"<pre style='white-space:pre-wrap;font-size:12px;background:#f7f7f7;padding:6px'>{html.escape(self.preview())}</pre>"
+        if self._quiet or change["new"] is None or change["new"] == self.turn_index:
+            return
+        self.turn_index = change["new"]
+        self._preview.value = _pre(self.preview())
 
-    def _sync_widget(self) -> None:
+    def _sync_detail(self) -> None:
+        """Gauge, chart, turn list and preview of the picked session: each computed once."""
         gauge = self.gauge()
         self._gauge.value = gauge.to_html() if gauge else "<i>no session matches</i>"
-        self._chart.outputs = ()
-        chart = self.chart()
-        if chart is not None:
-            # An SVG drawn in the kernel: Altair's own renderer loads Vega from a CDN, which
-            # fails offline ("Error loading script"), and JupyterLab 4 has no Vega-Lite 6 renderer.
-            from IPython.display import HTML
-
-            svg = self._chart_svg(chart)
-            self._chart.append_display_data(HTML(svg) if svg else chart)
-        turn_index = self.turn_index
-        self._turns.options = [(turn_label(t), t[S.TURN_INDEX]) for t in self.turn_rows().iter_rows(named=True)]
-        self._turns.value = turn_index
-        self._on_turn({"new": turn_index})
+        self._chart.value = self.chart_svg()
+        turns = self.turn_rows()
+        options = [(turn_label(t), t[S.TURN_INDEX]) for t in turns.iter_rows(named=True)]
+        self._quiet = True
+        try:
+            self._turns.options = options
+            self._turns.value = self.turn_index if options else None
+        finally:
+            self._quiet = False
+        self._preview.value = _pre(self.preview()) if self.session_id else ""
 
 
 __all__ = [
     "ContextGauge",
     "GaugeFigures",
     "SessionExplorer",
+    "Transcripts",
     "filter_sessions",
+    "find_session",
     "gauge_figures",
+    "gauge_html",
+    "gauge_text",
     "turn_preview",
 ]

@@ -16,7 +16,10 @@ notebook, runs all cells and checks that:
   lists, its own gauge, its occupancy chart drawn (SVG marks) and the window preview;
 * picking another session in the session list (a DOM ``change``, as a click would) makes
   the kernel update the explorer's gauge and turn list, and picking a turn updates the
-  preview — the round trip front end → kernel → front end.
+  preview — the round trip front end → kernel → front end;
+* nothing is cut off: the widest session label fits the list, the date range shows both days;
+* typing a word into the search box sends the kernel one value (the word), not one per key,
+  and the list follows while the picked session stays.
 
 Screenshots: ``/tmp/jupyterlab-widgets.png`` (after running) and
 ``/tmp/jupyterlab-widgets-selected.png`` (after the selection). Skipped, with the reason,
@@ -103,7 +106,7 @@ def expected() -> dict[str, Any]:
 
     from cc_analytics.frames.claude import schema as S
     from cc_analytics.report import load
-    from cc_analytics.views.widgets import SessionExplorer, session_turns
+    from cc_analytics.views.widgets import SessionExplorer, filter_sessions, session_turns
 
     data = load([SAMPLES / "claude" / "projects", SAMPLES / "chainless"])
     explorer = SessionExplorer(data.sessions, data.turns)
@@ -115,7 +118,12 @@ def expected() -> dict[str, Any]:
     target = others[0]
     gauge = explorer.gauge()
     assert gauge is not None
+    days = explorer.sessions.select(pl.coalesce(S.FIRST_TIME, S.LAST_TIME).dt.date()).to_series().drop_nulls()
+    needle = target[:6]
     return {
+        "date_range": f"{days.min()} \u2192 {days.max()}",
+        "needle": needle,
+        "needle_matches": filter_sessions(data.sessions, search=needle).height,
         "sessions": data.sessions.height,
         "default": default,
         "default_turns": session_turns(data.turns, default).height,
@@ -157,6 +165,15 @@ CELLS = """(() => {
       (d) => d.style.height === "18px" && d.style.width.endsWith("%"));
     return fill ? {width: parseFloat(fill.style.width), colour: fill.style.background || fill.style.backgroundColor} : null;
   };
+  // The widest option label against the room the list has for it (the option's own padding aside).
+  const fit = (sel) => {
+    if (!sel) return null;
+    const ctx = document.createElement("canvas").getContext("2d");
+    const style = getComputedStyle(sel);
+    ctx.font = style.font;
+    const room = sel.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 8;
+    return {room: room, widest: Math.max(0, ...[...sel.options].map((o) => ctx.measureText(o.textContent).width))};
+  };
   const cells = panel.content.widgets.filter((c) => c.model.type === "code").map((cell) => {
     const node = cell.node;
     const q = (s) => node.querySelectorAll(s);
@@ -177,10 +194,13 @@ CELLS = """(() => {
         options: s.options.length, selected: s.selectedIndex,
         labels: [...s.options].map((o) => o.textContent)})),
       sliders: q(".widget-slider, .widget-hslider").length,
-      textInputs: q(".widget-text input").length,
+      textInputs: q(".widget-text input, .cc-search input").length,
       outputWidgets: q(".jupyter-widgets-output-area, .widget-output").length,
-      chartMarks: q(".widget-output svg .marks, .widget-output svg g.mark-line, .jupyter-widgets-output-area svg .marks, .jupyter-widgets-output-area svg g.mark-line").length,
-      chartSvgs: q(".widget-output svg, .jupyter-widgets-output-area svg").length,
+      chartMarks: q(".widget-html svg .marks circle, .widget-html svg .marks polyline").length,
+      chartSvgs: q(".widget-html svg").length,
+      listFit: fit(q(".widget-select select")[0]),
+      dateRange: [...q(".widget-html div")].filter((d) => d.textContent.includes("\u2192") && !d.querySelector("div")).map(
+        (d) => ({text: d.textContent, fits: d.scrollWidth <= d.clientWidth + 1})),
       previews: [...q(".widget-html pre")].map((p) => p.innerText),
     };
   });
@@ -203,6 +223,35 @@ def explorer_select(page: Chromium, select: int, option_contains: str | None = N
       sel.selectedIndex = i;
       sel.dispatchEvent(new Event("change", {{bubbles: true}}));
       return sel.options[i].textContent;
+    }})()"""
+    return page.evaluate(script)
+
+
+def explorer_type(page: Chromium, text: str, interval_ms: int = 40) -> bool:
+    """Type into the explorer's search box a key every ``interval_ms``, counting what the page sends
+    the kernel for any widget's ``value`` meanwhile (in ``window.__ccSent``)."""
+    script = f"""(() => {{
+      const panel = {PANEL};
+      if (!window.__ccSent) {{
+        window.__ccSent = [];
+        panel.sessionContext.session.kernel.anyMessage.connect((_, args) => {{
+          const data = args.msg.content && args.msg.content.data;
+          if (args.direction === "send" && args.msg.header.msg_type === "comm_msg" && data && data.state
+              && "value" in data.state) window.__ccSent.push(data.state.value);
+        }});
+      }}
+      window.__ccSent.length = 0;
+      const cells = panel.content.widgets.filter((c) => c.model.type === "code");
+      const input = cells[cells.length - 1].node.querySelector(".cc-search input");
+      const text = {json.dumps(text)};
+      let k = 0;
+      const key = () => {{
+        input.value = text.slice(0, ++k);
+        input.dispatchEvent(new Event("input", {{bubbles: true}}));
+        if (k < text.length) setTimeout(key, {interval_ms});
+      }};
+      key();
+      return true;
     }})()"""
     return page.evaluate(script)
 
@@ -288,6 +337,10 @@ def test_widgets_render_live_in_jupyterlab(tmp_path: Path, expected: dict[str, A
         assert explorer["gaugeInWidget"] == 1 and expected["gauge_label"] in explorer["gaugeText"][0]
         assert explorer["chartMarks"] >= 1, "the occupancy chart drew no marks"
         assert explorer["previews"] and explorer["previews"][-1].strip()
+        # Nothing cut off: the widest session label fits the list, the date range shows both ends.
+        assert explorer["listFit"]["widest"] <= explorer["listFit"]["room"], explorer["listFit"]
+        assert [d["fits"] for d in explorer["dateRange"]] == [True], explorer["dateRange"]
+        assert explorer["dateRange"][0]["text"].strip() == expected["date_range"]
 
         # Interactivity: pick another session in the list; the kernel redraws gauge and turns.
         before = explorer
@@ -316,6 +369,18 @@ def test_widgets_render_live_in_jupyterlab(tmp_path: Path, expected: dict[str, A
             timeout=30,
             what="the turn preview to change",
         )
+        # The search box is debounced: typing a word sends the kernel one value, the whole word.
+        explorer_type(browser, expected["needle"])
+        wait_for(
+            lambda: cells_state(browser)["cells"][-1]["selects"][0]["options"] == expected["needle_matches"],
+            timeout=30,
+            what="the session list to show the search's matches",
+        )
+        time.sleep(0.5)
+        assert browser.evaluate("window.__ccSent") == [expected["needle"]]
+        after_search = cells_state(browser)["cells"][-1]
+        assert expected["target"][:8] in after_search["gaugeText"][0], "the search re-picked the session"
+
         final = cells_state(browser)
         for needle in WIDGET_ERRORS:
             assert needle not in final["body"], f"after interacting, the page says {needle!r}"
