@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gc
 import json
+import marshal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -186,8 +187,12 @@ Pricing = list[tuple[int, int | None, int | None, int | None, str | None, str | 
 
 
 class Walked(NamedTuple):
-    """What the walker kept of a batch of files, in plain Python lists (cheap to pickle: a
-    worker process walks, the process that asked builds the frames with :func:`frames_of`)."""
+    """What the walker kept of a batch of files, in plain Python lists: a worker process walks,
+    the process that asked builds the frames with :func:`frames_of`.
+
+    Pickled with the lists in one ``marshal`` blob: they hold only JSON scalars, tuples and
+    lists, which marshal writes and reads in less than half the time pickle takes.
+    """
 
     files: Sequence[TranscriptFile]
     profile: Profile
@@ -196,6 +201,16 @@ class Walked(NamedTuple):
     problems: Problems
     file_of_row: list[int]
     pricing: Pricing
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        lists = (self.columns, self.blocks.state(), self.problems, self.file_of_row, self.pricing)
+        return _unmarshal_walked, (self.files, self.profile, marshal.dumps(lists))
+
+
+def _unmarshal_walked(files: Sequence[TranscriptFile], profile: Profile, data: bytes) -> Walked:
+    columns, state, problems, file_of_row, pricing = marshal.loads(data)
+    blocks = (_TextBlocks if profile.texts else _MeasuredBlocks).from_state(state)
+    return Walked(files, profile, columns, blocks, problems, file_of_row, pricing)
 
 
 def decode_files(
@@ -381,6 +396,15 @@ class _TextBlocks:
     def frame(self) -> pl.DataFrame:
         return _columnar(self.rows, S.BLOCKS_SCHEMA)
 
+    def state(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+    @classmethod
+    def from_state(cls, state: list[tuple[Any, ...]]) -> _TextBlocks:
+        blocks = cls()
+        blocks.rows = state
+        return blocks
+
     def clear(self) -> None:
         self.rows.clear()
 
@@ -439,6 +463,17 @@ class _MeasuredBlocks:
                 self.wide_text.append(text)
                 tokens = 0
             self.tokens.append(tokens)
+
+    def state(self) -> tuple[list[Any], ...]:
+        return (self.row, self.kind, self.name, self.is_error, self.tokens, self.wide_index, self.wide_text)
+
+    @classmethod
+    def from_state(cls, state: tuple[list[Any], ...]) -> _MeasuredBlocks:
+        blocks = cls()
+        blocks.row, blocks.kind, blocks.name, blocks.is_error, blocks.tokens, blocks.wide_index, blocks.wide_text = (
+            state
+        )
+        return blocks
 
     def frame(self) -> pl.DataFrame:
         import polars as pl
