@@ -290,6 +290,11 @@ def test_a_file_that_shrank_or_was_replaced_is_read_afresh(tmp_path: Path) -> No
     write(other, *(assistant([text("x")], tokens=usage(out=7), session="s") for _ in range(3)))
     os.replace(other, main)  # another file (inode) under the same name, longer than what was read
     assert _tally(main, state) == _sessions_cost(main.parent, "s") and _tally(main, state)[2] == 3
+    inode = main.stat().st_ino
+    with main.open("r+b") as handle:  # rewritten in place: same inode, longer, other requests
+        handle.write(jsonl(*(assistant([text("y")], tokens=usage(out=9000), session="s") for _ in range(4))))
+    assert main.stat().st_ino == inode
+    assert _tally(main, state) == _sessions_cost(main.parent, "s") and _tally(main, state)[2] == 4
 
 
 def test_a_state_that_cannot_be_read_or_written_only_costs_time(tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ on a transcript that grows to many megabytes: the walker (:data:`~.decode.REQUES
 profile) reads the lines, :func:`walked_requests` turns its rows into requests as
 ``frames.claude.requests.request_rows`` does, and :func:`~cc_analytics.frames.pricebook.request_cost`'s
 picodollar form prices each. Per file, the per-request costs so far are kept in a small
-state file in the cache folder (with the file's device, inode and the offset read up to), so
-the next call reads only the bytes appended since. A file that shrank or changed identity is
-read afresh; a state that cannot be read or written only costs time.
+state file in the cache folder (with the file's device, inode, the offset read up to and a
+checksum of the bytes before it), so the next call reads only the bytes appended since. A file
+that shrank, changed identity or was rewritten in place is read afresh; a state that cannot be
+read or written only costs time.
 
 Equal to the sessions frame's ``cost_usd`` (``tests/test_cli_statusline.py`` checks it): the
 same requests (assistant lines with usage that are not API errors, main chain and subagent
@@ -19,9 +20,9 @@ winning, in the files' :func:`~.discovery.discover` order; the known costs summe
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
+import zlib
 from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -39,6 +40,9 @@ from cc_analytics.frames.sources import open_transcript
 
 STATE_FORMAT = 1  # bump when what the state holds (or how a request is keyed or priced) changes
 STATE_FOLDER = "statusline"
+# A checksum of the bytes just before the offset read up to: a file rewritten in place (same
+# inode, as long or longer) differs there, and is read afresh.
+CHECK_BYTES = 256
 PROVIDER = "anthropic"  # as frames.claude.requests records it
 # RFC 3339 as the frames parse it (frames.claude.decode.parse_timestamps); anything else is
 # an unknown time, priced at the latest prices as the frames do.
@@ -63,6 +67,7 @@ class _FileState:
     inode: int
     offset: int = 0  # bytes read, up to the end of the last complete line
     lines: int = 0  # lines in those bytes (line numbers key requests without a message id)
+    check: int = 0  # zlib.crc32 of the (up to) CHECK_BYTES bytes before ``offset``
     costs: Costs = field(default_factory=dict)
 
 
@@ -91,7 +96,7 @@ def session_cost(main: Path, *, state_dir: Path | None = None) -> SessionCost:
     book = _book_name()
     state_path = _state_path(main, state_dir)
     files, peeked = _load(state_path, book)
-    before = {path: (entry.device, entry.inode, entry.offset) for path, entry in files.items()}
+    before = {path: (entry.device, entry.inode, entry.offset, entry.check) for path, entry in files.items()}
     merged: Costs = {}
     kept: dict[str, _FileState] = {}
     for transcript in session_files(main, peeked=peeked):
@@ -102,7 +107,7 @@ def session_cost(main: Path, *, state_dir: Path | None = None) -> SessionCost:
         kept[name] = entry
         merged.update(entry.costs)
         merged.update(pending)
-    after = {path: (entry.device, entry.inode, entry.offset) for path, entry in kept.items()}
+    after = {path: (entry.device, entry.inode, entry.offset, entry.check) for path, entry in kept.items()}
     if after != before:
         _save(state_path, book, kept, peeked)
     known = [cost for cost in merged.values() if cost is not None]
@@ -185,16 +190,25 @@ def _read(transcript: TranscriptFile, entry: _FileState | None) -> tuple[_FileSt
                 or status.st_size < entry.offset
             ):
                 entry = _FileState(status.st_dev, status.st_ino)
-            handle.seek(entry.offset)
-            data = handle.read(status.st_size - entry.offset) if status.st_size > entry.offset else b""
+            back = min(entry.offset, CHECK_BYTES)
+            handle.seek(entry.offset - back)
+            data = handle.read(status.st_size - entry.offset + back)
+            if zlib.crc32(data[:back]) != entry.check:  # rewritten in place
+                entry = _FileState(status.st_dev, status.st_ino)
+                back = 0
+                handle.seek(0)
+                data = handle.read(status.st_size)
         except OSError:
             return None, {}
-    cut = data.rfind(b"\n") + 1
-    if cut:
-        complete = data[:cut]
+    cut = data.rfind(b"\n", back) + 1
+    if cut > back:
+        complete = data[back:cut]
         entry.costs.update(_costs(transcript, complete, entry.lines))
-        entry.offset += cut
+        entry.offset += len(complete)
         entry.lines += complete.count(b"\n")
+        entry.check = zlib.crc32(data[max(0, cut - CHECK_BYTES) : cut])
+    else:
+        cut = back
     tail = data[cut:]
     return entry, (_costs(transcript, tail, entry.lines) if tail.strip() else {})
 
@@ -214,8 +228,10 @@ def _state_path(main: Path, state_dir: Path | None) -> Path:
         from cc_analytics.cache import cache_dir
 
         state_dir = cache_dir() / STATE_FOLDER
-    digest = hashlib.sha256(os.fsencode(os.path.abspath(main))).hexdigest()[:32]
-    return state_dir / f"{digest}.json"
+    # A checksum, not a cryptographic hash (hashlib alone would cost the status line more than
+    # its work): two transcripts that share a state file only make each other read afresh.
+    where = os.fsencode(os.path.abspath(main))
+    return state_dir / f"{main.stem[:80]}-{zlib.crc32(where):08x}.json"
 
 
 def _load(path: Path, book: str | None) -> tuple[dict[str, _FileState], dict[str, str | None]]:
@@ -229,8 +245,8 @@ def _load(path: Path, book: str | None) -> tuple[dict[str, _FileState], dict[str
         if stored["format"] != STATE_FORMAT or stored["book"] != book:
             return {}, {}
         files = {
-            str(name): _FileState(int(d), int(i), int(o), int(n), {str(k): _cost(v) for k, v in costs.items()})
-            for name, (d, i, o, n, costs) in stored["files"].items()
+            str(name): _FileState(int(d), int(i), int(o), int(n), int(c), {str(k): _cost(v) for k, v in costs.items()})
+            for name, (d, i, o, n, c, costs) in stored["files"].items()
         }
         peeked = {str(name): str(session) for name, session in stored["peeked"].items()}
     except (KeyError, TypeError, ValueError, AttributeError):
@@ -251,7 +267,7 @@ def _save(path: Path, book: str | None, files: dict[str, _FileState], peeked: di
     document = {
         "format": STATE_FORMAT,
         "book": book,
-        "files": {name: [e.device, e.inode, e.offset, e.lines, e.costs] for name, e in files.items()},
+        "files": {name: [e.device, e.inode, e.offset, e.lines, e.check, e.costs] for name, e in files.items()},
         "peeked": {name: session for name, session in peeked.items() if session is not None},
     }
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
