@@ -1,7 +1,8 @@
 """The requests frame: one row per API request, the unit that is priced and summed into usage.
 
-Imports: polars, the standard library, ``frames.pricebook`` (``PROMPT_KINDS``) and ``frames.schema`` (where ``REQUESTS_SCHEMA`` and its
-column names live, beside the other shared schemas). Both formats build their requests in
+Imports: polars, the standard library, ``frames.pricebook`` (``PROMPT_KINDS``) and
+``frames.schema`` (where ``REQUESTS_SCHEMA`` and its column names live, beside the other
+shared schemas). Both formats build their requests in
 that schema (Claude Code: deduplicated by message id + request id, last line wins, main chain
 and subagents alike; ChainlessChain: one ``token_usage`` record each). Token columns follow
 Anthropic's convention: ``input_tokens`` is the *uncached* input, and the prompt of a request

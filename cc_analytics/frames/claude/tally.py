@@ -248,7 +248,7 @@ def _load(path: Path, book: str | None) -> tuple[dict[str, _FileState], dict[str
             str(name): _FileState(int(d), int(i), int(o), int(n), int(c), {str(k): _cost(v) for k, v in costs.items()})
             for name, (d, i, o, n, c, costs) in stored["files"].items()
         }
-        peeked = {str(name): str(session) for name, session in stored["peeked"].items()}
+        peeked: dict[str, str | None] = {str(name): str(session) for name, session in stored["peeked"].items()}
     except (KeyError, TypeError, ValueError, AttributeError):
         return {}, {}
     return files, peeked
