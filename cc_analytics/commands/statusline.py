@@ -1,14 +1,17 @@
 """``cc-analytics statusline``: one line for Claude Code's ``statusLine`` setting.
 
 Imports: argparse, json and the standard library, ``format``, ``frames.metrics`` (scalar
-twins) and ``frames.claude.windows`` (the window table) — never Polars: Claude Code runs
-the command after every assistant message, so it must answer in milliseconds whatever the
-transcript's size. It reads the JSON Claude Code pipes on stdin (``session_id``,
-``transcript_path``, ``model``, ``workspace``, ``version``, optionally ``context_window``),
-then only the end of the transcript: the occupancy is the last main-chain request's
-input + cache creation + cache read tokens (spec ``claude-code-jsonl.md``), found by reading
-backwards in growing chunks. Whatever goes wrong, it prints a short fallback line and
-exits 0: a status line must never break the terminal.
+twins), ``frames.claude.models`` (the window table) and ``frames.claude.tally`` (the session's
+cost) — never Polars: Claude Code runs the command after every assistant message, so it must
+answer in milliseconds whatever the transcript's size. It reads the JSON Claude Code pipes on
+stdin (``session_id``, ``transcript_path``, ``model``, ``workspace``, ``version``, optionally
+``context_window``), then only the end of the transcript: the occupancy is the last
+main-chain request's input + cache creation + cache read tokens (spec ``claude-code-jsonl.md``),
+found by reading backwards in growing chunks. The session's cost (main chain and subagent
+files, as the sessions frame's ``cost_usd``) reads only the bytes appended since the last call
+(:mod:`cc_analytics.frames.claude.tally`). Whatever goes wrong, it prints a short fallback
+line and exits 0, and a failure in the cost part only leaves the cost out: a status line must
+never break the terminal.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cc_analytics.format import SGR, colour_enabled, human_int
+from cc_analytics.format import SGR, colour_enabled, human_int, usd
 from cc_analytics.frames import metrics
 
 FIRST_CHUNK = 256 * 1024
@@ -82,7 +85,26 @@ def status_line(raw: bytes, *, colour: bool = False) -> str:
         occupancy = f"{start}{occupancy}{end}"
     left = metrics.until_autocompact_of(used, window)
     parts = [model or recorded_model or "Claude", occupancy, f"{human_int(left)} to auto-compact"]
+    cost = _cost(Path(path))
+    if cost:
+        parts.append(cost)
     return SEPARATOR.join(parts)
+
+
+def _cost(main: Path) -> str | None:
+    """The session's cost (``$1.23``; ``$1.23*`` when some requests have no price, ``$?`` when
+    none has), or None when it cannot be had."""
+    try:
+        from cc_analytics.frames.claude.tally import session_cost
+
+        cost = session_cost(main)
+    # The one place that catches everything: whatever fails in reading, pricing or the kept
+    # state (a bug included), the status line is still printed, without its cost.
+    except Exception:
+        return None
+    if cost.usd is None:
+        return "$?" if cost.requests else None
+    return usd(cost.usd, partial=cost.unpriced > 0)
 
 
 def last_usage(path: Path) -> tuple[int, str | None, str | None] | None:

@@ -1,8 +1,10 @@
 """What each API request cost, offline, from genai-prices' bundled snapshot.
 
-Imports: polars, orjson, the standard library, ``frames.schema`` and ``frames.requests``;
-``genai_prices`` only when a key is not in the :class:`PriceBook` (loading it costs about 0.3
-CPU seconds per process; its answers are kept on disk per genai-prices release).
+Imports: polars, the standard library, ``frames.schema`` and ``frames.pricebook`` (the
+Polars-free half: the :class:`PriceBook`, genai-prices' answers, price periods and the scalar
+twin of this pricing for one request, ``pricebook.request_cost``); ``genai_prices`` only when
+a key is not in the book (loading it costs about 0.3 CPU seconds per process; its answers are
+kept on disk per genai-prices release).
 
 How a requests frame is priced (:func:`price_requests`), without a Python loop over rows:
 
@@ -35,43 +37,65 @@ no cache price. Rules of our own:
 
 from __future__ import annotations
 
-import importlib.util
-import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
-from decimal import ROUND_HALF_EVEN, Decimal
-from functools import cache
-from pathlib import Path
+from datetime import UTC, datetime, time
+from decimal import Decimal
 from typing import Any, TypeVar
 
-import orjson
 import polars as pl
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.requests import PROMPT_KINDS
+from cc_analytics.frames import pricebook
+from cc_analytics.frames.pricebook import (
+    EPOCH,
+    FREE,
+    LOCAL_PROVIDERS,
+    PRICE_COLUMNS,
+    PRICED,
+    PROMPT_KINDS,
+    PROVIDER_ALIASES,
+    SCALE,
+    STANDARD,
+    SYNTHETIC,
+    UNKNOWN,
+    UNKNOWN_MODE,
+    Band,
+    PriceBook,
+    Resolved,
+    bands,
+    price_period,
+    resolve,
+)
 from cc_analytics.frames.schema import (
-    CACHE_CREATION_1H_TOKENS,
-    CACHE_CREATION_5M_TOKENS,
-    CACHE_READ_TOKENS,
     COST_USD,
-    INPUT_TOKENS,
     MODEL,
-    OUTPUT_TOKENS,
     PROVIDER,
     REQUESTS,
     SERVICE_TIER,
     SPEED,
     TIME,
-    WEB_SEARCH_REQUESTS,
 )
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
-SYNTHETIC = "<synthetic>"
-LOCAL_PROVIDERS = frozenset({"ollama", "lmstudio", "llamacpp", "llama.cpp", "vllm", "localai", "local"})
-# ChainlessChain provider names that genai-prices spells otherwise.
-PROVIDER_ALIASES = {"kimi": "moonshotai", "moonshot": "moonshotai", "claude": "anthropic"}
+__all__ = [
+    "FREE",
+    "LOCAL_PROVIDERS",
+    "PRICED",
+    "PROVIDER_ALIASES",
+    "SYNTHETIC",
+    "UNKNOWN",
+    "UNKNOWN_MODE",
+    "Band",
+    "PriceBook",
+    "Resolved",
+    "known_models",
+    "price_requests",
+    "price_table",
+    "request_mode",
+    "unpriced",
+]
 
 # Price table columns (:func:`price_table`).
 PERIOD_START = "period_start"
@@ -79,45 +103,11 @@ STATUS = "status"
 PRICED_PROVIDER = "priced_provider"
 PRICED_MODEL = "priced_model"
 ABOVE_PROMPT_TOKENS = "above_prompt_tokens"
-PRICED, FREE, UNKNOWN, UNKNOWN_MODE = "priced", "free", "unknown", "unknown mode"
 MODE = "mode"
-# The speed and service tier a price list's base prices are for; any other value must have
-# its own prices (a variant), else the request has no price.
-STANDARD = "standard"
-# What each priced quantity is called in the price table, and how many units one price buys.
-PRICE_COLUMNS = {
-    INPUT_TOKENS: ("input_mtok", 1_000_000),
-    CACHE_CREATION_5M_TOKENS: ("cache_write_5m_mtok", 1_000_000),
-    CACHE_CREATION_1H_TOKENS: ("cache_write_1h_mtok", 1_000_000),
-    CACHE_READ_TOKENS: ("cache_read_mtok", 1_000_000),
-    OUTPUT_TOKENS: ("output_mtok", 1_000_000),
-    WEB_SEARCH_REQUESTS: ("web_search_k", 1_000),
-}
 REQUEST_USD = "request_usd"
 
 KEYS = (PROVIDER, MODEL, SPEED, SERVICE_TIER)
 NEEDED = (*KEYS, TIME, *PRICE_COLUMNS)
-_SCALE = 12  # prices are held as integers of 1e-12 USD per unit (picodollars)
-_EPOCH = date(1970, 1, 1)
-
-
-@dataclass(frozen=True, slots=True)
-class Band:
-    """Prices of one long-context tier: they apply when the prompt exceeds ``above`` tokens."""
-
-    above: int | None
-    per_unit: tuple[int, ...]  # picodollars per token (per search), in PRICE_COLUMNS order
-    request: int  # picodollars per request
-
-
-@dataclass(frozen=True, slots=True)
-class Resolved:
-    """A model as genai-prices knows it, and the instants at which its prices change."""
-
-    provider_id: str | None
-    model_id: str
-    change_dates: tuple[date, ...]
-    change_times: tuple[time, ...]
 
 
 def price_requests(requests: FrameT) -> FrameT:
@@ -205,9 +195,9 @@ def price_table(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     rows = []
     for key in _index(frame).keys:
         provider, model, _, _, start = key
-        status, priced_provider, priced_model, bands = _bands(*key)
-        own_start = _own_period_start(_resolve(provider, model), start)
-        for band in bands or (None,):
+        status, priced_provider, priced_model, tiers = bands(*key)
+        own_start = price_period(resolve(provider, model), start)
+        for band in tiers or (None,):
             row: dict[str, Any] = dict(zip(KEYS, key, strict=False))
             row |= {
                 PERIOD_START: own_start,
@@ -217,8 +207,8 @@ def price_table(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
             }
             row[ABOVE_PROMPT_TOKENS] = band.above if band else None
             for (name, per), value in zip(PRICE_COLUMNS.values(), band.per_unit if band else (), strict=False):
-                row[name] = Decimal(value * per).scaleb(-_SCALE)
-            row[REQUEST_USD] = Decimal(band.request).scaleb(-_SCALE) if band else None
+                row[name] = Decimal(value * per).scaleb(-SCALE)
+            row[REQUEST_USD] = Decimal(band.request).scaleb(-SCALE) if band else None
             rows.append(row)
     schema = {
         **{name: pl.String() for name in KEYS},
@@ -230,18 +220,9 @@ def price_table(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         **{name: pl.Decimal(38, 6) for name, _ in PRICE_COLUMNS.values()},
         REQUEST_USD: pl.Decimal(38, 12),
     }
-    BOOK.save()
+    pricebook.save_book()
     order = [*KEYS, PERIOD_START, ABOVE_PROMPT_TOKENS]
     return pl.DataFrame(rows, schema=schema).unique(maintain_order=True).sort(order)
-
-
-def _own_period_start(resolved: Resolved | None, start: datetime) -> datetime:
-    """The start of the model's own price period holding ``start`` (periods are cut globally)."""
-    if resolved is None:
-        return datetime.combine(_EPOCH, time(0), UTC)
-    day = max((d for d in resolved.change_dates if d <= start.date()), default=_EPOCH)
-    moment = max((t for t in resolved.change_times if t <= start.time()), default=time(0))
-    return datetime.combine(day, moment, UTC)
 
 
 # ------------------------------------------------------------------ the vectorised pricing
@@ -268,7 +249,7 @@ def _index(frame: pl.DataFrame) -> KeyIndex:
     context, contexts = _codes(frame, (SPEED, SERVICE_TIER))
     pair_names = _names(frame, pair, pairs, (PROVIDER, MODEL))
     context_names = _names(frame, context, contexts, (SPEED, SERVICE_TIER))
-    resolved = [_resolve(*names) for names in pair_names.values()]
+    resolved = [resolve(*names) for names in pair_names.values()]
     dates = sorted({day for model in resolved if model for day in model.change_dates})
     times = sorted({moment for model in resolved if model for moment in model.change_times})
     moments = frame.get_column(TIME)
@@ -283,7 +264,7 @@ def _index(frame: pl.DataFrame) -> KeyIndex:
         rest, tod_index = divmod(value, len(times) + 1)
         rest, day_index = divmod(rest, len(dates) + 1)
         pair_code, context_code = divmod(rest, contexts)
-        start = datetime.combine([_EPOCH, *dates][day_index], [time(0), *times][tod_index], UTC)
+        start = datetime.combine([EPOCH, *dates][day_index], [time(0), *times][tod_index], UTC)
         keys.append((*pair_names[pair_code], *context_names[context_code], start))
     return KeyIndex(lookup.gather(code), tuple(keys))
 
@@ -327,9 +308,9 @@ def _price_frame(requests: pl.DataFrame) -> pl.DataFrame:
     if requests.is_empty():
         return requests.with_columns(pl.lit(None, pl.Float64()).alias(COST_USD))
     index = _index(requests)
-    priced = [_bands(*key)[3] for key in index.keys]
-    BOOK.save()
-    tiers = max((len(bands) - 1 for bands in priced if bands), default=0)
+    priced = [bands(*key)[3] for key in index.keys]
+    pricebook.save_book()
+    tiers = max((len(key_bands) - 1 for key_bands in priced if key_bands), default=0)
     row = pl.col("_price_row")
 
     def per_key(values: list[Any], dtype: pl.DataType) -> pl.Expr:
@@ -338,249 +319,31 @@ def _price_frame(requests: pl.DataFrame) -> pl.DataFrame:
     prompt = pl.sum_horizontal(pl.col(kind).fill_null(0) for kind in PROMPT_KINDS)
     band = pl.lit(0, pl.UInt32)
     for tier in range(1, tiers + 1):
-        above = [bands[tier].above if bands and tier < len(bands) else None for bands in priced]
+        above = [key_bands[tier].above if key_bands and tier < len(key_bands) else None for key_bands in priced]
         band = band + (prompt > per_key(above, pl.Int64())).fill_null(False).cast(pl.UInt32)
     slot = pl.col("_price_slot")
 
     def per_slot(quantity: int) -> pl.Expr:
         values = [
-            bands[min(tier, len(bands) - 1)].per_unit[quantity] if bands else None
-            for bands in priced
+            key_bands[min(tier, len(key_bands) - 1)].per_unit[quantity] if key_bands else None
+            for key_bands in priced
             for tier in range(tiers + 1)
         ]
         return pl.lit(pl.Series(values, dtype=pl.Int64())).gather(slot)
 
-    picodollars = per_key([bands[0].request if bands else None for bands in priced], pl.Int64())
+    picodollars = per_key([key_bands[0].request if key_bands else None for key_bands in priced], pl.Int64())
     for quantity, name in enumerate(PRICE_COLUMNS):
         picodollars = picodollars + pl.col(name).fill_null(0) * per_slot(quantity)
     # Divided by a column, not a scalar: Polars multiplies by the reciprocal of a scalar
     # divisor, which is not correctly rounded (one entry more than keys, so that a single
     # key still makes a column).
-    dollars = picodollars.cast(pl.Float64) / per_key([10.0**_SCALE] * (len(priced) + 1), pl.Float64())
+    dollars = picodollars.cast(pl.Float64) / per_key([10.0**SCALE] * (len(priced) + 1), pl.Float64())
     return (
         requests.with_columns(index.row.alias("_price_row"))
         .with_columns((row * (tiers + 1) + band).alias("_price_slot"))
         .with_columns(dollars.alias(COST_USD))
         .drop("_price_row", "_price_slot")
     )
-
-
-# ------------------------------------------------------------------ the price book
-
-
-class PriceBook:
-    """What genai-prices answered (models resolved, prices per key), kept on disk.
-
-    Loading genai-prices costs about 0.3 CPU seconds per process, more than pricing a
-    gigabyte of transcripts once it is loaded; its answers for the few dozen keys a corpus
-    holds fit in a small JSON file. The file is named after the library's price data (its
-    size and modification time), so a new genai-prices is asked afresh; it lives in
-    :func:`cc_analytics.cache.cache_dir`. A file that cannot be read or written is no book: every
-    answer is then asked for again, never guessed.
-    """
-
-    FORMAT = 2  # bump when what is stored (or how it is probed) changes
-
-    def __init__(self) -> None:
-        self._entries: dict[str, Any] | None = None
-        self._dirty = False
-        self._path: Path | None = None
-
-    def path(self) -> Path | None:
-        """Where the book of the installed genai-prices lives (None without genai-prices)."""
-        spec = importlib.util.find_spec("genai_prices")
-        if spec is None or not spec.submodule_search_locations:
-            return None
-        try:
-            data = os.stat(Path(next(iter(spec.submodule_search_locations))) / "data.py")
-        except OSError:
-            return None
-        from cc_analytics.cache import cache_dir
-
-        return cache_dir() / f"prices-{self.FORMAT}-{data.st_size}-{data.st_mtime_ns}.json"
-
-    def recall(self, kind: str, key: tuple[Any, ...], ask: Callable[..., Any]) -> Any:
-        """The stored answer to ``ask(*key)``, asking (and storing) it the first time."""
-        entries = self._load()
-        name = kind + orjson.dumps(key).decode()
-        if name in entries:
-            return _DECODE[kind](entries[name])
-        value = ask(*key)
-        entries[name] = _ENCODE[kind](value)
-        self._dirty = True
-        return value
-
-    def save(self) -> None:
-        """Write the new answers (the whole book, replaced atomically)."""
-        if not self._dirty or self._path is None:
-            return
-        self._dirty = False
-        temporary = self._path.with_name(f".{self._path.name}.{os.getpid()}.tmp")
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(orjson.dumps(self._entries))
-            os.replace(temporary, self._path)
-        except OSError:
-            temporary.unlink(missing_ok=True)
-
-    def _load(self) -> dict[str, Any]:
-        if self._entries is None:
-            self._entries = {}
-            self._path = self.path()
-            if self._path is not None:
-                try:
-                    stored = orjson.loads(self._path.read_bytes())
-                except (OSError, orjson.JSONDecodeError):
-                    stored = None
-                if isinstance(stored, dict):
-                    self._entries = stored
-        return self._entries
-
-
-def _encode_resolved(value: Resolved | None) -> Any:
-    if value is None:
-        return None
-    dates = [d.isoformat() for d in value.change_dates]
-    return [value.provider_id, value.model_id, dates, [t.isoformat() for t in value.change_times]]
-
-
-def _decode_resolved(value: Any) -> Resolved | None:
-    if value is None:
-        return None
-    provider_id, model_id, dates, times = value
-    return Resolved(provider_id, model_id, tuple(map(date.fromisoformat, dates)), tuple(map(time.fromisoformat, times)))
-
-
-def _encode_priced(value: Priced) -> Any:
-    status, provider, model, bands = value
-    stored = None if bands is None else [[band.above, list(band.per_unit), band.request] for band in bands]
-    return [status, provider, model, stored]
-
-
-def _decode_priced(value: Any) -> Priced:
-    status, provider, model, stored = value
-    bands = None if stored is None else tuple(Band(above, tuple(units), request) for above, units, request in stored)
-    return status, provider, model, bands
-
-
-_ENCODE: dict[str, Callable[[Any], Any]] = {"resolved": _encode_resolved, "bands": _encode_priced}
-_DECODE: dict[str, Callable[[Any], Any]] = {"resolved": _decode_resolved, "bands": _decode_priced}
-BOOK = PriceBook()
-
-
-# ------------------------------------------------------------------ asking genai-prices
-
-
-@cache
-def _resolve(provider: str | None, model: str | None) -> Resolved | None:
-    """Find the model in genai-prices, first under the recorded provider, then by name alone."""
-    if model is None or model == SYNTHETIC or (provider or "").lower() in LOCAL_PROVIDERS:
-        return None
-    return BOOK.recall("resolved", (provider, model), _ask_resolve)
-
-
-def _ask_resolve(provider: str | None, model: str) -> Resolved | None:
-    from genai_prices import Usage, calc_price
-    from genai_prices.types import ConditionalPrice, StartDateConstraint, TimeOfDateConstraint
-
-    provider_id = PROVIDER_ALIASES.get((provider or "").lower(), provider)
-    for candidate in dict.fromkeys((provider_id, None)):
-        try:
-            found = calc_price(
-                Usage(), model, provider_id=candidate, genai_request_timestamp=datetime(2000, 1, 1, tzinfo=UTC)
-            )
-        except LookupError:
-            continue
-        constraints = (
-            [price.constraint for price in found.model.prices if isinstance(price, ConditionalPrice)]
-            if isinstance(found.model.prices, list)
-            else []
-        )
-        constraints += [variant.constraint for variant in found.model.price_variants or ()]
-        dates = {c.start_date for c in constraints if isinstance(c, StartDateConstraint)}
-        times = {
-            _utc_time(t) for c in constraints if isinstance(c, TimeOfDateConstraint) for t in (c.start_time, c.end_time)
-        }
-        return Resolved(candidate, found.model.id, tuple(sorted(dates)), tuple(sorted(times)))
-    return None
-
-
-def _utc_time(moment: time) -> time:
-    if moment.tzinfo is None:
-        return moment
-    return datetime.combine(_EPOCH, moment).astimezone(UTC).time()
-
-
-Priced = tuple[str, str | None, str | None, tuple[Band, ...] | None]
-
-
-@cache
-def _bands(
-    provider: str | None, model: str | None, speed: str | None, service_tier: str | None, start: datetime
-) -> Priced:
-    """Status, genai-prices' provider and model ids, and the prices of each tier at ``start``."""
-    if model == SYNTHETIC or (provider or "").lower() in LOCAL_PROVIDERS:
-        return FREE, None, None, (Band(None, (0,) * len(PRICE_COLUMNS), 0),)
-    resolved = _resolve(provider, model)
-    if resolved is None:
-        return UNKNOWN, None, None, None
-    assert model is not None  # resolved implies a model name
-    return BOOK.recall("bands", (resolved.provider_id, model, speed, service_tier, start), _ask_bands)
-
-
-def _ask_bands(
-    provider_id: str | None, model: str, speed: str | None, service_tier: str | None, start: datetime
-) -> Priced:
-    from genai_prices import Usage, calc_price
-    from genai_prices.types import TieredPrices
-
-    context = {name: value for name, value in ((SPEED, speed), (SERVICE_TIER, service_tier)) if value}
-
-    def total(**usage: int) -> Decimal:
-        calculation = calc_price(
-            Usage(**usage),
-            model,
-            provider_id=provider_id,
-            genai_request_timestamp=start,
-            price_context=context or None,
-        )
-        return calculation.total_price
-
-    found = calc_price(
-        Usage(), model, provider_id=provider_id, genai_request_timestamp=start, price_context=context or None
-    )
-    variants = [v for v in found.model.price_variants or () if v.constraint is None or v.constraint.active(start)]
-    for key, value in context.items():
-        if value != STANDARD and not any(variant.when.get(key) == value for variant in variants):
-            return UNKNOWN_MODE, found.provider.id, found.model.id, None
-    thresholds = sorted(
-        {
-            tier.start
-            for value in vars(found.model_price).values()
-            if isinstance(value, TieredPrices)
-            for tier in value.tiers
-        }
-    )
-    fixed = total()
-    bands = []
-    for above in (None, *thresholds):
-        n = 1 if above is None else above + 1  # a prompt size inside this tier
-        base = total(input_tokens=n)
-        probes = (
-            base - fixed,
-            total(input_tokens=n, cache_write_tokens=n, cache_write_5m_tokens=n) - fixed,
-            total(input_tokens=n, cache_write_tokens=n, cache_write_1h_tokens=n) - fixed,
-            total(input_tokens=n, cache_read_tokens=n) - fixed,
-            total(input_tokens=n, output_tokens=n) - base,
-            total(input_tokens=n, web_searches=n) - base,
-        )
-        bands.append(Band(above, tuple(_picodollars(probe / n) for probe in probes), _picodollars(fixed)))
-    return PRICED, found.provider.id, found.model.id, tuple(bands)
-
-
-def _picodollars(usd: Decimal) -> int:
-    """Whole picodollars: exact for any price published with at most six decimals per million."""
-    return int(usd.scaleb(_SCALE).to_integral_value(ROUND_HALF_EVEN))
 
 
 def known_models(names: Iterable[str], *, provider: str | None = None) -> dict[str, str | None]:
@@ -590,6 +353,6 @@ def known_models(names: Iterable[str], *, provider: str | None = None) -> dict[s
         >>> known_models(["claude-opus-4-5-20251101", "gpt-4o", "mystery-1"])
         {'claude-opus-4-5-20251101': 'claude-opus-4-5', 'gpt-4o': 'gpt-4o', 'mystery-1': None}
     """
-    known = {name: (found.model_id if (found := _resolve(provider, name)) else None) for name in names}
-    BOOK.save()
+    known = {name: (found.model_id if (found := resolve(provider, name)) else None) for name in names}
+    pricebook.save_book()
     return known

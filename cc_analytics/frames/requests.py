@@ -1,7 +1,8 @@
 """The requests frame: one row per API request, the unit that is priced and summed into usage.
 
-Imports: polars, the standard library and ``frames.schema`` (where ``REQUESTS_SCHEMA`` and its
-column names live, beside the other shared schemas). Both formats build their requests in
+Imports: polars, the standard library, ``frames.pricebook`` (``PROMPT_KINDS``) and
+``frames.schema`` (where ``REQUESTS_SCHEMA`` and its column names live, beside the other
+shared schemas). Both formats build their requests in
 that schema (Claude Code: deduplicated by message id + request id, last line wins, main chain
 and subagents alike; ChainlessChain: one ``token_usage`` record each). Token columns follow
 Anthropic's convention: ``input_tokens`` is the *uncached* input, and the prompt of a request
@@ -24,6 +25,7 @@ from typing import Any
 
 import polars as pl
 
+from cc_analytics.frames.pricebook import PROMPT_KINDS
 from cc_analytics.frames.schema import (
     CACHE_CREATION_1H_TOKENS,
     CACHE_CREATION_5M_TOKENS,
@@ -41,9 +43,6 @@ from cc_analytics.frames.schema import (
     UNPRICED_REQUESTS,
     WEB_SEARCH_REQUESTS,
 )
-
-# The tokens that make up the prompt of a request (what long-context tiers are decided on).
-PROMPT_KINDS = TOKEN_KINDS[:-1]
 
 _DEFAULTS: dict[str, Any] = {
     FORMAT: CLAUDE,

@@ -12,7 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import cc_analytics.frames as frames
-from cc_analytics.frames import prices
+from cc_analytics.frames import pricebook, prices
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.chainless import requests as chainless_requests
 from cc_analytics.frames.claude import read_requests, read_sessions, read_turns
@@ -205,20 +205,20 @@ def test_price_book_remembers_and_never_guesses(tmp_path: Path, monkeypatch: pyt
     requests = frames.read_requests(SAMPLES / "claude" / "projects")
 
     def fresh_book() -> None:
-        monkeypatch.setattr(prices, "BOOK", prices.PriceBook())
-        prices._resolve.cache_clear()
-        prices._bands.cache_clear()
+        monkeypatch.setattr(pricebook, "BOOK", pricebook.PriceBook())
+        pricebook.resolve.cache_clear()
+        pricebook.bands.cache_clear()
 
     fresh_book()
     cold = prices.price_requests(requests)
     (book,) = (tmp_path / "cache").glob("prices-*.json")
     fresh_book()
-    ask = prices._ask_bands
+    ask = pricebook._ask_bands
     asked: list[tuple] = []
-    monkeypatch.setattr(prices, "_ask_bands", lambda *key: asked.append(key))
+    monkeypatch.setattr(pricebook, "_ask_bands", lambda *key: asked.append(key))
     assert_frame_equal(prices.price_requests(requests), cold)
     assert asked == []  # every answer came from the book
-    monkeypatch.setattr(prices, "_ask_bands", ask)
+    monkeypatch.setattr(pricebook, "_ask_bands", ask)
     book.write_text("{not json")  # a damaged book is no book: everything is asked again
     fresh_book()
     assert_frame_equal(prices.price_requests(requests), cold)

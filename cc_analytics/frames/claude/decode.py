@@ -1,15 +1,17 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: orjson, the standard library, ``frames.estimate``, ``frames.engine`` (the batch size),
-``frames.sources`` (reading a file) and ``frames.claude``'s ``schema``/``discovery``; polars and ``buckets`` only where frames are
-built (:func:`frames_of`), so a worker process that only walks lines (:func:`walk_files`)
-never imports Polars. This is the one place that loops over lines in Python (orjson
+Imports: orjson, the standard library, ``frames.sources`` (reading a file) and ``frames.claude``'s
+``schema``/``discovery``; ``frames.estimate`` when blocks are measured, ``frames.engine`` for the
+batch size, polars and ``buckets`` only where frames are built (:func:`frames_of`), so a worker
+process that only walks lines (:func:`walk_files`) never imports Polars, and a caller that
+wants only the requests (:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place that loops over lines in Python (orjson
 decodes each line, a few ``dict.get`` calls pick the fields); everything after it is
 vectorised Polars. Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
 the text of every content block, :data:`SESSIONS` keeps the columns the session summary
 reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
-line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`.
+line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`, and
+:data:`REQUESTS` keeps the summary's columns without looking at content blocks at all.
 
 Lines are cut on LF only; a line of ASCII whitespace is skipped; a line that is not strict
 JSON (invalid UTF-8, a BOM, ``NaN``, lone surrogates, raw control characters, trailing
@@ -42,8 +44,6 @@ import orjson
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
-from cc_analytics.frames.engine import BATCH_BYTES
-from cc_analytics.frames.estimate import text_tokens
 from cc_analytics.frames.sources import read_transcript
 
 if TYPE_CHECKING:
@@ -121,10 +121,13 @@ class Profile:
     blocks measured in tokens as they are read, ``cwd`` only on the first line of a file that
     has one and ``version`` only where it changes: all the summary and turns read of them).
     ``identity``: each line's uuid, session id and agent id (what turns list and group by).
+    ``blocks``: content blocks are kept (their text, or their tokens); without, they are
+    skipped (a :class:`Decoded` then has no block rows).
     """
 
     texts: bool
     identity: bool
+    blocks: bool = True
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -141,12 +144,15 @@ class Profile:
         """Transcript bytes per batch: the engine's default for every profile (on the 1 GB
         corpus, 16, 32 and 64 MB batches of the measured profiles cost the same CPU time, and
         smaller ones keep less memory in flight between processes)."""
+        from cc_analytics.frames.engine import BATCH_BYTES
+
         return BATCH_BYTES
 
 
 EVENTS = Profile(texts=True, identity=True)
 TURNS = Profile(texts=False, identity=True)
 SESSIONS = Profile(texts=False, identity=False)
+REQUESTS = Profile(texts=False, identity=False, blocks=False)
 
 
 @cache
@@ -197,7 +203,7 @@ class Walked(NamedTuple):
     files: Sequence[TranscriptFile]
     profile: Profile
     columns: dict[str, list[Any]]
-    blocks: _TextBlocks | _MeasuredBlocks
+    blocks: Blocks
     problems: Problems
     file_of_row: list[int]
     pricing: Pricing
@@ -238,7 +244,7 @@ def walk_files(
 ) -> Walked:
     """The first half of :func:`decode_files`: every line rule applied, nothing built in Polars."""
     columns: dict[str, list[Any]] = {name: [] for name in profile.columns}
-    blocks = _TextBlocks() if profile.texts else _MeasuredBlocks()
+    blocks: Blocks = _TextBlocks() if profile.texts else _MeasuredBlocks() if profile.blocks else _NoBlocks()
     problems: Problems = []
     pricing: Pricing = []
     file_of_row: list[int] = []
@@ -424,6 +430,9 @@ class _MeasuredBlocks:
         self.tokens: list[int] = []
         self.wide_index: list[int] = []
         self.wide_text: list[str] = []
+        from cc_analytics.frames.estimate import text_tokens
+
+        self._text_tokens = text_tokens
 
     def text(self, row: int, kind: str, text: str | None) -> None:
         self.row.append(row)
@@ -457,7 +466,7 @@ class _MeasuredBlocks:
         elif text.isascii():
             self.tokens.append((len(text) + 3) >> 2)
         else:
-            tokens = text_tokens(text)
+            tokens = self._text_tokens(text)
             if tokens is None:
                 self.wide_index.append(len(self.tokens))
                 self.wide_text.append(text)
@@ -499,7 +508,28 @@ class _MeasuredBlocks:
             values.clear()
 
 
-Blocks = _TextBlocks | _MeasuredBlocks
+class _NoBlocks:
+    """Blocks not kept at all (:data:`REQUESTS`): what only the requests need."""
+
+    def text(self, row: int, kind: str, text: str | None) -> None:
+        pass
+
+    def tool_result(self, row: int, tool_use_id: str | None, text: str | None, is_error: bool) -> None:
+        pass
+
+    def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
+        pass
+
+    def frame(self) -> pl.DataFrame:
+        import polars as pl
+
+        return pl.DataFrame(schema=measured_blocks_schema())
+
+    def clear(self) -> None:
+        pass
+
+
+Blocks = _TextBlocks | _MeasuredBlocks | _NoBlocks
 
 
 # --- The line walker -------------------------------------------------------------------------

@@ -144,6 +144,38 @@ def find_session(session_id: str, roots: Iterable[Path] | None = None) -> list[T
     return sorted(unique.values(), key=lambda f: (f.is_subagent, str(f.path)))
 
 
+def session_files(main: Path, *, peeked: dict[str, str | None] | None = None) -> list[TranscriptFile]:
+    """The files of the session whose main transcript is ``main``: itself, its
+    ``<session>/subagents/`` files and the older ``agent-*.jsonl`` files beside it that name
+    its session, in :func:`discover`'s order (what loading its folder gives for this session).
+
+    ``peeked`` maps an older agent file's path to the session id found in its first lines; it
+    is read and filled, so that a caller who keeps it peeks at each such file once.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> project = pathlib.Path(tempfile.mkdtemp())
+        >>> main = project / "3f2a9c1e-0b7d-4c4e-9a51-1d2e3f4a5b6c.jsonl"
+        >>> _ = main.write_text("")
+        >>> (project / main.stem / "subagents").mkdir(parents=True)
+        >>> _ = (project / main.stem / "subagents" / "agent-a1.jsonl").write_text("")
+        >>> _ = (project / "agent-b2.jsonl").write_text('{"sessionId":"someone-else"}\\n')
+        >>> [(f.layout, f.agent_id) for f in session_files(main)]
+        [('main', None), ('subagents-dir', 'a1')]
+    """
+    own = classify(main)
+    found = [own, *(classify(path) for path in walk([main.with_suffix("")]))]
+    for path in sorted(main.parent.glob(f"agent-*{SUFFIX}")):
+        known = peeked.get(str(path)) if peeked is not None else None
+        session = known or peek_session_id(path)
+        if peeked is not None and session is not None:
+            peeked[str(path)] = session  # the first lines of a transcript never change
+        if (session or path.name[: -len(SUFFIX)]) == own.session_id:
+            found.append(classify(path, head=f'"sessionId":"{session}"'.encode() if session else b""))
+    mine = [f for f in found if f.session_id == own.session_id]
+    return sorted(mine, key=lambda f: (f.is_subagent, str(f.path)))
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
