@@ -215,7 +215,8 @@ class Walked(NamedTuple):
 
 def _unmarshal_walked(files: Sequence[TranscriptFile], profile: Profile, data: bytes) -> Walked:
     columns, state, problems, file_of_row, pricing = marshal.loads(data)
-    blocks = (_TextBlocks if profile.texts else _MeasuredBlocks).from_state(state)
+    kind = _TextBlocks if profile.texts else _MeasuredBlocks if profile.blocks else _NoBlocks
+    blocks = kind.from_state(state)
     return Walked(files, profile, columns, blocks, problems, file_of_row, pricing)
 
 
@@ -524,6 +525,13 @@ class _NoBlocks:
         import polars as pl
 
         return pl.DataFrame(schema=measured_blocks_schema())
+
+    def state(self) -> None:
+        return None
+
+    @classmethod
+    def from_state(cls, state: None) -> _NoBlocks:
+        return cls()
 
     def clear(self) -> None:
         pass
