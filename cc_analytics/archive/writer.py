@@ -176,7 +176,9 @@ def recover(storage: Storage, root: str, manifest: Manifest) -> int:
     ]
     # a manifest half-written beside its name when the run was killed (the writer holds the lock:
     # no other run is writing one)
-    stray += [f"{root}/{name}" for name in storage.names(root) if name.startswith(f".{NAME}.") and name.endswith(".tmp")]
+    stray += [
+        f"{root}/{name}" for name in storage.names(root) if name.startswith(f".{NAME}.") and name.endswith(".tmp")
+    ]
     storage.remove_many(stray)
     return len(stray)
 

@@ -76,7 +76,17 @@ def _as_local(frames: dict[str, pl.DataFrame], corpus: Corpus) -> dict[str, pl.D
             for url, path in prefixes.items():
                 column = column.str.replace(url, path, literal=True)
             frame = frame.with_columns(column)
-        order = ("format", "session_id", "source_file", "turn_index", "line", "agent_id", "time", "message_id", "request_id")
+        order = (
+            "format",
+            "session_id",
+            "source_file",
+            "turn_index",
+            "line",
+            "agent_id",
+            "time",
+            "message_id",
+            "request_id",
+        )
         sort = [c for c in order if c in frame.columns]
         out[name] = frame.sort(sort, nulls_last=True)
     return out
