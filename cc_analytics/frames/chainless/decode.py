@@ -394,7 +394,7 @@ class Walker:
         )
 
     def _problem(self, file: TranscriptFile, line: int | None, reason: str) -> None:
-        self.problems[S.SOURCE_FILE].append(str(file.path))
+        self.problems[S.SOURCE_FILE].append(file.source_file)
         self.problems[S.LINE].append(line)
         self.problems[S.REASON].append(reason)
 
@@ -408,7 +408,7 @@ class Walker:
     ) -> None:
         cols = self.files
         cols[S.FILE].append(len(cols[S.FILE]))
-        cols[S.SOURCE_FILE].append(str(file.path))
+        cols[S.SOURCE_FILE].append(file.source_file)
         cols[S.SESSION_ID].append(file.session_id)
         cols[S.PROJECT_DIR].append(file.project_dir)
         cols[S.RECORDED_MODEL].append(header[0])

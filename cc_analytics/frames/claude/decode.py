@@ -236,7 +236,7 @@ def walk_files(
                 try:
                     raw = read_transcript(transcript.path)
                 except OSError as exc:
-                    problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
+                    problems.append((transcript.source_file, None, f"cannot read file: {exc.strerror or exc}"))
                     continue
             start = len(lines)
             _walk(raw, transcript, profile, columns, blocks, problems, pricing)
@@ -299,7 +299,7 @@ def _events_frame(
         )
     which = pl.Series(file_of_row, dtype=pl.UInt32)
     per_file: tuple[list[Any], ...] = (
-        [str(f.path) for f in files],
+        [f.source_file for f in files],
         [f.session_id for f in files],
         [f.is_subagent for f in files],
     )
@@ -480,7 +480,7 @@ def _walk(
     pricing: Pricing,
 ) -> None:
     """Apply every line rule to the lines of ``raw``, appending what ``profile`` keeps."""
-    source = str(transcript.path)
+    source = transcript.source_file
     path_agent = transcript.agent_id
     texts = profile.texts
     identity = texts or profile.identity

@@ -1,0 +1,44 @@
+"""What the frames fuzz targets found, each pinned by the smallest input that showed it.
+
+Through the public loaders, as a user would meet each: a file name that is not UTF-8 (Linux
+allows any bytes but ``/`` and NUL) and a ChainlessChain transcript whose name holds a glob
+character.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cc_analytics.frames as ccf
+import cc_analytics.frames.chainless as chainless
+from cc_analytics.frames.sources import shown
+from tests.frames import chainless_builders as cl
+from tests.frames.claude_builders import assistant, text, user, write
+
+NOT_UTF8 = "caf\udce9"  # the byte 0xE9 alone, as Python decodes it from a file name
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_with_its_byte_escaped(tmp_path: Path):
+    project = tmp_path / f"proj-{NOT_UTF8}"
+    claude_file = write(project / f"{NOT_UTF8}.jsonl", user("hi"), assistant(text("hello")), "[1")
+    chainless_file = cl.write(tmp_path, f"agent-{NOT_UTF8}", [cl.start(), cl.msg("user", "hi"), "{"])
+
+    tables = ccf.read_tables(tmp_path)  # used to raise UnicodeEncodeError while building the frames
+
+    assert tables.sessions.height == 2 and "agent-caf\\xe9" in tables.sessions["session_id"].to_list()
+    assert set(tables.sessions["project_dir"]) == {"proj-caf\\xe9", tmp_path.name}
+    assert set(tables.problems["source_file"]) == {shown(str(claude_file)), shown(str(chainless_file))}
+    assert shown(str(claude_file)).endswith("/proj-caf\\xe9/caf\\xe9.jsonl")
+    events = ccf.read_events(chainless_file)
+    assert events["source_file"].unique().to_list() == [shown(str(chainless_file))]
+
+
+def test_a_chainless_transcript_named_with_glob_characters_is_read_as_named(tmp_path: Path):
+    named = cl.write(tmp_path, "[x]", [cl.start(model="gpt-4o"), cl.msg("user", "hi")])
+    cl.write(tmp_path, "x", [cl.start(model="qwen3:8b")])  # what "[x].jsonl" matches as a pattern
+
+    sessions = ccf.read_sessions(tmp_path)  # by content: the files reach chainless.resolve one by one
+
+    assert sorted(sessions["session_id"]) == ["[x]", "x"]
+    assert chainless.read_sessions(named)["session_id"].to_list() == ["[x]"]
+    assert chainless.read_sessions(tmp_path / "[[]x].jsonl")["session_id"].to_list() == ["[x]"]  # a real glob
