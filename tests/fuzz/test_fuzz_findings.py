@@ -1,8 +1,9 @@
 """What the frames fuzz targets found, each pinned by the smallest input that showed it.
 
 Through the public loaders, as a user would meet each: a file name that is not UTF-8 (Linux
-allows any bytes but ``/`` and NUL) and a ChainlessChain transcript whose name holds a glob
-character.
+allows any bytes but ``/`` and NUL), a ChainlessChain transcript whose name holds a glob
+character, Claude Code token counts beyond 64 bits, and a line nested deeper than Python's
+stack that also holds a number beyond double range.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import cc_analytics.frames as ccf
 import cc_analytics.frames.chainless as chainless
 from cc_analytics.frames.sources import shown
 from tests.frames import chainless_builders as cl
-from tests.frames.claude_builders import assistant, text, user, write
+from tests.frames.claude_builders import assistant, text, usage, user, write
 
 NOT_UTF8 = "caf\udce9"  # the byte 0xE9 alone, as Python decodes it from a file name
 
@@ -42,3 +43,37 @@ def test_a_chainless_transcript_named_with_glob_characters_is_read_as_named(tmp_
     assert sorted(sessions["session_id"]) == ["[x]", "x"]
     assert chainless.read_sessions(named)["session_id"].to_list() == ["[x]"]
     assert chainless.read_sessions(tmp_path / "[[]x].jsonl")["session_id"].to_list() == ["[x]"]  # a real glob
+
+
+def test_token_counts_beyond_64_bits_are_problems_and_the_rest_is_priced(tmp_path: Path):
+    huge = {**usage(), "input_tokens": 2**64, "cache_creation": {"ephemeral_1h_input_tokens": 2**63}}
+    negative_huge = {**usage(), "output_tokens": -(2**63) - 1}
+    path = write(
+        tmp_path / "p" / "s.jsonl",
+        user("hi"),
+        assistant([text("a")], tokens=huge),
+        assistant([text("b")], tokens=negative_huge),
+        assistant([text("c")]),
+    )
+
+    tables = ccf.read_tables(path)  # used to raise TypeError (a Python int too large for Int64)
+
+    reasons = sorted(tables.problems["reason"])
+    assert reasons == [
+        "usage.cache_creation.ephemeral_1h_input_tokens is not a 64-bit integer (9223372036854775808)",
+        "usage.input_tokens is not a 64-bit integer (18446744073709551616)",
+        "usage.output_tokens is not a 64-bit integer (-9223372036854775809)",
+    ]
+    assert tables.requests["input_tokens"].to_list() == [10, 10]  # a request needs its input count
+    assert tables.requests["cost_usd"].drop_nulls().len() >= 1
+    assert ccf.read_sessions(path).height == 1
+
+
+def test_a_deep_line_with_a_number_beyond_double_range_is_a_problem(tmp_path: Path):
+    deep = '{"type":"user","n":1e400,"x":' + "[" * 5000 + "]" * 5000 + "}"
+    path = write(tmp_path / "p" / "s.jsonl", user("hi"), deep, assistant([text("a")]))
+
+    problems = ccf.read_problems(path)  # used to raise RecursionError from the lenient number parse
+
+    assert problems["line"].to_list() == [2]
+    assert ccf.read_events(path).height == 2

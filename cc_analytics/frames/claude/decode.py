@@ -59,6 +59,8 @@ USAGE_FIELDS = (
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.f%:z"
 FAST_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"
 NULL_USAGE = (None, None, None, None)
+# Token counts are Int64 columns: a count beyond is a problem, not a value (nor a crash).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Lines up to this size are checked for duplicate keys (see _first_wins); a compact line
 # re-encodes to its own length, so only lines that do not are parsed a second time.
 DUPLICATE_CHECK_BYTES = 8192
@@ -616,7 +618,9 @@ def _walk(
                         recorded.get("cache_read_input_tokens"),
                         recorded.get("output_tokens"),
                     )
-                    if not (type(usage[0]) is type(usage[1]) is type(usage[2]) is type(usage[3]) is int):
+                    if not (type(usage[0]) is type(usage[1]) is type(usage[2]) is type(usage[3]) is int) or not (
+                        INT64_MIN <= min(usage) and max(usage) <= INT64_MAX
+                    ):
                         usage = _usage(recorded, problems, source, number)
                     add_pricing(_pricing(row, recorded, problems, source, number))
                 elif recorded:
@@ -801,12 +805,13 @@ def _usage(usage: Any, problems: Problems, source: str, number: int) -> tuple[in
     values: list[int | None] = []
     for field in USAGE_FIELDS:
         value = usage.get(field)
-        if type(value) is int:
+        if type(value) is int and INT64_MIN <= value <= INT64_MAX:
             values.append(value)
         elif value is None:
             values.append(0)
         else:
-            problems.append((source, number, f"usage.{field} is not an integer ({value!r:.40})"))
+            noun = "an integer" if type(value) is not int else "a 64-bit integer"
+            problems.append((source, number, f"usage.{field} is not {noun} ({value!r:.40})"))
             values.append(None)
     return tuple(values)
 
@@ -826,9 +831,9 @@ def _pricing(
     tier = usage.get("service_tier")
     speed = usage.get("speed")
     if (
-        (five is None or type(five) is int)
-        and (hour is None or type(hour) is int)
-        and (searches is None or type(searches) is int)
+        (five is None or _integer(five) is not None)
+        and (hour is None or _integer(hour) is not None)
+        and (searches is None or _integer(searches) is not None)
         and (tier is None or type(tier) is str)
         and (speed is None or type(speed) is str)
     ):
@@ -841,10 +846,10 @@ def _pricing(
         ("service_tier", tier, str),
         ("speed", speed, str),
     ):
-        if value is None or type(value) is kind:
+        if value is None or (type(value) is kind and (kind is str or _integer(value) is not None)):
             checked.append(value)
         else:
-            noun = "an integer" if kind is int else "a string"
+            noun = "a string" if kind is str else "an integer" if type(value) is not int else "a 64-bit integer"
             problems.append((source, number, f"usage.{field} is not {noun} ({value!r:.40})"))
             checked.append(None)
     for field, value in (("cache_creation", creation), ("server_tool_use", server)):
@@ -884,7 +889,8 @@ def _string(value: Any) -> str | None:
 
 
 def _integer(value: Any) -> int | None:
-    return value if type(value) is int else None
+    """An integer that fits the Int64 columns, else None."""
+    return value if type(value) is int and INT64_MIN <= value <= INT64_MAX else None
 
 
 def _json_kind(value: Any) -> str:
@@ -900,7 +906,7 @@ def _lenient_number_parse(line: bytes, exc: Exception) -> Any:
     try:
         text = line.decode("utf-8")
         value = json.loads(text, parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack
         return None
     return value if _well_formed_json(value) else None
 
