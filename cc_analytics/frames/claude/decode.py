@@ -612,15 +612,19 @@ def _walk(
                         problems.append((source, number, "assistant message content is not a list"))
                 recorded = message.get("usage")
                 if type(recorded) is dict:  # the common case inline: four integers
-                    usage = (
+                    counts: tuple[Any, ...] = (
                         recorded.get("input_tokens"),
                         recorded.get("cache_creation_input_tokens"),
                         recorded.get("cache_read_input_tokens"),
                         recorded.get("output_tokens"),
                     )
-                    if not (type(usage[0]) is type(usage[1]) is type(usage[2]) is type(usage[3]) is int) or not (
-                        INT64_MIN <= min(usage) and max(usage) <= INT64_MAX
+                    if (
+                        type(counts[0]) is type(counts[1]) is type(counts[2]) is type(counts[3]) is int
+                        and INT64_MIN <= min(counts)
+                        and max(counts) <= INT64_MAX
                     ):
+                        usage = counts
+                    else:
                         usage = _usage(recorded, problems, source, number)
                     add_pricing(_pricing(row, recorded, problems, source, number))
                 elif recorded:
