@@ -77,3 +77,22 @@ def test_a_deep_line_with_a_number_beyond_double_range_is_a_problem(tmp_path: Pa
 
     assert problems["line"].to_list() == [2]
     assert ccf.read_events(path).height == 2
+
+
+def _at_stack_depth(frames: int, call):
+    return call() if frames == 0 else _at_stack_depth(frames - 1, call)
+
+
+def test_a_deep_line_with_a_repeated_key_reads_the_same_whatever_the_callers_stack(tmp_path: Path):
+    # The first "type" is 300 arrays deep, the second is "user": which one was read depended
+    # on how much of Python's stack the caller had used. The lazy verbs decode on a Polars
+    # thread (a fresh stack), read_tables on the caller's: read_tables != read_turns.
+    deep = '{"type":' + "[" * 300 + "]" * 300 + ',"type":"user","uuid":"u2","sessionId":"S",'
+    deep += '"timestamp":"2026-03-01T10:00:01.000Z","message":{"role":"user","content":"again"}}'
+    path = write(tmp_path / "p" / "s.jsonl", user("hi"), deep)
+
+    lazy = ccf.read_turns(path)
+    eager_deep_in_the_stack = _at_stack_depth(400, lambda: ccf.read_tables(path).turns)
+
+    assert lazy.equals(eager_deep_in_the_stack)
+    assert lazy.height == 2  # orjson's reading of the deep line: the last "type" wins

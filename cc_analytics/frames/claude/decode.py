@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,6 +65,12 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Lines up to this size are checked for duplicate keys (see _first_wins); a compact line
 # re-encodes to its own length, so only lines that do not are parsed a second time.
 DUPLICATE_CHECK_BYTES = 8192
+# Deeper lines are not re-read for duplicate keys (see _first_wins): Python's parser takes two
+# stack levels per nesting level, and a loader may already have used a few hundred.
+FIRST_WINS_MAX_DEPTH = 200
+OPENING = frozenset(b"[{")
+_STRING_LITERAL = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
 # Values stored as JSON by the reference keep Python dict semantics (last duplicate wins).
 LAST_WINS_KEYS = frozenset(("input", "toolUseResult"))
 
@@ -868,11 +875,30 @@ class _Pairs(list):
 
 def _first_wins(line: bytes, parsed: Any) -> Any:
     """Re-read a line whose keys may repeat: the first occurrence wins (as the reference reads
-    its fields), except inside tool inputs and ``toolUseResult`` where the last one does."""
+    its fields), except inside tool inputs and ``toolUseResult`` where the last one does.
+
+    A line nested deeper than ``FIRST_WINS_MAX_DEPTH`` keeps orjson's reading (the last
+    duplicate wins): Python's parser recurses once per level, so whether it fit would depend
+    on how deep the caller's stack already is, and two loaders would read the line differently.
+    """
+    if line.count(b"[") + line.count(b"{") > FIRST_WINS_MAX_DEPTH and _depth(line) > FIRST_WINS_MAX_DEPTH:
+        return parsed
     try:
         return _resolve(json.loads(line, object_pairs_hook=_Pairs), first=True)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack
         return parsed
+
+
+def _depth(line: bytes) -> int:
+    """How deep the arrays and objects of a JSON line nest (brackets inside strings left out)."""
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub(b"", _STRING_LITERAL.sub(b"", line)):
+        if bracket in OPENING:
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 def _resolve(value: Any, *, first: bool) -> Any:
