@@ -96,3 +96,21 @@ def test_a_deep_line_with_a_repeated_key_reads_the_same_whatever_the_callers_sta
 
     assert lazy.equals(eager_deep_in_the_stack)
     assert lazy.height == 2  # orjson's reading of the deep line: the last "type" wins
+
+
+def test_chainless_values_nested_deeper_than_python_or_orjson_write_are_read(tmp_path: Path):
+    deep_provider = "[" * 900 + '"x"' + "]" * 900  # orjson reads 1024 levels; Python recursed
+    deep_calls = "[" * 300 + "]" * 300  # orjson writes only 255 levels
+    lines = [
+        cl.event("session_start", None).replace("null", '{"model":"gpt-4o","provider":' + deep_provider + "}"),
+        cl.event("assistant_message", None).replace(
+            "null", '{"role":"assistant","content":"a","tool_calls":' + deep_calls + "}"
+        ),
+    ]
+    path = cl.write(tmp_path, "s", lines)
+
+    tables = ccf.read_tables(path)  # used to raise RecursionError (String(v)) and TypeError (orjson)
+
+    assert tables.problems.height == 0
+    assert chainless.context_frame(path)["messages"].to_list() == [1]
+    assert ccf.read_events(path)["provider"].to_list() == ["x", None]  # String([[["x"]]]) is "x"

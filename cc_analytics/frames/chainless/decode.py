@@ -109,8 +109,11 @@ def _recorded_window(value: Any) -> int | None:
 def _calls_text(calls: list[Any], strict: bool) -> str:
     """``JSON.stringify`` of a non-empty ``tool_calls`` array (``strict``: parsed by orjson)."""
     if strict:
-        raw = orjson.dumps(calls)
-        if _MAY_HOLD_NUMBER.search(raw) is None:
+        try:
+            raw = orjson.dumps(calls)
+        except orjson.JSONEncodeError:  # nested deeper than orjson writes (255 levels)
+            raw = None
+        if raw is not None and _MAY_HOLD_NUMBER.search(raw) is None:
             return raw.decode()
     return well_formed(js_stringify(calls))
 
