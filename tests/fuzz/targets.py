@@ -350,9 +350,9 @@ def build_tree(root: Path, tree: tuple[mutations.Entry, ...]) -> list[tuple[muta
         parent = folders[entry.parent]
         path = parent / entry.name
         paths.append(path)
-        if os.path.lexists(path):
+        if os.path.lexists(path):  # taken (or "..": outside the tree): what goes in it goes in the parent
             if entry.kind == "folder":
-                folders.append(path if path.is_dir() and not path.is_symlink() else parent)
+                folders.append(parent)
             continue
         target = paths[entry.target] if paths else root
         if entry.kind == "file":
