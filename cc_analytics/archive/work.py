@@ -210,7 +210,7 @@ def decode_units(decoded: dict[Unit, list[tuple[FileRecord, bytes]]]) -> dict[st
     for format, contents in by_format.items():
         files = [transcript_file(record) for record, _ in contents]
         tables = package(format).tables_batch(files, turns=True, contents=[data for _, data in contents])
-        sources = {str(file.path): record.source for file, (record, _) in zip(files, contents, strict=True)}
+        sources = {file.source_file: record.source for file, (record, _) in zip(files, contents, strict=True)}
         out[format] = {
             table.name: _sources_back(getattr(tables, table.name), sources).cast(table.schema) for table in L.TABLES
         }

@@ -168,38 +168,45 @@ def _escape_char(match: re.Match[str]) -> str:
     return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
 
 
+class _Written(str):
+    """Text already in JSON form, waiting on the stack of :func:`_stringify_into`."""
+
+
 def _stringify_into(value: Any, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(_js_string(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, int | float):
-        out.append(js_number(value))
-    elif isinstance(value, dict):
-        out.append("{")
-        first = True
-        for key, item in value.items():
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_js_string(str(key)))
-            out.append(":")
-            _stringify_into(item, out)
-        out.append("}")
-    elif isinstance(value, list | tuple):
-        out.append("[")
-        for index, item in enumerate(value):
-            if index:
-                out.append(",")
-            _stringify_into(item, out)
-        out.append("]")
-    else:
-        msg = f"cannot stringify a value of type {type(value).__name__!r}"
-        raise TypeError(msg)
+    # A loop over a stack, not recursion: decoded values may nest deeper than Python's stack.
+    stack: list[Any] = [value]
+    while stack:
+        value = stack.pop()
+        if type(value) is _Written:
+            out.append(value)
+        elif isinstance(value, str):
+            out.append(_js_string(value))
+        elif value is None:
+            out.append("null")
+        elif value is True:
+            out.append("true")
+        elif value is False:
+            out.append("false")
+        elif isinstance(value, int | float):
+            out.append(js_number(value))
+        elif isinstance(value, dict):
+            out.append("{")
+            stack.append(_Written("}"))
+            entries = list(value.items())
+            for index in range(len(entries) - 1, -1, -1):
+                key, item = entries[index]
+                stack.append(item)
+                stack.append(_Written(("," if index else "") + _js_string(str(key)) + ":"))
+        elif isinstance(value, list | tuple):
+            out.append("[")
+            stack.append(_Written("]"))
+            for index in range(len(value) - 1, -1, -1):
+                stack.append(value[index])
+                if index:
+                    stack.append(_Written(","))
+        else:
+            msg = f"cannot stringify a value of type {type(value).__name__!r}"
+            raise TypeError(msg)
 
 
 def well_formed(text: str) -> str:

@@ -52,6 +52,28 @@ class TranscriptFile:
     def is_subagent(self) -> bool:
         return self.layout != "main"
 
+    @property
+    def source_file(self) -> str:
+        """The path as a frame's ``source_file`` column holds it (see :func:`shown`)."""
+        return shown(str(self.path))
+
+
+def shown(name: str) -> str:
+    """A path or file name as the operating system gave it, as text a frame can hold.
+
+    Python decodes the bytes of a name that are not UTF-8 to lone surrogates, which Polars
+    strings cannot hold: each such byte is written ``\\xNN`` instead. Valid names are kept.
+
+    Examples:
+        >>> shown("caf\\udce9.jsonl"), shown("café.jsonl")
+        ('caf\\\\xe9.jsonl', 'café.jsonl')
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return name
+
 
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Sequence[TranscriptFile] | None
 

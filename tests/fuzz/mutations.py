@@ -1,16 +1,19 @@
 """Hypothesis strategies that mutate real inputs: transcript lines, transcripts, window documents.
 
 Seeds are the project's own transcripts (``tests/golden/claude/synthetic``,
-``data-samples/claude``) and golden windows (``tests/golden/claude/expected``, plus
+``data-samples/claude``; ChainlessChain: ``data-samples/chainless``, plus
+``../shared/data/chainless`` when it is there) and golden windows (``tests/golden/claude/expected``, plus
 ``../shared/data/claude/expected`` when it is there). A mutation works on the JSON tree of a
 line when the line parses (wrong types, deep nesting, huge numbers, duplicated or removed
 keys, lone surrogates) and on its bytes otherwise or in addition (bit flips, truncation,
-inserted random bytes, BOM, CR, NUL, broken UTF-8).
+inserted random bytes, BOM, CR, NUL, broken UTF-8). A third kind aims at what pricing reads:
+token counts, model and provider names, and the usage object itself.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,8 @@ STRINGS = [
     '"tool_result"', '"AskUserQuestion"', '"Bash"', '"Edit"', '"MultiEdit"', '"Write"', '"queued_command"',
     '"2026-03-01T10:00:00Z"', '"0000-01-01T00:00:00Z"', '"2026-06-30T23:59:60Z"', '"2026-03-01"',
     '"[Request interrupted by user]"', '"<teammate-message x>"', '"full"', '"summary"', '"cc-transcript.context/2"',
+    '"session_start"', '"user_message"', '"assistant_message"', '"token_usage"', '"compact"', '"ws_turn"',
+    '"checkpoint_timeline_commit"', '"tool_call"', '"completed"', '"model"', '"subagent"',
 ]  # fmt: skip
 OTHERS = [
     "null",
@@ -55,7 +60,27 @@ KEYS = [
     "tool_use_id", "toolUseResult", "input", "name", "id", "text", "isMeta", "isSidechain", "subtype",
     "attachment", "answers", "questions", "preview", "previews", "kind", "refs", "role", "schema",
     "selections", "labels", "trigger", "before", "after", "fidelity", "preview_chars", "anchor",
+    "data", "messages", "tool_calls", "contextWindow", "provider", "attribution", "source", "outcome",
+    "schemaVersion", "requestId", "user", "assistant", "originalTokens", "compressedTokens", "tool", "is_error",
 ]  # fmt: skip
+# What pricing reads: token counts of every sign, size and type, odd model and provider names.
+TOKEN_LEXEMES = [
+    *NUMBERS, "-5", "-9223372036854775808", "9223372036854775807", "9223372036854775807.0", "4294967296",
+    "1.0", "2.5", "-0.5", '"100"', '""', "true", "false", "null", "[]", "{}", '{"input_tokens":1}',
+]  # fmt: skip
+MODEL_LEXEMES = [
+    '"claude-opus-4-1"', '"claude-opus-4-1-20250805"', '"claude-sonnet-4-5-20250929[1m]"', '"<synthetic>"',
+    '""', '" "', '"gpt-4o"', '"qwen2.5-coder:14b"', '"anthropic/claude-3.5-sonnet"', '"CLAUDE-OPUS-4"',
+    '"us.anthropic.claude-sonnet-4-20250514-v1:0"', '"claude-3-5-sonnet@20241022"', '"gemini-2.5-pro"',
+    '"deepseek-chat"', '"o3"', '"\\ud800"', '"\\u6a21\\u578b"', '"claude-opus-4-7-99999999999999999999999"',
+    '"' + "claude-" * 700 + '"', '"ollama"', '"openai"', '"anthropic"', '"bedrock"', "null", "42", "[]", "{}",
+]  # fmt: skip
+USAGE_KEYS = (
+    "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+    "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens", "web_search_requests",
+)  # fmt: skip
+USAGE_OBJECTS = ("cache_creation", "server_tool_use")
+NAME_KEYS = ("model", "provider", "service_tier", "speed")
 SPECIAL_BYTES = [b"\xef\xbb\xbf", b"\r", b"\r\n", b"\x00", b"\t", b"\xed\xa0\x80", b"\xff", b"\xc3", b"\n", b'"', b"\\"]
 PROBE = EventRef("S", "00000000-0000-4000-8000-00000000dead")
 
@@ -71,6 +96,19 @@ def transcript_seeds() -> tuple[tuple[bytes, ...], ...]:
 @cache
 def line_seeds() -> tuple[bytes, ...]:
     return tuple(line for seed in transcript_seeds() for line in seed)
+
+
+@cache
+def chainless_seeds() -> tuple[tuple[bytes, ...], ...]:
+    """Every ChainlessChain seed transcript as its non-blank lines (the shared corpus when present)."""
+    paths = sorted((ROOT / "data-samples/chainless").glob("*.jsonl"))
+    paths += sorted((SHARED / "data/chainless").rglob("*.jsonl")) if (SHARED / "data/chainless").is_dir() else []
+    return tuple(tuple(line for line in p.read_bytes().split(b"\n") if line.strip()) for p in paths)
+
+
+@cache
+def chainless_line_seeds() -> tuple[bytes, ...]:
+    return tuple(line for seed in chainless_seeds() for line in seed)
 
 
 @cache
@@ -173,27 +211,81 @@ def _byte_mutation(draw: st.DrawFn, line: bytes) -> bytes:
     return line[:pos] + draw(st.binary(min_size=1, max_size=8)) + line[pos:]
 
 
+def _objects(tree: Any, limit: int = 2000) -> list[Obj]:
+    found: list[Obj] = []
+    stack = [tree]
+    while stack and len(found) < limit:
+        node = stack.pop()
+        if isinstance(node, Obj):
+            found.append(node)
+            stack.extend(value for _, value in node)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return found
+
+
+def _usage_mutation(draw: st.DrawFn, line: bytes) -> bytes | None:
+    """A token count, model or provider name, or usage object of the line replaced or added."""
+    try:
+        tree = json.loads(line, object_pairs_hook=Obj)
+    except (ValueError, RecursionError):
+        return None
+    interesting = {"usage", *USAGE_KEYS, *USAGE_OBJECTS, *NAME_KEYS}
+    places = [(node, i) for node in _objects(tree) for i, (key, _) in enumerate(node) if key in interesting]
+    if not places:
+        return None
+    node, i = places[draw(st.integers(0, len(places) - 1))]
+    key, value = node[i]
+    if key in NAME_KEYS:
+        node[i] = (key, Raw(draw(st.sampled_from(MODEL_LEXEMES))))
+    elif key == "usage" and isinstance(value, Obj) and draw(st.booleans()):
+        field = draw(st.sampled_from([*USAGE_KEYS[:4], *USAGE_OBJECTS, "service_tier", "speed"]))
+        if field in USAGE_OBJECTS:
+            inner = draw(st.sampled_from(USAGE_KEYS[4:]))
+            added: Any = Obj([(inner, Raw(draw(st.sampled_from(TOKEN_LEXEMES))))])
+        elif field in NAME_KEYS:
+            added = Raw(draw(st.sampled_from(MODEL_LEXEMES)))
+        else:
+            added = Raw(draw(st.sampled_from(TOKEN_LEXEMES)))
+        value.insert(draw(st.integers(0, len(value))), (field, added))
+    else:
+        node[i] = (key, Raw(draw(st.sampled_from(TOKEN_LEXEMES))))
+    try:
+        return dump(tree).encode("utf-8", "surrogatepass")
+    except RecursionError:
+        return None
+
+
 def mutate_line(draw: st.DrawFn, line: bytes) -> bytes:
-    """One line, changed in its JSON tree (when it parses) and/or in its bytes."""
-    if draw(st.integers(0, 3)):
+    """One line, changed in what pricing reads, in its JSON tree (when it parses) and/or in its bytes."""
+    how = draw(st.integers(0, 7))
+    if how < 2:
+        mutated = _usage_mutation(draw, line)
+        if mutated is not None:
+            return mutated
+    if how:
         mutated = _tree_mutation(draw, line)
         if mutated is not None:
             return mutated
     return _byte_mutation(draw, line)
 
 
-@st.composite
-def lines(draw: st.DrawFn) -> bytes:
-    """A mutated seed line, random bytes, or a deeply nested value."""
+def _line(draw: st.DrawFn, seeds: tuple[bytes, ...]) -> bytes:
     how = draw(st.integers(0, 9))
     if how == 0:
         return draw(st.binary(max_size=200))
     if how == 1:
         return dump(deep(draw)).encode()
-    line = draw(st.sampled_from(line_seeds()))
+    line = draw(st.sampled_from(seeds))
     for _ in range(draw(st.integers(1, 3))):
         line = mutate_line(draw, line)
     return line
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> bytes:
+    """A mutated seed line, random bytes, or a deeply nested value."""
+    return _line(draw, line_seeds())
 
 
 def _anchor_candidates(seed_lines: list[bytes]) -> list[EventRef]:
@@ -209,13 +301,15 @@ def _anchor_candidates(seed_lines: list[bytes]) -> list[EventRef]:
     return found
 
 
-@st.composite
-def transcripts(draw: st.DrawFn) -> tuple[bytes, list[EventRef], dict[str, int]]:
-    """A slice of a seed transcript with some lines mutated, anchors into it, and capture options."""
-    seed = draw(st.sampled_from(transcript_seeds()))
+def _slice(draw: st.DrawFn, seeds: tuple[tuple[bytes, ...], ...]) -> list[bytes]:
+    seed = draw(st.sampled_from(seeds))
     start = draw(st.integers(0, max(0, len(seed) - 1)))
-    picked = list(seed[start : start + draw(st.integers(1, MAX_SLICE))])
-    candidates = _anchor_candidates(picked) or [PROBE]
+    return list(seed[start : start + draw(st.integers(1, MAX_SLICE))])
+
+
+def _mutated(draw: st.DrawFn, picked: list[bytes], line_pool: tuple[bytes, ...]) -> bytes:
+    """The lines with some mutated, dropped, copied or inserted, joined; sometimes torn at the end."""
+    picked = list(picked)
     for _ in range(draw(st.integers(0, 4))):
         i = draw(st.integers(0, len(picked) - 1))
         op = draw(st.sampled_from(["mutate", "mutate", "mutate", "drop", "copy", "insert"]))
@@ -226,10 +320,27 @@ def transcripts(draw: st.DrawFn) -> tuple[bytes, list[EventRef], dict[str, int]]
         elif op == "copy":
             picked.insert(draw(st.integers(0, len(picked))), picked[i])
         elif op == "insert":
-            picked.insert(i, draw(lines()))
+            picked.insert(i, _line(draw, line_pool))
     raw = b"\n".join(picked) + draw(st.sampled_from([b"\n", b"", b"\r\n"]))
     if draw(st.integers(0, 9)) == 0:  # a torn last line, as while another process appends
         raw = raw[: draw(st.integers(0, len(raw)))]
+    return raw
+
+
+@st.composite
+def chainless_transcripts(draw: st.DrawFn) -> bytes:
+    """A slice of a ChainlessChain seed transcript with some lines mutated; sometimes random bytes only."""
+    if draw(st.integers(0, 19)) == 0:
+        return draw(st.binary(max_size=400))
+    return _mutated(draw, _slice(draw, chainless_seeds()), chainless_line_seeds())
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> tuple[bytes, list[EventRef], dict[str, int]]:
+    """A slice of a seed transcript with some lines mutated, anchors into it, and capture options."""
+    picked = _slice(draw, transcript_seeds())
+    candidates = _anchor_candidates(picked) or [PROBE]
+    raw = _mutated(draw, picked, line_seeds())
     anchors = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3))
     if draw(st.integers(0, 9)) == 0:
         anchors.append(PROBE)
@@ -250,3 +361,63 @@ def window_documents(draw: st.DrawFn) -> str | bytes:
     if draw(st.booleans()):
         return doc
     return doc.decode("utf-8", "surrogateescape")
+
+
+# -- folder trees, for discovery ----------------------------------------------------------------
+
+NAMES = [
+    "a", "b", "proj", " sp ace ", "-dash", "*", "?", "[x]", "[", "**", "caf\u00e9", "\u6a21\u578b", "caf\udce9",
+    "\udcff\udcfe", "new\nline", "tab\t", ".hidden", "..", "x" * 200, "subagents", "agent-1", "agent-", "agent-\udce9",
+    "0b7e5c1a-7d2e-4c1b-9a55-2f0e8d3c4a10", "sessions", "~", "$HOME", "a,b",
+]  # fmt: skip
+KINDS = ["file", "file", "file", "folder", "folder", "link-file", "link-folder", "link-up", "broken", "loop", "fifo"]
+CONTENTS = ["claude", "chainless", "summary", "empty", "blank", "random", "claude-then-chainless", "chainless-late"]
+SUMMARY_LINE = b'{"type":"summary","summary":"Fixing the build","leafUuid":"00000000-0000-4000-8000-000000000001"}'
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a generated tree: under folder ``parent`` (0 is the root, k the k-th folder
+    entry), a ``kind`` of thing; ``data`` is a file's bytes, ``target`` the entry a link points to."""
+
+    parent: int
+    name: str
+    kind: str
+    content: str
+    data: bytes
+    target: int
+
+
+@st.composite
+def trees(draw: st.DrawFn) -> tuple[Entry, ...]:
+    """A small folder tree: files of either format (or neither), folders, links of every kind, FIFOs."""
+    folders = 1
+    entries: list[Entry] = []
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(KINDS))
+        name = draw(st.sampled_from(NAMES)) + draw(
+            st.sampled_from([".jsonl", ".jsonl", ".jsonl", "", ".json", ".JSONL"])
+        )
+        content = draw(st.sampled_from(CONTENTS))
+        target = draw(st.integers(0, max(0, len(entries) - 1)))  # an earlier entry, for a link
+        entries.append(Entry(draw(st.integers(0, folders - 1)), name, kind, content, _content(draw, content), target))
+        folders += kind == "folder"
+    return tuple(entries)
+
+
+def _content(draw: st.DrawFn, content: str) -> bytes:
+    if content == "claude":
+        return b"\n".join(draw(st.lists(st.sampled_from(line_seeds()), min_size=1, max_size=3))) + b"\n"
+    if content == "chainless":
+        return b"\n".join(draw(st.lists(st.sampled_from(chainless_line_seeds()), min_size=1, max_size=3))) + b"\n"
+    if content == "summary":
+        return b"\n".join([SUMMARY_LINE] * draw(st.integers(1, 12))) + draw(st.sampled_from([b"\n", b""]))
+    if content == "blank":
+        return draw(st.sampled_from([b"\n", b"\n\n\r\n", b" \t\n", b"\xef\xbb\xbf\n"]))
+    if content == "random":
+        return draw(st.binary(max_size=300))
+    if content == "claude-then-chainless":
+        return draw(st.sampled_from(line_seeds())) + b"\n" + draw(st.sampled_from(chainless_line_seeds())) + b"\n"
+    if content == "chainless-late":  # a chainless envelope after lines that are not objects
+        return b"[]\n42\nnot json\n" + draw(st.sampled_from(chainless_line_seeds())) + b"\n"
+    return b""

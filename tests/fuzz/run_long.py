@@ -1,7 +1,8 @@
 """Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S]``.
 
 TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
-``frames.claude``), a group (``core``, ``frames``) or ``all``. For each target it prints the
+``frames.claude``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
+or ``all``. For each target it prints the
 examples run, the wall and CPU time taken, examples per wall second and the number of
 unexpected outcomes,
 then one line per distinct finding (type and place) with its first input. Exit status 1
@@ -26,12 +27,32 @@ PROGRESS_SECONDS = 30
 
 
 def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, float, Counter, dict]:
-    """Run ``target`` on ``examples`` generated inputs; return count, wall and CPU seconds, findings, first inputs."""
+    """Run ``target`` on ``examples`` generated inputs; return count, wall and CPU seconds, findings, first inputs.
+
+    A batch target gets its inputs ``target.batch`` at a time; a batch with a finding is run
+    again input by input, so each finding is counted against the input that caused it.
+    """
     count = 0
     findings: Counter[tuple[str, str]] = Counter()
     first: dict[tuple[str, str], tuple[Finding, object]] = {}
+    pending: list[object] = []
     start = last = time.perf_counter()
     cpu = time.process_time()
+
+    def record(finding: Finding, value: object) -> None:
+        findings[finding.signature] += 1
+        first.setdefault(finding.signature, (finding, value))
+
+    def flush() -> None:
+        finding = check(target, pending)
+        if finding is not None:
+            alone = [(value, check(target, [value])) for value in pending]
+            for value, single in alone:
+                if single is not None:
+                    record(single, value)
+            if all(single is None for _, single in alone):
+                record(finding, list(pending))  # only the batch as a whole: across files
+        pending.clear()
 
     @settings(
         max_examples=examples,
@@ -45,16 +66,22 @@ def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, f
     def run(value: object) -> None:
         nonlocal count, last
         count += 1
-        finding = check(target, value)
-        if finding is not None:
-            findings[finding.signature] += 1
-            first.setdefault(finding.signature, (finding, value))
+        if target.batch > 1:
+            pending.append(value)
+            if len(pending) >= target.batch:
+                flush()
+        else:
+            finding = check(target, value)
+            if finding is not None:
+                record(finding, value)
         now = time.perf_counter()
         if now - last > PROGRESS_SECONDS:
             last = now
             print(f"  {target.name}: {count} examples, {len(findings)} distinct findings", file=sys.stderr, flush=True)
 
     run()
+    if pending:
+        flush()
     return count, time.perf_counter() - start, time.process_time() - cpu, findings, first
 
 

@@ -10,7 +10,9 @@ form) is fine, and so is a warning of the documented form; anything else is a fi
 
 from __future__ import annotations
 
+import glob
 import json
+import os
 import re
 import tempfile
 import traceback
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 from hypothesis import strategies as st
 
 from cc_analytics.core import (
@@ -51,7 +54,10 @@ class Target:
 
     ``run`` raises only the ``documented`` exceptions (type, message pattern matched at the
     start) and emits only warnings of ``warning_category`` whose message matches
-    ``warning``; an AssertionError from ``run`` is a broken invariant.
+    ``warning``; an AssertionError from ``run`` is a broken invariant. A target whose
+    ``batch`` is above 1 takes a list of up to ``batch`` inputs at once (the frames loaders
+    decode a folder of transcripts in one batch, as the batch engine does); each input is
+    still one example.
     """
 
     name: str
@@ -61,6 +67,7 @@ class Target:
     warning_category: type[Warning] | None = None
     warning: re.Pattern | None = None
     group: str = "core"
+    batch: int = 1
     notes: str = field(default="", compare=False)
 
 
@@ -194,27 +201,238 @@ register(
 )
 
 
-# -- frames: the Claude Code loaders, through their public names only ---------------------
+# -- frames: every frame of both formats' loaders, through their public verbs -------------------
+
+FRAMES_BATCH = 32
+CLAUDE_STEM = "00000000-0000-4000-8000-{:012d}"
 
 
-def run_frames(case: tuple[bytes, list, dict]) -> None:
-    import cc_analytics.frames as frames
+def _frame_schemas(frames: dict[str, pl.DataFrame], schemas: dict[str, pl.Schema]) -> None:
+    for name, frame in frames.items():
+        assert frame.schema == schemas[name], f"{name}: schema {frame.schema} is not {schemas[name]}"
 
-    raw = case[0]
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "0b7e5c1a-7d2e-4c1b-9a55-2f0e8d3c4a10.jsonl"
+
+def _written(folder: Path, batch: list[bytes], stem: str) -> list[Path]:
+    for old in folder.iterdir():
+        old.unlink()
+    paths = [folder / f"{stem.format(i)}.jsonl" for i in range(len(batch))]
+    for path, raw in zip(paths, batch, strict=True):
         path.write_bytes(raw)
-        frames.read_events(path)
-        frames.read_turns(path)
-        frames.problems(path)
+    return paths
+
+
+def _lines_read(raw: bytes) -> set[int]:
+    """Line numbers a loader reads: not empty, and not only a CR."""
+    return {n for n, line in enumerate(raw.split(b"\n"), start=1) if line not in (b"", b"\r")}
+
+
+def _per_file(frame: pl.DataFrame, column: str = "line") -> dict[str, list[int]]:
+    rows = frame.select("source_file", column).rows()
+    out: dict[str, list[int]] = {}
+    for source, line in rows:
+        out.setdefault(source, []).append(line)
+    return out
+
+
+def run_claude_frames(batch: list[bytes]) -> None:
+    import cc_analytics.frames as front
+    import cc_analytics.frames.claude as claude
+    from cc_analytics.frames.claude import schema as S
+
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        paths = _written(folder, batch, CLAUDE_STEM)
+        frames = {
+            "events": claude.read_events(folder),
+            "turns": claude.read_turns(folder),
+            "sessions": claude.read_sessions(folder),
+            "problems": claude.read_problems(folder),
+            "requests": claude.read_requests(folder),
+        }
+        tables = front.read_tables(paths, format="claude-code")
+    schemas = {
+        "events": S.EVENTS_SCHEMA,
+        "turns": S.TURNS_SCHEMA,
+        "sessions": S.SESSIONS_SCHEMA,
+        "problems": S.PROBLEMS_SCHEMA,
+        "requests": S.REQUESTS_SCHEMA,
+    }
+    _frame_schemas(frames, schemas)
+    sessions = frames["sessions"]
+    assert sessions["session_id"].n_unique() == sessions.height, "a session twice in the sessions frame"
+    # one decode for every table gives what the separate verbs give
+    assert tables.sessions.equals(sessions.sort("format", "session_id")), "read_tables sessions != read_sessions"
+    assert tables.turns.equals(frames["turns"]), "read_tables turns != read_turns"
+    assert tables.requests.equals(frames["requests"]), "read_tables requests != read_requests"
+    costs = frames["requests"]["cost_usd"].drop_nulls()
+    assert costs.is_finite().all(), "a request priced at a non-finite cost"
 
 
 register(
     Target(
         "frames.claude",
-        mutations.transcripts(),
-        run_frames,
+        mutations.transcripts().map(lambda case: case[0]),
+        run_claude_frames,
         group="frames",
-        notes="cc_analytics.frames.read_events, read_turns and problems on a mutated transcript file",
+        batch=FRAMES_BATCH,
+        notes="frames.claude read_events/turns/sessions/problems/requests and read_tables on a folder of mutated transcripts",
+    )
+)
+
+
+def run_chainless_frames(batch: list[bytes]) -> None:
+    import cc_analytics.frames as front
+    import cc_analytics.frames.chainless as chainless
+    from cc_analytics.frames.chainless import schema as S
+
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        paths = _written(folder, batch, "s{:03d}")
+        frames = {
+            "events": chainless.read_events(folder),
+            "turns": chainless.read_turns(folder),
+            "sessions": chainless.read_sessions(folder),
+            "problems": chainless.read_problems(folder),
+            "requests": chainless.read_requests(folder),
+        }
+        context = chainless.context_frame(folder)
+        tables = front.read_tables(paths, format="chainlesschain")
+    schemas = {
+        "events": S.EVENTS_SCHEMA,
+        "turns": S.TURNS_SCHEMA,
+        "sessions": S.SESSIONS_SCHEMA,
+        "problems": S.PROBLEMS_SCHEMA,
+        "requests": S.REQUESTS_SCHEMA,
+    }
+    _frame_schemas(frames, schemas)
+    assert context.schema == S.CONTEXT_SCHEMA, "context frame schema"
+    assert frames["sessions"].height == context.height == len(batch), "not one session per transcript"
+    # every line a loader reads is an event or a problem, never both, never neither
+    events, problems = _per_file(frames["events"]), _per_file(frames["problems"])
+    for path, raw in zip(paths, batch, strict=True):
+        seen = events.get(str(path), []) + problems.get(str(path), [])
+        assert sorted(seen) == sorted(_lines_read(raw)), f"{path.name}: lines read are not events + problems"
+    token_usage = frames["events"].filter(pl.col("type") == "token_usage").height
+    assert frames["requests"].height == token_usage, "not one request per token_usage record"
+    # one decode for every table (the events profile) gives what the separate verbs give
+    assert tables.problems.equals(frames["problems"]), "the two profiles disagree on problems"
+    assert tables.sessions.equals(frames["sessions"].sort("format", "session_id")), "read_tables sessions"
+    assert tables.turns.equals(frames["turns"]), "read_tables turns != read_turns"
+    assert tables.requests.equals(frames["requests"]), "read_tables requests != read_requests"
+    costs = frames["requests"]["cost_usd"].drop_nulls()
+    assert costs.is_finite().all(), "a request priced at a non-finite cost"
+
+
+register(
+    Target(
+        "frames.chainless",
+        mutations.chainless_transcripts(),
+        run_chainless_frames,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="frames.chainless read_events/turns/sessions/problems/requests, context_frame and read_tables",
+    )
+)
+
+
+# -- frames: discovery of transcripts in folder trees -----------------------------------------
+
+UNREADABLE_KINDS = frozenset({"broken", "loop", "fifo"})
+
+
+def build_tree(root: Path, tree: tuple[mutations.Entry, ...]) -> list[tuple[mutations.Entry, Path]]:
+    """Make ``tree`` under ``root``; the entries made, each with its path (a name taken twice is made once)."""
+    root.mkdir()
+    folders = [root]
+    made: list[tuple[mutations.Entry, Path]] = []
+    paths: list[Path] = []
+    for entry in tree:
+        parent = folders[entry.parent]
+        path = parent / entry.name
+        paths.append(path)
+        if os.path.lexists(path):  # taken (or "..": outside the tree): what goes in it goes in the parent
+            if entry.kind == "folder":
+                folders.append(parent)
+            continue
+        target = paths[entry.target] if paths else root
+        if entry.kind == "file":
+            path.write_bytes(entry.data)
+        elif entry.kind == "folder":
+            path.mkdir()
+            folders.append(path)
+        elif entry.kind == "link-file":
+            path.symlink_to(target)
+        elif entry.kind == "link-folder":
+            path.symlink_to(folders[entry.target % len(folders)], target_is_directory=True)
+        elif entry.kind == "link-up":  # an ancestor: a cycle for whoever follows folder links
+            path.symlink_to(os.path.relpath(root, parent), target_is_directory=True)
+        elif entry.kind == "broken":
+            path.symlink_to(parent / "absent-target.jsonl")
+        elif entry.kind == "loop":
+            path.symlink_to(path.name)
+        else:
+            os.mkfifo(path)
+        made.append((entry, path))
+    return made
+
+
+def _check_tree(root: Path, made: list[tuple[mutations.Entry, Path]]) -> list[Path]:
+    """Discovery of one generated tree checked against the tree itself; the transcripts it holds."""
+    from cc_analytics.frames.api import plan
+    from cc_analytics.frames.claude.discovery import discover
+    from cc_analytics.frames.sources import expand, sniff_format, split_by_format, walk
+
+    walked = walk([root])
+    assert walked == sorted(set(walked)), "walk: not sorted, or a path twice"
+    expected = sorted(path for _, path in made if path.name.endswith(".jsonl") and not path.is_dir())
+    assert walked == expected, f"walk found {walked}, the tree holds {expected}"
+    assert expand(root) == walked, "expand(folder) != walk([folder])"
+    # a glob also walks the folders it matches; a file named as the pattern is taken as it is
+    if any(p.parent == root for p in walked) and not os.path.lexists(root / "*.jsonl"):
+        globbed = expand(glob.escape(str(root)) + "/*.jsonl")
+        top = {p for p in walked if p.parent == root and not p.name.startswith(".")}
+        assert top <= set(globbed), f"a glob of the root's transcripts: {globbed}, walked {walked}"
+    distinct = {os.path.realpath(p) for p in walked}
+    split = [p for paths in split_by_format(root).values() for p in paths]
+    assert len(split) == len(distinct) and {os.path.realpath(p) for p in split} == distinct, "split_by_format"
+    for entry, path in made:
+        if entry.kind == "file" and path in walked and entry.content in ("summary", "empty", "blank"):
+            assert sniff_format(path) == "claude-code", f"{entry.content} file sniffed as ChainlessChain"
+    assert {os.path.realpath(f.path) for f in discover([root])} == distinct, "discover"
+    planned = [f.path.name for files in plan(root).values() for f in files]
+    assert len(planned) == len(distinct), f"plan: {planned} of {[p.name for p in walked]}"
+    return walked
+
+
+def run_discovery(batch: list[tuple[mutations.Entry, ...]]) -> None:
+    import cc_analytics.frames as front
+    from cc_analytics.frames import schema
+    from cc_analytics.frames.sources import shown
+
+    with tempfile.TemporaryDirectory() as name:
+        roots = [Path(name) / f"t{i:03d}" for i in range(len(batch))]
+        trees = [build_tree(root, tree) for root, tree in zip(roots, batch, strict=True)]
+        walked = {root: _check_tree(root, made) for root, made in zip(roots, trees, strict=True)}
+        # every format's loaders over all the trees at once: what cannot be read is a problems row
+        tables = front.read_tables(roots)
+        assert tables.sessions.schema == schema.SESSIONS_SCHEMA
+        whole_file = set(tables.problems.filter(pl.col("line").is_null())["source_file"])
+        for root, made in zip(roots, trees, strict=True):
+            for entry, path in made:
+                if entry.kind not in UNREADABLE_KINDS or path not in walked[root] or shown(str(path)) in whole_file:
+                    continue
+                # the same thing under another name (a link to it) may have been the one reported
+                others = {os.path.realpath(p) for p in walked[root] if p != path}
+                assert os.path.realpath(path) in others, f"{entry.kind} {path.name!r} is no problems row"
+
+
+register(
+    Target(
+        "frames.discovery",
+        mutations.trees(),
+        run_discovery,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="walk, expand, sniff_format, split_by_format, discover, plan and read_tables over generated folder trees",
     )
 )

@@ -109,8 +109,11 @@ def _recorded_window(value: Any) -> int | None:
 def _calls_text(calls: list[Any], strict: bool) -> str:
     """``JSON.stringify`` of a non-empty ``tool_calls`` array (``strict``: parsed by orjson)."""
     if strict:
-        raw = orjson.dumps(calls)
-        if _MAY_HOLD_NUMBER.search(raw) is None:
+        try:
+            raw = orjson.dumps(calls)
+        except orjson.JSONEncodeError:  # nested deeper than orjson writes (255 levels)
+            raw = None
+        if raw is not None and _MAY_HOLD_NUMBER.search(raw) is None:
             return raw.decode()
     return well_formed(js_stringify(calls))
 
@@ -394,7 +397,7 @@ class Walker:
         )
 
     def _problem(self, file: TranscriptFile, line: int | None, reason: str) -> None:
-        self.problems[S.SOURCE_FILE].append(str(file.path))
+        self.problems[S.SOURCE_FILE].append(file.source_file)
         self.problems[S.LINE].append(line)
         self.problems[S.REASON].append(reason)
 
@@ -408,7 +411,7 @@ class Walker:
     ) -> None:
         cols = self.files
         cols[S.FILE].append(len(cols[S.FILE]))
-        cols[S.SOURCE_FILE].append(str(file.path))
+        cols[S.SOURCE_FILE].append(file.source_file)
         cols[S.SESSION_ID].append(file.session_id)
         cols[S.PROJECT_DIR].append(file.project_dir)
         cols[S.RECORDED_MODEL].append(header[0])

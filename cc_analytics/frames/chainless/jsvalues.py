@@ -21,6 +21,9 @@ class _Reject(ValueError):
     pass
 
 
+_END = object()
+
+
 def _reject_constant(name: str) -> Any:
     raise _Reject(name)
 
@@ -61,6 +64,31 @@ def js_string(value: Any) -> str:
         >>> js_string([1, None, "a"]), js_string({"k": 1}), js_string(2.0)
         ('1,,a', '[object Object]', '2')
     """
+    if not isinstance(value, list):
+        return _scalar_string(value)
+    # Array.prototype.join, nested arrays joined in place: a loop, as arrays nest deeper than
+    # Python's stack (null items are empty).
+    parts: list[str] = []
+    stack = [iter(value)]
+    first = [True]
+    while stack:
+        item = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
+            first.pop()
+            continue
+        if not first[-1]:
+            parts.append(",")
+        first[-1] = False
+        if isinstance(item, list):
+            stack.append(iter(item))
+            first.append(True)
+        elif item is not None:
+            parts.append(_scalar_string(item))
+    return "".join(parts)
+
+
+def _scalar_string(value: Any) -> str:
     if isinstance(value, str):
         return value
     if value is True:
@@ -69,8 +97,6 @@ def js_string(value: Any) -> str:
         return "false"
     if value is None:
         return "null"
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_string(item) for item in value)
     if isinstance(value, dict):
         return "[object Object]"
     return js_stringify(value)

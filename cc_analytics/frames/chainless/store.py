@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.sources import Source, TranscriptFile, read_transcript
+from cc_analytics.frames.sources import Source, TranscriptFile, read_transcript, shown
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 MAIN = "main"
@@ -100,7 +100,7 @@ def transcript_file(path: Path, *, size: int | None = None) -> TranscriptFile:
             size = path.stat().st_size
         except OSError:
             size = 0
-    return TranscriptFile(path, session_id_of(path), None, MAIN, path.parent.name, size)
+    return TranscriptFile(path, shown(session_id_of(path)), None, MAIN, shown(path.parent.name), size)
 
 
 def resolve(source: Source = None) -> list[TranscriptFile]:
@@ -128,13 +128,14 @@ def resolve(source: Source = None) -> list[TranscriptFile]:
 def _paths(item: str | os.PathLike[str]) -> list[Path]:
     path = Path(item)
     text = str(item)
-    if any(ch in text for ch in "*?["):
-        anchor = Path(path.anchor or ".")
-        pattern = str(path.relative_to(anchor)) if path.is_absolute() else text
-        return sorted(p for p in anchor.glob(pattern) if p.name.endswith(TRANSCRIPT_SUFFIX) and p.is_file())
+    # What exists is taken as named: "[x].jsonl" is a transcript, not a pattern matching "x.jsonl".
     if path.is_dir():
         return live_transcripts(path)
     if path.is_file():
         return [path]
+    if any(ch in text for ch in "*?["):
+        anchor = Path(path.anchor or ".")
+        pattern = str(path.relative_to(anchor)) if path.is_absolute() else text
+        return sorted(p for p in anchor.glob(pattern) if p.name.endswith(TRANSCRIPT_SUFFIX) and p.is_file())
     msg = f"no such transcript or folder: {text!r}\nHint: pass a <id>.jsonl file or a sessions folder."
     raise InputError(msg)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import gc
 import json
 import marshal
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -60,9 +61,17 @@ USAGE_FIELDS = (
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.f%:z"
 FAST_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"
 NULL_USAGE = (None, None, None, None)
+# Token counts are Int64 columns: a count beyond is a problem, not a value (nor a crash).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # Lines up to this size are checked for duplicate keys (see _first_wins); a compact line
 # re-encodes to its own length, so only lines that do not are parsed a second time.
 DUPLICATE_CHECK_BYTES = 8192
+# Deeper lines are not re-read for duplicate keys (see _first_wins): Python's parser takes two
+# stack levels per nesting level, and a loader may already have used a few hundred.
+FIRST_WINS_MAX_DEPTH = 200
+OPENING = frozenset(b"[{")
+_STRING_LITERAL = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
 # Values stored as JSON by the reference keep Python dict semantics (last duplicate wins).
 LAST_WINS_KEYS = frozenset(("input", "toolUseResult"))
 
@@ -258,7 +267,7 @@ def walk_files(
                 try:
                     raw = read_transcript(transcript.path)
                 except OSError as exc:
-                    problems.append((str(transcript.path), None, f"cannot read file: {exc.strerror or exc}"))
+                    problems.append((transcript.source_file, None, f"cannot read file: {exc.strerror or exc}"))
                     continue
             start = len(lines)
             _walk(raw, transcript, profile, columns, blocks, problems, pricing)
@@ -321,7 +330,7 @@ def _events_frame(
         )
     which = pl.Series(file_of_row, dtype=pl.UInt32)
     per_file: tuple[list[Any], ...] = (
-        [str(f.path) for f in files],
+        [f.source_file for f in files],
         [f.session_id for f in files],
         [f.is_subagent for f in files],
     )
@@ -553,7 +562,7 @@ def _walk(
     pricing: Pricing,
 ) -> None:
     """Apply every line rule to the lines of ``raw``, appending what ``profile`` keeps."""
-    source = str(transcript.path)
+    source = transcript.source_file
     path_agent = transcript.agent_id
     texts = profile.texts
     identity = texts or profile.identity
@@ -683,13 +692,19 @@ def _walk(
                         problems.append((source, number, "assistant message content is not a list"))
                 recorded = message.get("usage")
                 if type(recorded) is dict:  # the common case inline: four integers
-                    usage = (
+                    counts: tuple[Any, ...] = (
                         recorded.get("input_tokens"),
                         recorded.get("cache_creation_input_tokens"),
                         recorded.get("cache_read_input_tokens"),
                         recorded.get("output_tokens"),
                     )
-                    if not (type(usage[0]) is type(usage[1]) is type(usage[2]) is type(usage[3]) is int):
+                    if (
+                        type(counts[0]) is type(counts[1]) is type(counts[2]) is type(counts[3]) is int
+                        and INT64_MIN <= min(counts)
+                        and max(counts) <= INT64_MAX
+                    ):
+                        usage = counts
+                    else:
                         usage = _usage(recorded, problems, source, number)
                     add_pricing(_pricing(row, recorded, problems, source, number))
                 elif recorded:
@@ -874,12 +889,13 @@ def _usage(usage: Any, problems: Problems, source: str, number: int) -> tuple[in
     values: list[int | None] = []
     for field in USAGE_FIELDS:
         value = usage.get(field)
-        if type(value) is int:
+        if type(value) is int and INT64_MIN <= value <= INT64_MAX:
             values.append(value)
         elif value is None:
             values.append(0)
         else:
-            problems.append((source, number, f"usage.{field} is not an integer ({value!r:.40})"))
+            noun = "an integer" if type(value) is not int else "a 64-bit integer"
+            problems.append((source, number, f"usage.{field} is not {noun} ({value!r:.40})"))
             values.append(None)
     return tuple(values)
 
@@ -899,9 +915,9 @@ def _pricing(
     tier = usage.get("service_tier")
     speed = usage.get("speed")
     if (
-        (five is None or type(five) is int)
-        and (hour is None or type(hour) is int)
-        and (searches is None or type(searches) is int)
+        (five is None or _integer(five) is not None)
+        and (hour is None or _integer(hour) is not None)
+        and (searches is None or _integer(searches) is not None)
         and (tier is None or type(tier) is str)
         and (speed is None or type(speed) is str)
     ):
@@ -914,10 +930,10 @@ def _pricing(
         ("service_tier", tier, str),
         ("speed", speed, str),
     ):
-        if value is None or type(value) is kind:
+        if value is None or (type(value) is kind and (kind is str or _integer(value) is not None)):
             checked.append(value)
         else:
-            noun = "an integer" if kind is int else "a string"
+            noun = "a string" if kind is str else "an integer" if type(value) is not int else "a 64-bit integer"
             problems.append((source, number, f"usage.{field} is not {noun} ({value!r:.40})"))
             checked.append(None)
     for field, value in (("cache_creation", creation), ("server_tool_use", server)):
@@ -932,11 +948,30 @@ class _Pairs(list):
 
 def _first_wins(line: bytes, parsed: Any) -> Any:
     """Re-read a line whose keys may repeat: the first occurrence wins (as the reference reads
-    its fields), except inside tool inputs and ``toolUseResult`` where the last one does."""
+    its fields), except inside tool inputs and ``toolUseResult`` where the last one does.
+
+    A line nested deeper than ``FIRST_WINS_MAX_DEPTH`` keeps orjson's reading (the last
+    duplicate wins): Python's parser recurses once per level, so whether it fit would depend
+    on how deep the caller's stack already is, and two loaders would read the line differently.
+    """
+    if line.count(b"[") + line.count(b"{") > FIRST_WINS_MAX_DEPTH and _depth(line) > FIRST_WINS_MAX_DEPTH:
+        return parsed
     try:
         return _resolve(json.loads(line, object_pairs_hook=_Pairs), first=True)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack
         return parsed
+
+
+def _depth(line: bytes) -> int:
+    """How deep the arrays and objects of a JSON line nest (brackets inside strings left out)."""
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub(b"", _STRING_LITERAL.sub(b"", line)):
+        if bracket in OPENING:
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 def _resolve(value: Any, *, first: bool) -> Any:
@@ -957,7 +992,8 @@ def _string(value: Any) -> str | None:
 
 
 def _integer(value: Any) -> int | None:
-    return value if type(value) is int else None
+    """An integer that fits the Int64 columns, else None."""
+    return value if type(value) is int and INT64_MIN <= value <= INT64_MAX else None
 
 
 def _json_kind(value: Any) -> str:
@@ -973,7 +1009,7 @@ def _lenient_number_parse(line: bytes, exc: Exception) -> Any:
     try:
         text = line.decode("utf-8")
         value = json.loads(text, parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack
         return None
     return value if _well_formed_json(value) else None
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cc_analytics.frames.sources import SUFFIX, RealPaths, TranscriptFile, expand, read_transcript, walk
+from cc_analytics.frames.sources import SUFFIX, RealPaths, TranscriptFile, expand, read_transcript, shown, walk
 
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_CONFIG = Path("~/.claude")
@@ -84,7 +84,7 @@ def classify(path: Path, *, size: int | None = None, head: bytes | None = None) 
     ``size`` and ``head`` (the file's first bytes), when the caller has them (object storage,
     an archive), stand for a stat and a peek at the file.
     """
-    stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    stem = shown(path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem)
     parent = path.parent
     size = _size(path) if size is None else size
 
@@ -94,13 +94,14 @@ def classify(path: Path, *, size: int | None = None, head: bytes | None = None) 
     agent = AGENT_STEM.match(stem)
     if agent and parent.name == "subagents" and parent.parent.name:
         session_dir = parent.parent
-        return TranscriptFile(path, session_dir.name, agent.group(1), "subagents-dir", session_dir.parent.name, size)
+        project = shown(session_dir.parent.name)
+        return TranscriptFile(path, shown(session_dir.name), agent.group(1), "subagents-dir", project, size)
     if agent:
         session = peek() or stem
-        return TranscriptFile(path, session, agent.group(1), "agent-file", parent.name, size)
+        return TranscriptFile(path, session, agent.group(1), "agent-file", shown(parent.name), size)
     if UUID_STEM.match(stem):
-        return TranscriptFile(path, stem, None, "main", parent.name, size)
-    return TranscriptFile(path, peek() or stem, None, "main", parent.name, size)
+        return TranscriptFile(path, stem, None, "main", shown(parent.name), size)
+    return TranscriptFile(path, peek() or stem, None, "main", shown(parent.name), size)
 
 
 def peek_session_id(path: Path) -> str | None:

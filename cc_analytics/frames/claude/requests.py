@@ -108,7 +108,7 @@ def request_rows(events: pl.LazyFrame, files: Sequence[TranscriptFile], *, keep:
     """The deduplicated requests of decoded ``events`` in ``REQUESTS_SCHEMA`` (not priced yet:
     ``cost_usd`` null), followed by the event columns named in ``keep``."""
     agents = pl.LazyFrame(
-        {S.SOURCE_FILE: [str(f.path) for f in files], _FILE_AGENT: [f.agent_id for f in files]},
+        {S.SOURCE_FILE: [f.source_file for f in files], _FILE_AGENT: [f.agent_id for f in files]},
         schema={S.SOURCE_FILE: pl.String, _FILE_AGENT: pl.String},
     )
     creation = pl.col(S.CACHE_CREATION_TOKENS)

@@ -1,0 +1,39 @@
+"""Bounded fuzzing of the frames loaders of both formats and of discovery.
+
+Each target decodes a few small batches of mutated transcripts (or generated folder trees)
+here, a few seconds each; ``run_long.py`` runs the same targets for as long as you like. Only
+documented outcomes are allowed (see targets.py): what cannot be read is a problems row.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.fuzz.targets import TARGETS, check
+
+EXAMPLES = {"frames.claude": 12, "frames.chainless": 12, "frames.discovery": 12}
+MAX_BATCH = 8
+
+
+def test_every_frames_target_is_fuzzed_here():
+    assert sorted(EXAMPLES) == sorted(name for name, t in TARGETS.items() if t.group == "frames")
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_only_documented_outcomes(name):
+    target = TARGETS[name]
+    assert target.batch > 1, "the frames targets decode a folder of inputs at once"
+
+    @settings(
+        max_examples=EXAMPLES[name],
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
+    @given(st.lists(target.inputs, min_size=1, max_size=MAX_BATCH))
+    def fuzz(batch):
+        finding = check(target, batch)
+        assert finding is None, f"{finding.kind} at {finding.where}: {finding.summary}"
+
+    fuzz()
