@@ -56,6 +56,37 @@ def archive_batch(items: list[Item], *, context: Context) -> BatchResult:
         >>> result.units, sorted(part.table for part in result.parts)
         ((('chainlesschain', 's'),), ['sessions', 'turns'])
     """
+    try:
+        return _archive_batch(items, context)
+    finally:
+        release_memory()  # the batch's bytes and frames are garbage now
+
+
+def release_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc only; elsewhere nothing).
+
+    A worker runs batch after batch; without this its resident memory creeps up with the
+    number of batches (freed transcript bytes and frames left in the heap): about 236 MB to
+    284 MB over 60 batches of 32 MB in one process, against a flat 234 MB with it.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@cache
+def _malloc_trim() -> Any:
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+
+
+def _archive_batch(items: list[Item], context: Context) -> BatchResult:
     storage = filesystem(context.root)
     records: list[FileRecord] = []
     decoded: dict[Unit, list[tuple[FileRecord, bytes]]] = {}
