@@ -17,14 +17,16 @@ from cc_analytics.format import colour_enabled, error_line
 from cc_analytics.interrupts import exit_code, exit_promptly, leave
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``cc-analytics`` argument parser with every available sub-command."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``cc-analytics`` argument parser with every available sub-command (or ``only`` that
+    one: a command named on the command line imports no other command's module, which keeps
+    ``statusline`` quick)."""
     parser = argparse.ArgumentParser(
         prog="cc-analytics",
         description="Analytics for Claude Code and ChainlessChain session transcripts.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else (only,):
         try:
             module = importlib.import_module(f"cc_analytics.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -55,8 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
+    args = parser.parse_args(words)
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
