@@ -17,15 +17,16 @@ from cc_analytics.format import ProgressBar
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report",
-        help="an offline HTML report over many sessions, plus sessions/turns Parquet",
+        help="an offline HTML report over many sessions, plus sessions/turns/requests Parquet",
         description=(
             "Read every session of both formats (Claude Code under ~/.claude/projects or "
             "CLAUDE_CONFIG_DIR, ChainlessChain under ~/.chainlesschain/sessions; the samples in "
             "data-samples/ when asked or when neither has sessions) and write report.html "
-            "(self-contained, works offline), sessions.parquet and turns.parquet into --out."
+            "(self-contained, works offline), sessions.parquet, turns.parquet and requests.parquet "
+            "into --out. SOURCES may also name an archive (see `archive`)."
         ),
     )
-    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="transcript files, folders or globs")
+    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="transcript files, folders, globs or an archive")
     parser.add_argument("--out", type=Path, default=Path("report"), help="output folder (default: ./report)")
     parser.add_argument("--samples", action="store_true", help="report on the sessions in data-samples/")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
