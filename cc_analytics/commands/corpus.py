@@ -34,7 +34,7 @@ Reader = Callable[["dict[str, list[TranscriptFile]]", "Progress | None"], Iterat
 
 def add_corpus_options(parser: argparse.ArgumentParser) -> None:
     """Sources, the output choice, ``--force``, ``--quiet`` and ``--workers``."""
-    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="files, folders or globs")
+    parser.add_argument("sources", nargs="*", metavar="SOURCES", help="files, folders, globs or an archive")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print one JSON array")
     output.add_argument("--parquet", type=Path, metavar="FILE", help="write a Parquet file")
