@@ -26,7 +26,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ CHECK_BYTES = 256
 PROVIDER = "anthropic"  # as frames.claude.requests records it
 # RFC 3339 as the frames parse it (frames.claude.decode.parse_timestamps); anything else is
 # an unknown time, priced at the latest prices as the frames do.
+_FOUR_YEARS_FROM_YEAR_0 = timedelta(days=366 + 3 * 365)  # 0000-01-01 to 0004-01-01 (year 0 is a leap year)
 _RFC3339 = re.compile(r"(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(?:\.(\d+))?([Zz]|[+-]\d\d:\d\d)")
 
 Costs = dict[str, int | None]  # request key → picodollars (None: no price)
@@ -164,11 +165,18 @@ def parse_time(text: str | None) -> datetime | None:
     day, clock, fraction, zone = found.groups()
     fraction = f".{fraction[:6]}" if fraction else ""
     zone = "+00:00" if zone in ("Z", "z") else zone
+    # As the frames read them: a leap second is the next minute's first, and year 0 exists
+    # (a time that lands in year 1 UTC or later is kept). Python has neither, so both are
+    # parsed shifted and moved back.
+    shift = timedelta()
+    if clock.endswith(":60"):
+        clock, shift = clock[:-2] + "59", timedelta(seconds=1)
+    if day.startswith("0000"):
+        day, shift = "0004" + day[4:], shift - _FOUR_YEARS_FROM_YEAR_0
     try:
-        moment = datetime.fromisoformat(f"{day}T{clock}{fraction}{zone}").astimezone(UTC)
+        return (datetime.fromisoformat(f"{day}T{clock}{fraction}{zone}") + shift).astimezone(UTC)
     except (ValueError, OverflowError):
         return None
-    return moment
 
 
 # ------------------------------------------------------------------ reading and the state
