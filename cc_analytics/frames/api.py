@@ -198,13 +198,11 @@ def iter_requests(
     ``usage`` command consumes. An archive gives its tables, one batch per format."""
     archive = archived(source)
     if archive is not None:
-        requests = archive.scan("requests", format=format).collect()
-        problems = archive.scan("problems", format=format).collect()
-        present = set(requests[S.FORMAT])
-        for name in [name for name in PACKAGES if name in present] or ([S.CLAUDE] if problems.height else []):
-            # problems are not per format in their schema: all of them come with the first batch
-            yield name, requests.filter(pl.col(S.FORMAT) == name), problems
-            problems = problems.clear()
+        for name in PACKAGES if format == "auto" else (format,):
+            requests = archive.scan("requests", format=name).collect()
+            problems = archive.scan("problems", format=name).collect()
+            if requests.height or problems.height:
+                yield name, requests, problems
         return
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
