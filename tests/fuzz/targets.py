@@ -207,9 +207,19 @@ FRAMES_BATCH = 32
 CLAUDE_STEM = "00000000-0000-4000-8000-{:012d}"
 
 
-def _frame_schemas(frames: dict[str, pl.DataFrame], schemas: dict[str, pl.Schema]) -> None:
+VERBS = ("events", "turns", "sessions", "problems", "requests")
+
+
+def _every_frame(package: Any, folder: Path) -> dict[str, pl.DataFrame]:
+    """Each ``read_<verb>`` of a format package on ``folder``."""
+    return {verb: getattr(package, f"read_{verb}")(folder) for verb in VERBS}
+
+
+def _frame_schemas(frames: dict[str, pl.DataFrame], schema_module: Any) -> None:
+    """Each frame in its format's ``<VERB>_SCHEMA``."""
     for name, frame in frames.items():
-        assert frame.schema == schemas[name], f"{name}: schema {frame.schema} is not {schemas[name]}"
+        expected = getattr(schema_module, f"{name.upper()}_SCHEMA")
+        assert frame.schema == expected, f"{name}: schema {frame.schema} is not {expected}"
 
 
 def _written(folder: Path, batch: list[bytes], stem: str) -> list[Path]:
@@ -242,22 +252,9 @@ def run_claude_frames(batch: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         paths = _written(folder, batch, CLAUDE_STEM)
-        frames = {
-            "events": claude.read_events(folder),
-            "turns": claude.read_turns(folder),
-            "sessions": claude.read_sessions(folder),
-            "problems": claude.read_problems(folder),
-            "requests": claude.read_requests(folder),
-        }
+        frames = _every_frame(claude, folder)
         tables = front.read_tables(paths, format="claude-code")
-    schemas = {
-        "events": S.EVENTS_SCHEMA,
-        "turns": S.TURNS_SCHEMA,
-        "sessions": S.SESSIONS_SCHEMA,
-        "problems": S.PROBLEMS_SCHEMA,
-        "requests": S.REQUESTS_SCHEMA,
-    }
-    _frame_schemas(frames, schemas)
+    _frame_schemas(frames, S)
     sessions = frames["sessions"]
     assert sessions["session_id"].n_unique() == sessions.height, "a session twice in the sessions frame"
     # one decode for every table gives what the separate verbs give
@@ -288,23 +285,10 @@ def run_chainless_frames(batch: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         paths = _written(folder, batch, "s{:03d}")
-        frames = {
-            "events": chainless.read_events(folder),
-            "turns": chainless.read_turns(folder),
-            "sessions": chainless.read_sessions(folder),
-            "problems": chainless.read_problems(folder),
-            "requests": chainless.read_requests(folder),
-        }
+        frames = _every_frame(chainless, folder)
         context = chainless.context_frame(folder)
         tables = front.read_tables(paths, format="chainlesschain")
-    schemas = {
-        "events": S.EVENTS_SCHEMA,
-        "turns": S.TURNS_SCHEMA,
-        "sessions": S.SESSIONS_SCHEMA,
-        "problems": S.PROBLEMS_SCHEMA,
-        "requests": S.REQUESTS_SCHEMA,
-    }
-    _frame_schemas(frames, schemas)
+    _frame_schemas(frames, S)
     assert context.schema == S.CONTEXT_SCHEMA, "context frame schema"
     assert frames["sessions"].height == context.height == len(batch), "not one session per transcript"
     # every line a loader reads is an event or a problem, never both, never neither
