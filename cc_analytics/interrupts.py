@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -31,6 +31,7 @@ EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 MESSAGES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
 _partial: set[Path] = set()
+_cleanups: list[Callable[[], None]] = []
 _lock = threading.Lock()
 _announced = threading.Event()
 
@@ -67,6 +68,39 @@ def beside(target: Path) -> Iterator[Path]:
         finally:
             with _lock:
                 _partial.discard(temporary)
+
+
+def on_interrupt(cleanup: Callable[[], None]) -> Callable[[], None]:
+    """Have ``cleanup`` run when a command is interrupted, before it exits (returns it, so it
+    can decorate a function).
+
+    For what the unwinding stack may not reach: a generator suspended in a frame that the
+    interrupt left (its ``finally`` would only run when it is collected, and the process
+    exits before that). Cleanups run once per interrupt, in the main thread, newest first;
+    one that fails does not stop the others.
+
+    Examples:
+        >>> ended = []
+        >>> _ = on_interrupt(lambda: ended.append("pool"))
+        >>> clean_up()
+        >>> ended
+        ['pool']
+        >>> _cleanups.clear()
+    """
+    with _lock:
+        _cleanups.append(cleanup)
+    return cleanup
+
+
+def clean_up() -> None:
+    """Run the cleanups :func:`on_interrupt` registered (the CLI calls it on Ctrl-C and SIGTERM)."""
+    with _lock:
+        cleanups = list(reversed(_cleanups))
+    for cleanup in cleanups:
+        try:
+            cleanup()
+        except Exception:  # noqa: BLE001 - an exit is under way; the others must still run
+            continue
 
 
 def exit_code(interrupt: KeyboardInterrupt) -> int:

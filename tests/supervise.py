@@ -22,11 +22,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
 SETTLE_SECONDS = 3.0
 WAIT_SECONDS = 300.0
+EXIT_SECONDS = 120.0  # how long the command may take to exit after the signal before it is killed
 
 
 def processes() -> dict[int, dict]:
@@ -56,6 +58,22 @@ def related(group: int, *, exclude: int) -> dict[int, dict]:
     }
 
 
+def _read(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _drain(fd: int, chunks: list[bytes]) -> None:
+    while fd >= 0:
+        data = os.read(fd, 65536)
+        if not data:
+            return
+        chunks.append(data)
+
+
 def ready(group: int, when: str) -> bool:
     children = related(group, exclude=-1)
     if when == "workers":
@@ -77,7 +95,10 @@ def main() -> int:
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         print(json.dumps({"error": "prctl(PR_SET_CHILD_SUBREAPER) failed"}))
         return 1
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # SIGABRT to a hung process prints its Python stacks
+    child = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, env=env
+    )
     group = child.pid
     before: dict[int, dict] = {}
     sent = None
@@ -94,19 +115,40 @@ def main() -> int:
                 os.killpg(group, signum)
             else:
                 os.kill(child.pid, signum)
-    stderr = child.stderr.read() if child.stderr else b""
-    status = child.wait()
+    # stderr is read on a thread: a process left behind may hold the pipe open long after the
+    # command exits, and that is to be reported, not waited for.
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=_drain, args=(child.stderr.fileno() if child.stderr else -1, chunks), daemon=True)
+    reader.start()
+    try:
+        status = child.wait(timeout=EXIT_SECONDS if sent is not None else None)
+    except subprocess.TimeoutExpired:
+        # Every process of the group dumps its threads' Python stacks (PYTHONFAULTHANDLER), then dies.
+        hung = related(group, exclude=-1)
+        for pid, info in hung.items():
+            info["wchan"] = _read(f"/proc/{pid}/wchan")
+        os.killpg(group, signal.SIGABRT)
+        time.sleep(2.0)
+        os.killpg(group, signal.SIGKILL)
+        child.wait()
+        reader.join(SETTLE_SECONDS)
+        stderr = b"".join(chunks).decode("utf-8", "replace")
+        print(json.dumps({"error": "the command did not exit", "processes": hung, "stderr": stderr}))
+        return 1
     ended = time.monotonic()
     settle = time.monotonic() + SETTLE_SECONDS
     left = related(group, exclude=child.pid)
     while left and time.monotonic() < settle:  # a helper may take a moment to notice its parent is gone
         time.sleep(0.05)
         left = related(group, exclude=child.pid)
+    for pid, info in left.items():  # what a process left behind is doing, for the report
+        info["wchan"] = _read(f"/proc/{pid}/wchan")
+        info["stack"] = _read(f"/proc/{pid}/stack")[-600:]
     report = {
         "status": status,
         "signalled": sent is not None,
         "seconds": None if sent is None else round(ended - sent, 3),
-        "stderr": stderr.decode("utf-8", "replace"),
+        "stderr": "",
         "before": {str(pid): info["cmd"] for pid, info in before.items()},
         "left": {str(pid): info for pid, info in left.items()},
     }
@@ -115,11 +157,22 @@ def main() -> int:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    while True:
+    reap_until = time.monotonic() + SETTLE_SECONDS
+    while True:  # adopted processes too; one that will not go is killed
         try:
-            os.waitpid(-1, 0)
+            pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             break
+        if pid == 0:
+            if time.monotonic() > reap_until:
+                for pid in related(group, exclude=-1):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+            time.sleep(0.05)
+    reader.join(SETTLE_SECONDS)
+    report["stderr"] = b"".join(chunks).decode("utf-8", "replace")
     print(json.dumps(report))
     return 0
 

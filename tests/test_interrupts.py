@@ -60,7 +60,7 @@ def supervise(
         timeout=600,
         env=env,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr  # the stdout names what hung and where
     return json.loads(done.stdout)
 
 

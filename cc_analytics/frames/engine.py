@@ -10,7 +10,8 @@ stays flat whatever the corpus size. A unit of work is anything with a ``size`` 
 Worker processes start with SIGINT and SIGTERM blocked: Ctrl-C reaches the whole process
 group, but only this process reacts, and whatever ends a run early (Ctrl-C, SIGTERM, a
 consumer that stops iterating) kills the workers at once (:func:`end_workers`) instead of
-waiting for their batches.
+waiting for their batches. A pool whose generator an interrupt leaves suspended (its consumer
+was interrupted, not the generator) is ended by the CLI's cleanup (:func:`end_live_pools`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from contextlib import contextmanager
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
+from cc_analytics.interrupts import on_interrupt
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -33,6 +36,8 @@ WAIT_SLICE_SECONDS = 0.1
 END_SECONDS = 5.0
 
 Progress = Callable[[int, int], None]
+# Pools alive now, each with whether the resource tracker ran before it started.
+_live_pools: dict[ProcessPoolExecutor, bool] = {}
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -149,6 +154,7 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     ready: dict[int, T] = {}
     tracker_was_running = _resource_tracker_running()
     pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"))
+    _live_pools[pool] = tracker_was_running
     try:
         for index in range(len(plan)):
             while handed < len(plan) and len(pending) < ahead:
@@ -164,9 +170,23 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
         end_workers(pool)
         raise
     finally:
+        _live_pools.pop(pool, None)
         pool.shutdown(wait=True, cancel_futures=True)
         if not tracker_was_running:
             _stop_resource_tracker()
+
+
+@on_interrupt
+def end_live_pools() -> None:
+    """End every pool still running (the interrupt reached a consumer, not the generator that
+    owns the pool), and stop the resource tracker if one of them started it."""
+    stop = False
+    while _live_pools:
+        pool, tracker_was_running = _live_pools.popitem()
+        end_workers(pool)
+        stop = stop or not tracker_was_running
+    if stop:
+        _stop_resource_tracker()
 
 
 def _submit(pool: ProcessPoolExecutor, work: Callable[[list[U]], T], batch: list[U]) -> Future[T]:
