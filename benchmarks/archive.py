@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from corpus import cached, generate
-from measure import PeakTreeRss
+from measure import PeakTreeRss, as_installed
 
 VENV_BIN = Path(sys.executable).parent
 CLI = str(VENV_BIN / "cc-analytics")
@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1, help="sessions/first-archive pairs (medians)")
     parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()), help="where corpora are kept")
     args = parser.parse_args(argv)
+    as_installed(os.environ)  # each command (and worker) starts as from an installed package
     with tempfile.TemporaryDirectory(prefix="cc-analytics-archive-bench-", dir=args.tmp) as scratch_name:
         scratch = Path(scratch_name)
         if args.smoke:

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from corpus import cached, generate
-from measure import PeakTreeRss
+from measure import PeakTreeRss, as_installed
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true", help="also time `cc-analytics report` (one decode)")
     parser.add_argument("--json-out", type=Path, default=None, help="also write the medians as JSON")
     args = parser.parse_args(argv)
+    as_installed(os.environ)  # each command (and worker) starts as from an installed package
 
     corpora: dict[str, Path] = {}
     if args.smoke:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus import cached
+from measure import as_installed
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -242,6 +243,7 @@ def run(corpus: Path, store: Path, work: Path, trials: int) -> dict[str, Any]:
 
     sessions, turns = frames(corpus, store)
     steps = plan(sessions, trials)
+    as_installed(os.environ)  # the kernel starts as it would with the package installed
     root, home = work / "root", work / "home"
     root.mkdir(exist_ok=True)
     home.mkdir(exist_ok=True)

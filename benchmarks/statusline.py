@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from corpus import generate
+from measure import as_installed
 
 SCRIPT = Path(sys.executable).with_name("cc-analytics")
 APPEND_BYTES = 10_000
@@ -74,7 +75,7 @@ def main() -> int:
         transcript = max(Path(tmp).rglob("*.jsonl"), key=lambda p: p.stat().st_size)
         session_bytes = sum(p.stat().st_size for p in Path(tmp).rglob("*.jsonl"))
         cache = Path(tmp) / "cache"
-        env = {**os.environ, "CC_ANALYTICS_CACHE_DIR": str(cache), "NO_COLOR": "1"}
+        env = as_installed({**os.environ, "CC_ANALYTICS_CACHE_DIR": str(cache), "NO_COLOR": "1"})
         stdin = json.dumps(
             {"session_id": transcript.stem, "transcript_path": str(transcript), "model": {"display_name": "Opus"}}
         ).encode()

@@ -42,6 +42,23 @@ def test_line_walker_imports_no_polars() -> None:
     assert not {m for m in modules if m.split(".")[0] in {"polars", "pyarrow"}}
 
 
+def test_the_explorer_and_the_gauge_import_no_altair() -> None:
+    # They draw without Vega; in a Jupyter environment ``import altair`` alone took 1.7 s
+    # (jsonschema builds the grammars of its format checkers as it is imported).
+    samples = str(PACKAGE.parent / "data-samples")
+    modules = loaded_modules(
+        "from cc_analytics.report import load\n"
+        "from cc_analytics.views import ContextGauge, SessionExplorer\n"
+        f"data = load([{samples!r}])\n"
+        "explorer = SessionExplorer(data.sessions, data.turns)\n"
+        "explorer.widget\n"
+        "explorer._repr_mimebundle_()\n"
+        "ContextGauge.from_frame(data.sessions, explorer.session_id).widget()"
+    )
+    assert "ipywidgets" in modules
+    assert not {m for m in modules if m.split(".")[0] in {"altair", "vl_convert", "jsonschema"}}
+
+
 def test_core_sources_import_only_stdlib_and_core() -> None:
     allowed = set(sys.stdlib_module_names) | {"cc_analytics"}
     for path in (PACKAGE / "core").rglob("*.py"):

@@ -14,12 +14,11 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -58,8 +57,7 @@ SCALE = 12  # prices are held as integers of 1e-12 USD per unit (picodollars)
 EPOCH = date(1970, 1, 1)
 
 
-@dataclass(frozen=True, slots=True)
-class Band:
+class Band(NamedTuple):
     """Prices of one long-context tier: they apply when the prompt exceeds ``above`` tokens."""
 
     above: int | None
@@ -67,8 +65,7 @@ class Band:
     request: int  # picodollars per request
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
+class Resolved(NamedTuple):
     """A model as genai-prices knows it, and the instants at which its prices change."""
 
     provider_id: str | None

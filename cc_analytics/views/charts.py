@@ -1,6 +1,7 @@
 """The one chart module: each function takes a sessions, turns or requests frame and returns an Altair chart.
 
-Imports: altair, polars, ``frames.schema`` (column names) and ``frames.metrics`` (colour zones).
+Imports: altair, polars, ``frames.schema`` (column names), ``frames.metrics`` (colour zones) and
+``views.common`` (colours and labels).
 Every function aggregates with Polars first and hands Altair only the few rows it draws, so
 a chart's size does not grow with the corpus (no raw events, no 5,000-row limit).
 """
@@ -15,38 +16,20 @@ import polars as pl
 
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.metrics import RED_ABOVE, YELLOW_ABOVE, autocompact_threshold_of, zone
+from cc_analytics.views.common import (
+    BUCKET_COLOURS,
+    BUCKET_LABELS,
+    LIMIT_COLOURS,
+    LIMIT_LABELS,
+    TOKEN_KINDS,
+    UNATTRIBUTED,
+    ZONE_COLOURS,
+    Frame,
+    collect,
+)
 
-Frame = pl.DataFrame | pl.LazyFrame
-
-ZONE_COLOURS = {"green": "#2e9e44", "yellow": "#e3a500", "red": "#d1343a"}
-BUCKET_LABELS = {
-    S.TOKENS_SYSTEM: "system",
-    S.TOKENS_USER: "user prompts",
-    S.TOKENS_ASSISTANT: "assistant text",
-    S.TOKENS_TOOL: "tool results",
-    S.TOKENS_TOOL_CALLS: "tool calls",
-}
-UNATTRIBUTED = "not in transcript"
-BUCKET_COLOURS = ["#6c8ebf", "#82b366", "#d6b656", "#ae4132", "#9673a6", "#c8c8c8"]
-LIMIT_LABELS = {
-    S.WINDOW: "window",
-    S.EFFECTIVE_WINDOW: "effective window",
-    S.AUTOCOMPACT_THRESHOLD: "auto-compact",
-}
-LIMIT_COLOURS = ["#555555", "#e3a500", "#d1343a"]
-TOKEN_KINDS = {
-    S.INPUT_TOKENS: "input",
-    S.CACHE_CREATION_TOKENS: "cache write",
-    S.CACHE_READ_TOKENS: "cache read",
-    S.OUTPUT_TOKENS: "output",
-}
 WIDTH = 560
 OTHER = "other"
-
-
-def collect(frame: Frame) -> pl.DataFrame:
-    """A DataFrame from a DataFrame or LazyFrame (the views' one ``collect`` edge)."""
-    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
 
 def session_label() -> pl.Expr:

@@ -1,6 +1,6 @@
 """One session's context gauge: ``ContextGauge``, its figures and its HTML and text renderings.
 
-Imports: polars, ``format``, ``frames.metrics``, ``frames.schema``, ``views.charts`` (the
+Imports: polars, ``format``, ``frames.metrics``, ``frames.schema``, ``views.common`` (the
 colours); ipywidgets only when ``ContextGauge.widget()`` is asked for. Renders a static
 HTML/text repr wherever no widget front end runs (plain IPython, nbval, HTML export).
 """
@@ -18,7 +18,7 @@ from cc_analytics.errors import SessionNotFoundError
 from cc_analytics.format import bar, group_thousands, usd
 from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
-from cc_analytics.views.charts import BUCKET_COLOURS, BUCKET_LABELS, ZONE_COLOURS, Frame, collect
+from cc_analytics.views.common import BUCKET_COLOURS, BUCKET_LABELS, ZONE_COLOURS, Frame, collect
 
 WARNING_SIGN = "\u26a0"
 TEXT_BAR = 30

@@ -1,6 +1,6 @@
 """The explorer's occupancy-over-turns chart, drawn as SVG text in Python: no Vega, no conversion.
 
-Imports: polars, ``views.charts`` (the colours) and the shared schema. The same picture as
+Imports: polars, ``views.common`` (the colours) and the shared schema. The same picture as
 ``charts.occupancy_over_turns(turns, session_id=...)`` (occupancy per turn coloured by zone,
 the window, effective-window and auto-compact rules, a red triangle where the context was
 compacted) in about a millisecond, where building the Altair chart and converting it to SVG
@@ -15,7 +15,7 @@ import polars as pl
 
 from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
-from cc_analytics.views.charts import LIMIT_COLOURS, LIMIT_LABELS, ZONE_COLOURS
+from cc_analytics.views.common import LIMIT_COLOURS, LIMIT_LABELS, ZONE_COLOURS
 
 WIDTH = 560
 HEIGHT = 200

@@ -1,6 +1,6 @@
 """Notebook views of sessions: ``SessionExplorer`` (many), beside ``ContextGauge`` (one, from ``views.gauge``).
 
-Imports: polars, ``format``, ``frames.schema``, ``views.charts``, ``views.gauge``; ipywidgets
+Imports: polars, ``format``, ``frames.schema``, ``views.common``, ``views.gauge``; ipywidgets
 (and ``views.searchbox``, ``views.sparkline``) only when a live widget is built or a chart
 drawn, ``core`` only when a turn's window is captured. The explorer renders a static
 HTML/text repr wherever no widget front end runs (plain IPython, nbval, HTML export).
@@ -21,7 +21,7 @@ import polars as pl
 from cc_analytics.format import group_thousands, usd
 from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
-from cc_analytics.views.charts import ZONE_COLOURS, Frame, collect
+from cc_analytics.views.common import ZONE_COLOURS, Frame, collect
 from cc_analytics.views.gauge import ContextGauge, GaugeFigures, find_session, gauge_figures, gauge_html, gauge_text
 
 ALL = "(all)"

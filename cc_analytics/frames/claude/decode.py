@@ -37,7 +37,6 @@ import marshal
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -122,8 +121,7 @@ PRICING_COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(NamedTuple):
     """What the walker keeps of each line; the rules it applies are the same for every profile.
 
     ``texts``: every events column and the text of every block (else the summary's columns,

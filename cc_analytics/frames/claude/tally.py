@@ -25,10 +25,9 @@ import re
 import zlib
 from collections.abc import Iterator
 from contextlib import suppress
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -52,8 +51,7 @@ _RFC3339 = re.compile(r"(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(?:\.(\d+))?([Zz]|
 Costs = dict[str, int | None]  # request key → picodollars (None: no price)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionCost:
+class SessionCost(NamedTuple):
     """What a session cost so far: ``usd`` is the sum of the known costs (None when no
     request has a price), ``unpriced`` how many requests have none."""
 
@@ -62,14 +60,20 @@ class SessionCost:
     unpriced: int
 
 
-@dataclass(slots=True)
 class _FileState:
-    device: int
-    inode: int
-    offset: int = 0  # bytes read, up to the end of the last complete line
-    lines: int = 0  # lines in those bytes (line numbers key requests without a message id)
-    check: int = 0  # zlib.crc32 of the (up to) CHECK_BYTES bytes before ``offset``
-    costs: Costs = field(default_factory=dict)
+    # A plain class, as the rest of this path's records are named tuples: ``dataclasses``
+    # (which imports ``inspect``) would add about a tenth of the status line's time.
+    __slots__ = ("device", "inode", "offset", "lines", "check", "costs")
+
+    def __init__(
+        self, device: int, inode: int, offset: int = 0, lines: int = 0, check: int = 0, costs: Costs | None = None
+    ) -> None:
+        self.device = device
+        self.inode = inode
+        self.offset = offset  # bytes read, up to the end of the last complete line
+        self.lines = lines  # lines in those bytes (line numbers key requests without a message id)
+        self.check = check  # zlib.crc32 of the (up to) CHECK_BYTES bytes before ``offset``
+        self.costs: Costs = {} if costs is None else costs
 
 
 def session_cost(main: Path, *, state_dir: Path | None = None) -> SessionCost:
