@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with exit_promptly(restore=argv is not None):
         try:
             return _run(argv)
-        except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM as Terminated
+        except KeyboardInterrupt as interrupt:  # Ctrl-C (ours or Polars'), or SIGTERM as Terminated
             clean_up()  # worker pools of generators the interrupt left suspended
             code = exit_code(interrupt)
             if argv is None:

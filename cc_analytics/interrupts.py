@@ -5,7 +5,9 @@ SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated` in the main 
 ``finally`` blocks run and the batch engine kills its worker processes as the stack unwinds
 (exit 130 or 143). Where the main thread waits long (a worker's batch, a child process) it
 waits in short slices, since the signal may reach another thread and Polars' SIGINT handler
-restarts interrupted system calls. Should the main thread still not be done within
+restarts interrupted system calls; Polars, noticing a Ctrl-C first, may raise its own
+``KeyboardInterrupt`` out of a query, and the handler here then raises no second one into
+the cleanup. Should the main thread still not be done within
 ``GRACE_SECONDS`` (stuck in native code, say), a watchdog thread ends it all itself: it kills
 the child processes, removes the outputs being written and exits with the same code.
 
@@ -152,6 +154,11 @@ def leave(code: int) -> NoReturn:
 def _raise(signum: int, _frame: FrameType | None) -> None:
     for other in EXIT_CODES:  # a second Ctrl-C must not interrupt the cleanup of the first
         signal.signal(other, _ignore)
+    if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+        # The stack is already unwinding from this Ctrl-C: Polars notices it first (its own
+        # handler runs before this one) and raises KeyboardInterrupt out of a query. A second
+        # one raised here, in an ``except`` or ``finally`` block, would cut the cleanup short.
+        return
     if signum == signal.SIGTERM:
         raise Terminated
     raise KeyboardInterrupt

@@ -177,3 +177,28 @@ def test_a_file_being_written_is_removed(tmp_path: Path, sig: str, mode: str) ->
     assert child.returncode == CODES[sig]
     assert err.decode().strip() == ("interrupted" if sig == "SIGINT" else "terminated")
     assert list(tmp_path.iterdir()) == []
+
+
+LIBRARY_FIRST = """
+import os, signal
+from cc_analytics.interrupts import exit_code, exit_promptly, leave
+
+with exit_promptly(restore=False):
+    try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        os.kill(os.getpid(), signal.SIGINT)  # Polars' handler has seen it; ours has not run yet
+        raise KeyboardInterrupt  # as Polars raises one out of a query
+    except KeyboardInterrupt as interrupt:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # ours runs now, mid-cleanup
+        print("cleaned up", flush=True)
+        leave(exit_code(interrupt))
+"""
+
+
+def test_a_ctrl_c_that_polars_raised_first_is_not_raised_again_in_the_cleanup() -> None:
+    # Seen in CI: Polars' KeyboardInterrupt out of a query, then this package's handler raising a
+    # second one inside the cleanup: a traceback, and the process killed by SIGINT (status -2).
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(LIBRARY_FIRST)], capture_output=True, cwd=ROOT, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, b"cleaned up\n", b"interrupted\n")
