@@ -188,8 +188,11 @@ def _line(draw: st.DrawFn, session: str, *, sidechain: bool) -> bytes:
     if kind == "garbage":
         return b'{"type": "assistant", "message": {"usage": '
     stamp = draw(st.sampled_from(_STAMPS))
+    # Drawn, not the builders' running counter: a replayed example must have the same bytes
+    # (the cuts are drawn from their length).
+    uuid = f"uuid-{draw(st.integers(0, 999_999)):06d}"
     if kind == "user":
-        return json.dumps(user("hi", session=session, timestamp=stamp)).encode()
+        return json.dumps(user("hi", session=session, timestamp=stamp, uuid=uuid)).encode()
     recorded = {
         "input_tokens": draw(st.integers(0, 300_000)),
         "cache_creation_input_tokens": draw(st.integers(0, 5000)),
@@ -212,6 +215,7 @@ def _line(draw: st.DrawFn, session: str, *, sidechain: bool) -> bytes:
         session=session,
         timestamp=stamp,
         isSidechain=sidechain,
+        uuid=uuid,
     )
     if message_id is None:  # counted once per line
         del line["message"]["id"]
