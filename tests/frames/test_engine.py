@@ -28,8 +28,15 @@ def test_results_come_in_batch_order_from_this_process_and_a_worker() -> None:
     assert [ids for ids, _pid in results] == [[u.session_id for u in b] for b in batches(units, 20)]
     assert seen[-1] == (400, 400)
     assert len({pid for _ids, pid in results}) == 2  # this process worked too
+    assert results[0][1] == os.getpid()  # the first batch, while the worker started
     # The resource tracker that spawning starts is waited for, so it never lingers defunct.
     assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
+
+
+def test_two_batches_with_a_worker() -> None:
+    units = [Unit("a", 10), Unit("b", 10)]
+    results = list(run_batches(batch_pid, units, workers=2, batch_bytes=10))
+    assert [ids for ids, _pid in results] == [["a"], ["b"]]
 
 
 def test_one_worker_runs_in_process() -> None:
