@@ -131,6 +131,7 @@ def expected() -> dict[str, Any]:
         "target_turns": session_turns(data.turns, target).height,
         "gauge_pct": round(100 * min(gauge.figures.fraction, 1.0), 2),
         "gauge_label": gauge.figures.label,
+        "preview": explorer.preview(),
     }
 
 
@@ -337,6 +338,8 @@ def test_widgets_render_live_in_jupyterlab(tmp_path: Path, expected: dict[str, A
         assert explorer["gaugeInWidget"] == 1 and expected["gauge_label"] in explorer["gaugeText"][0]
         assert explorer["chartMarks"] >= 1, "the occupancy chart drew no marks"
         assert explorer["previews"] and explorer["previews"][-1].strip()
+        # The preview is the window the same code gives here (whitespace as the page lays it out).
+        assert " ".join(explorer["previews"][-1].split()) == " ".join(expected["preview"].split())
         # Nothing cut off: the widest session label fits the list, the date range shows both ends.
         assert explorer["listFit"]["widest"] <= explorer["listFit"]["room"], explorer["listFit"]
         assert [d["fits"] for d in explorer["dateRange"]] == [True], explorer["dateRange"]
