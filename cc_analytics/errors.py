@@ -26,3 +26,7 @@ class SessionNotFoundError(CCAnalyticsError, LookupError):
 
 class SchemaError(CCAnalyticsError, ValueError):
     """A wire document (ContextWindow JSON and friends) that does not match its schema."""
+
+
+class WorkerError(CCAnalyticsError, RuntimeError):
+    """A worker process ended abruptly (killed, or out of memory) while reading a batch."""

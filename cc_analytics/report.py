@@ -142,9 +142,10 @@ def load(
     *,
     samples: bool = False,
     on_progress: Progress | None = None,
+    workers: int | None = None,
 ) -> ReportData:
     """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
-    each transcript decoded once.
+    each transcript decoded once (``workers`` as ``frames.read_tables`` takes it).
 
     Examples:
         >>> data = load(samples=True)
@@ -165,7 +166,7 @@ def load(
         if not found:
             chosen = sample_sources()
             used = ["data-samples (no sessions found under the default stores)"]
-    tables = read_tables(chosen, workers=None, on_progress=on_progress)
+    tables = read_tables(chosen, workers=workers, on_progress=on_progress)
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
     return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests)
 

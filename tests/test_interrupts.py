@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import polars as pl
@@ -131,6 +132,52 @@ def test_a_complete_report_is_what_an_earlier_report_is_replaced_with(large: Pat
     result = supervise([str(SCRIPT), "report", str(large), "--out", str(out), "--quiet"], sig="SIGINT")
     assert_prompt_clean_exit(result, "SIGINT")
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_killed_worker_is_an_error_line_and_leaves_nothing(large: Path, tmp_path: Path) -> None:
+    # The OOM killer or a `kill -9` ends a worker: one error line with a hint, exit 1, no traceback.
+    target = tmp_path / "sessions.parquet"
+    command = [str(SCRIPT), "sessions", str(large), "--parquet", str(target), "--quiet", "--workers", "2"]
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        worker = _wait_for_worker(child.pid)
+        os.kill(worker, signal.SIGKILL)
+        _out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+    lines = err.decode().splitlines()
+    assert child.returncode == 1, err
+    assert lines[0].startswith("✖ a worker process ended abruptly") and lines[1].startswith("Hint: "), lines
+    assert "Traceback" not in err.decode() and not target.exists() and leftovers(tmp_path) == []
+    assert _children(child.pid) == []
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except (OSError, ValueError):
+            continue
+        if entry.isdigit() and int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def _wait_for_worker(pid: int) -> int:
+    for _ in range(3000):
+        for child in _children(pid):
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as handle:
+                    if b"spawn_main" in handle.read():
+                        return child
+            except OSError:
+                continue
+        time.sleep(0.01)
+    raise AssertionError("no worker process started")
 
 
 # -- the mechanism, on small scripts: a signal while a file is being written ---------------------

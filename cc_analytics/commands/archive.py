@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from cc_analytics.commands.corpus import add_workers_option, check_workers
 from cc_analytics.format import ProgressBar
 
 if TYPE_CHECKING:
@@ -45,13 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="with --engine dask: the scheduler to use (default: a LocalCluster started for the run)",
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="worker processes (local: up to 2 for large corpora; dask LocalCluster: one per CPU)",
-    )
+    add_workers_option(parser, "worker processes (local: up to 2 for large corpora; dask LocalCluster: one per CPU)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     parser.set_defaults(run=run)
 
@@ -60,9 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from cc_analytics.archive.writer import update
     from cc_analytics.errors import UsageError
 
-    if args.workers is not None and args.workers < 1:
-        msg = f"--workers must be at least 1, got {args.workers}"
-        raise UsageError(msg)
+    check_workers(args)
     if args.scheduler and args.engine != "dask":
         msg = "--scheduler only applies to --engine dask"
         raise UsageError(msg)

@@ -40,22 +40,29 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--parquet", type=Path, metavar="FILE", help="write a Parquet file")
     parser.add_argument("--force", action="store_true", help="let --parquet replace FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no notes")
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=None,
-        metavar="N",
-        help="processes that decode, this one included (default: 2 for corpora over 96 MiB, else 1)",
-    )
+    add_workers_option(parser)
+
+
+def add_workers_option(
+    parser: argparse.ArgumentParser,
+    help: str = "processes that decode, this one included (default: 2 for corpora over 96 MiB, else 1)",
+) -> None:
+    """``--workers N`` (checked by :func:`check_workers`)."""
+    parser.add_argument("--workers", type=int, default=None, metavar="N", help=help)
+
+
+def check_workers(args: argparse.Namespace) -> None:
+    """A usage error for ``--workers`` below 1."""
+    if args.workers is not None and args.workers < 1:
+        msg = f"--workers must be at least 1, got {args.workers}"
+        raise UsageError(msg)
 
 
 def check_corpus_options(args: argparse.Namespace) -> None:
     """Usage errors first, then a Parquet target we may not write to, before any reading."""
     from cc_analytics.frames.claude.discovery import default_roots
 
-    if args.workers is not None and args.workers < 1:
-        msg = f"--workers must be at least 1, got {args.workers}"
-        raise UsageError(msg)
+    check_workers(args)
     if args.force and args.parquet is None:
         msg = "--force only applies to --parquet"
         raise UsageError(msg)

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from cc_analytics.commands.corpus import add_workers_option, check_workers
 from cc_analytics.errors import InputError
 from cc_analytics.format import ProgressBar
 
@@ -30,17 +31,19 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, default=Path("report"), help="output folder (default: ./report)")
     parser.add_argument("--samples", action="store_true", help="report on the sessions in data-samples/")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_workers_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from cc_analytics.report import check_out_dir, load, write_report
 
+    check_workers(args)
     stderr = sys.stderr
     progress = ProgressBar(stderr, label="reading transcripts") if not args.quiet and stderr.isatty() else None
     try:
         check_out_dir(args.out)
-        data = load(args.sources or None, samples=args.samples, on_progress=progress)
+        data = load(args.sources or None, samples=args.samples, on_progress=progress, workers=args.workers)
     finally:
         if progress:
             progress.close()

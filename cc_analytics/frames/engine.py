@@ -20,10 +20,12 @@ import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
+from cc_analytics.errors import WorkerError
 from cc_analytics.interrupts import on_interrupt
 
 if TYPE_CHECKING:
@@ -174,6 +176,13 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
                 ready[handed] = work(plan[handed])
                 handed += 1
             yield ready.pop(index) if index in ready else _result(pending.pop(index))
+    except BrokenProcessPool as exc:  # a worker was killed (the OOM killer, kill -9): say so plainly
+        end_workers(pool)
+        msg = (
+            "a worker process ended abruptly while reading transcripts (killed, or out of memory?)\n"
+            "Hint: run it again; with --workers 1 (workers=1) every batch is read in this process."
+        )
+        raise WorkerError(msg) from exc
     except BaseException:  # Ctrl-C, SIGTERM, GeneratorExit: no more batches are wanted
         end_workers(pool)
         raise

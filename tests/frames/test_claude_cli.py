@@ -97,13 +97,16 @@ def test_a_missing_source_is_an_error_line_with_a_hint(tmp_path: Path) -> None:
     [
         (["sessions", "--force"], b"--force only applies to --parquet"),
         (["sessions", "--workers", "0"], b"--workers must be at least 1"),
+        (["report", "--workers", "0"], b"--workers must be at least 1"),
+        (["archive", "--to", "nowhere", "--workers", "0"], b"--workers must be at least 1"),
     ],
 )
 def test_option_mistakes_are_usage_errors(args: list[str], message: bytes, tmp_path: Path) -> None:
     done = run_cli(args, env={"HOME": str(tmp_path)})
+    command = args[0].encode()
     assert done.returncode == 2  # a usage error: the usage line, then the error line
-    assert done.stderr.startswith(b"usage: cc-analytics sessions")
-    assert done.stderr.splitlines()[-1] == b"cc-analytics sessions: error: " + message + b", got 0" * (
+    assert done.stderr.startswith(b"usage: cc-analytics " + command)
+    assert done.stderr.splitlines()[-1] == b"cc-analytics " + command + b": error: " + message + b", got 0" * (
         b"workers" in message
     )
     assert b"Traceback" not in done.stderr
