@@ -298,3 +298,14 @@ def test_the_chart_is_drawn_without_vega(data, monkeypatch) -> None:
     assert svg.count("<path") == recorded.filter(pl.col(S.COMPACTED)).height > 0  # a triangle per compaction
     assert ">auto-compact<" in svg and ">window<" in svg and "<polyline" in svg
     assert "<svg" in explorer.to_html()
+
+
+def test_a_picks_turns_are_its_main_transcript_turns_in_order(data) -> None:
+    # The explorer gathers a pick's rows by their row numbers (no sorted copy of every turn).
+    explorer = SessionExplorer(data.sessions, data.turns)
+    checked = 0
+    for session_id in data.sessions[S.SESSION_ID].to_list():
+        explorer.select(session_id)
+        assert explorer.turn_rows().equals(widgets.session_turns(data.turns, session_id)), session_id
+        checked += explorer.turn_rows().height > 0
+    assert checked >= 10
