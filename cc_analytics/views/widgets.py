@@ -149,7 +149,9 @@ def turn_label(turn: Mapping[str, Any]) -> str:
 class Transcripts:
     """Parsed transcripts for previews, each read and parsed once while it is unchanged.
 
-    Keyed by path, size and modification time; the ``size`` most recently used are kept.
+    Keyed by path, size and modification time; the ``size`` most recently used are kept, as
+    long as their files hold at most ``max_bytes`` together (the most recent one always).
+    A parsed transcript takes about 1.2 times its file's size in memory.
 
     Examples:
         >>> cache = Transcripts(size=2)
@@ -159,10 +161,15 @@ class Transcripts:
         FileNotFoundError: [Errno 2] No such file or directory: '/no/such/file.jsonl'
     """
 
-    def __init__(self, *, size: int = 8) -> None:
+    def __init__(self, *, size: int = 8, max_bytes: int = 256 * 1024 * 1024) -> None:
         self.size = size
+        self.max_bytes = max_bytes
         self.reads = 0
         self._parsed: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+
+    def clear(self) -> None:
+        """Forget every parsed transcript."""
+        self._parsed.clear()
 
     def session(self, path: str) -> Any:
         """The ``core.Session`` of the transcript at ``path`` (OSError when it cannot be read)."""
@@ -179,9 +186,16 @@ class Transcripts:
             warnings.simplefilter("ignore")  # malformed lines are the problems frame's business, not the preview's
             parsed = Session(raw, source=path)
         self._parsed[key] = parsed
-        while len(self._parsed) > self.size:
+        while len(self._parsed) > 1 and (
+            len(self._parsed) > self.size or sum(size for _, size, _ in self._parsed) > self.max_bytes
+        ):
             self._parsed.popitem(last=False)
         return parsed
+
+
+# Shared by every explorer of the kernel: running the explorer's cell again (or a second
+# explorer over the same sessions) does not parse its transcripts again.
+TRANSCRIPTS = Transcripts()
 
 
 def turn_preview(
@@ -231,7 +245,9 @@ class SessionExplorer:
     In JupyterLab it is a live ipywidgets UI; elsewhere it renders the static state: the
     matching sessions, the selected session's gauge, chart and turns, and one preview.
     The live list shows the first ``LIST_LIMIT`` matching sessions and says how many more
-    there are; a filter change keeps the picked session unless it no longer matches.
+    there are; a filter change keeps the picked session unless it no longer matches. The
+    transcripts parsed for previews are kept in ``TRANSCRIPTS``, which every explorer of the
+    process shares (the 8 most recent, 256 MiB of files at most).
 
     Examples:
         >>> from cc_analytics.report import load
@@ -245,7 +261,7 @@ class SessionExplorer:
         self.sessions = collect(sessions)
         self.turns = collect(turns)
         self.filters: dict[str, Any] = {}
-        self.transcripts = Transcripts()
+        self.transcripts = TRANSCRIPTS
         self._table = _with_filter_columns(self.sessions)
         label = session_label()
         if S.COST_USD in self._table.columns:

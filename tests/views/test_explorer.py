@@ -88,6 +88,7 @@ def test_a_pick_reads_its_transcript_once_and_turns_reuse_it(data, monkeypatch) 
         reads.append(str(self))
         return read_bytes(self)
 
+    widgets.TRANSCRIPTS.clear()  # shared by every explorer: parsed by none before this one
     explorer = SessionExplorer(data.sessions, data.turns)
     explorer.widget  # noqa: B018 - builds the live widget
     monkeypatch.setattr(Path, "read_bytes", counting)
@@ -101,6 +102,31 @@ def test_a_pick_reads_its_transcript_once_and_turns_reuse_it(data, monkeypatch) 
     assert len(reads) == 1, "another turn of the same session read its transcript again"
     assert len(previews) == len(explorer._turns.options) > 2
     assert explorer.transcripts.reads >= 1
+
+
+def test_a_second_explorer_reuses_the_parsed_transcripts(data) -> None:
+    # Running the explorer's cell again parses nothing again (a 17 MB transcript takes 0.2-0.3 s).
+    widgets.TRANSCRIPTS.clear()
+    before = widgets.TRANSCRIPTS.reads
+    first = SessionExplorer(data.sessions, data.turns)
+    assert first.preview() and widgets.TRANSCRIPTS.reads == before + 1
+    again = SessionExplorer(data.sessions, data.turns)
+    assert again.preview() == first.preview() and widgets.TRANSCRIPTS.reads == before + 1
+
+
+def test_parsed_transcripts_are_kept_within_a_byte_budget(tmp_path: Path) -> None:
+    paths = []
+    for index in range(3):
+        path = tmp_path / f"s{index}.jsonl"
+        path.write_bytes(b'{"type":"summary","summary":"%d"}\n' % index * 50)
+        paths.append(str(path))
+    size = Path(paths[0]).stat().st_size
+    cache = widgets.Transcripts(size=8, max_bytes=2 * size)
+    kept = [cache.session(path) for path in paths]
+    assert cache.session(paths[2]) is kept[2] and cache.session(paths[1]) is kept[1] and cache.reads == 3
+    assert cache.session(paths[0]) is not kept[0] and cache.reads == 4  # the oldest went over the budget
+    alone = widgets.Transcripts(size=8, max_bytes=1)
+    assert alone.session(paths[0]) is alone.session(paths[0]) and alone.reads == 1  # the last one stays
 
 
 def test_a_changed_transcript_is_read_again(tmp_path: Path) -> None:
