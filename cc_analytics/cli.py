@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from cc_analytics.commands import COMMANDS
 from cc_analytics.errors import CCAnalyticsError, UsageError
 from cc_analytics.format import colour_enabled, error_line
-from cc_analytics.interrupts import clean_up, exit_code, exit_promptly, leave
+from cc_analytics.interrupts import clean_up, exit_code, exit_promptly, hold_signals, leave
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return _run(argv)
         except KeyboardInterrupt as interrupt:  # Ctrl-C (ours or Polars'), or SIGTERM as Terminated
+            hold_signals()
             clean_up()  # worker pools of generators the interrupt left suspended
             code = exit_code(interrupt)
             if argv is None:

@@ -7,7 +7,9 @@ SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated` in the main 
 waits in short slices, since the signal may reach another thread and Polars' SIGINT handler
 restarts interrupted system calls; Polars, noticing a Ctrl-C first, may raise its own
 ``KeyboardInterrupt`` out of a query, and the handler here then raises no second one into
-the cleanup. Should the main thread still not be done within
+the cleanup; and while the main thread runs Python code that Polars called from its native
+code (where an exception becomes a Rust panic), or a generator's cleanup as it is closed,
+the signal is put off for a moment and delivered again. Should the main thread still not be done within
 ``GRACE_SECONDS`` (stuck in native code, say), a watchdog thread ends it all itself: it kills
 the child processes, removes the outputs being written and exits with the same code.
 
@@ -29,6 +31,10 @@ from types import FrameType
 from typing import NoReturn
 
 GRACE_SECONDS = 0.8
+REDELIVER_SECONDS = 0.02
+# Libraries whose native code calls Python code of theirs (and ours) back: no exception may be
+# raised in it (see _raise).
+NATIVE_CALLERS = frozenset({"polars"})
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 MESSAGES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
@@ -151,14 +157,22 @@ def leave(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _raise(signum: int, _frame: FrameType | None) -> None:
-    for other in EXIT_CODES:  # a second Ctrl-C must not interrupt the cleanup of the first
-        signal.signal(other, _ignore)
-    if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+def _raise(signum: int, frame: FrameType | None) -> None:
+    handled = sys.exc_info()[1]
+    if isinstance(handled, KeyboardInterrupt):
         # The stack is already unwinding from this Ctrl-C: Polars notices it first (its own
         # handler runs before this one) and raises KeyboardInterrupt out of a query. A second
         # one raised here, in an ``except`` or ``finally`` block, would cut the cleanup short.
+        hold_signals()
         return
+    if isinstance(handled, GeneratorExit) or _called_by_native_code(frame):
+        # Not here, but in a moment, when the thread is back in plain code: a generator being
+        # closed is running its cleanup (an exception raised in it is printed and lost), and
+        # Python code that Polars runs from its native code (it builds its data-type objects
+        # so) turns an exception into a Rust panic.
+        _deliver_again(signum)
+        return
+    hold_signals()
     if signum == signal.SIGTERM:
         raise Terminated
     raise KeyboardInterrupt
@@ -166,6 +180,33 @@ def _raise(signum: int, _frame: FrameType | None) -> None:
 
 def _ignore(_signum: int, _frame: FrameType | None) -> None:
     return None
+
+
+def hold_signals() -> None:
+    """Ignore SIGINT and SIGTERM from here on: the exit one of them asked for is under way, and
+    a second Ctrl-C (or one delivered again) must not interrupt its cleanup. Main thread only."""
+    for signum in EXIT_CODES:
+        signal.signal(signum, _ignore)
+
+
+def _called_by_native_code(frame: FrameType | None) -> bool:
+    """Whether the interrupted code runs inside a call into a library that may have called it
+    from native code (a frame of that library's Python code is on the stack)."""
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] in NATIVE_CALLERS:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _deliver_again(signum: int) -> None:
+    def deliver() -> None:
+        if signal.getsignal(signum) is _raise:  # not once handled, nor after the command
+            signal.pthread_kill(threading.main_thread().ident or 0, signum)
+
+    timer = threading.Timer(REDELIVER_SECONDS, deliver)
+    timer.daemon = True
+    timer.start()
 
 
 def _watch(read_end: int) -> None:

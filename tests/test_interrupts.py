@@ -249,3 +249,46 @@ def test_a_ctrl_c_that_polars_raised_first_is_not_raised_again_in_the_cleanup() 
         [sys.executable, "-c", textwrap.dedent(LIBRARY_FIRST)], capture_output=True, cwd=ROOT, timeout=60
     )
     assert (done.returncode, done.stdout, done.stderr) == (130, b"cleaned up\n", b"interrupted\n")
+
+
+INSIDE_A_CALLBACK = """
+import os, signal, time
+from cc_analytics.interrupts import exit_code, exit_promptly, leave
+
+def ctrl_c_now():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    os.kill(os.getpid(), signal.SIGINT)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # the handler runs at once
+
+# Python code of Polars' own, as its native code calls it back (to build a data type, say).
+polars_code = {"__name__": "polars.datatypes.classes", "ctrl_c_now": ctrl_c_now}
+exec("def build():\\n    ctrl_c_now()\\n    return 'built'", polars_code)
+
+def cleanup_of_a_generator():
+    try:
+        yield
+    finally:
+        ctrl_c_now()
+        print("cleaned up", flush=True)
+
+with exit_promptly(restore=False):
+    try:
+        print(polars_code["build"](), flush=True)
+        generator = cleanup_of_a_generator()
+        next(generator)
+        generator.close()
+        while True:
+            time.sleep(0.01)  # plain code: the interrupt, delivered again, is raised here
+    except KeyboardInterrupt as interrupt:
+        leave(exit_code(interrupt))
+"""
+
+
+def test_a_ctrl_c_in_code_polars_called_or_in_a_generators_cleanup_waits_for_plain_code() -> None:
+    # Seen in CI: a KeyboardInterrupt raised in Python code that Polars ran from Rust became a
+    # Rust panic (exit 1, a backtrace); one raised while a generator was being closed was
+    # printed as "Exception ignored". Both now wait a moment and are raised in plain code.
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(INSIDE_A_CALLBACK)], capture_output=True, cwd=ROOT, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, b"built\ncleaned up\n", b"interrupted\n")
