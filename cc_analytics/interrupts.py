@@ -201,8 +201,12 @@ def _called_by_native_code(frame: FrameType | None) -> bool:
 
 def _deliver_again(signum: int) -> None:
     def deliver() -> None:
-        if signal.getsignal(signum) is _raise:  # not once handled, nor after the command
+        if signal.getsignal(signum) is not _raise:  # handled meanwhile, or the command is over
+            return
+        if hasattr(signal, "pthread_kill"):  # to the main thread: a system call it waits in ends too
             signal.pthread_kill(threading.main_thread().ident or 0, signum)
+        else:  # Windows: to the process; the handler still runs in the main thread
+            signal.raise_signal(signum)
 
     timer = threading.Timer(REDELIVER_SECONDS, deliver)
     timer.daemon = True
