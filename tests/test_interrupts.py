@@ -25,6 +25,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import ROOT, SCRIPT
+from tests.supervise import processes
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 corpus = importlib.import_module("corpus")
@@ -155,27 +156,14 @@ def test_a_killed_worker_is_an_error_line_and_leaves_nothing(large: Path, tmp_pa
 
 
 def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except (OSError, ValueError):
-            continue
-        if entry.isdigit() and int(stat[stat.rfind(b")") + 2 :].split()[1]) == pid:
-            found.append(int(entry))
-    return found
+    return [child for child, info in processes().items() if info["ppid"] == pid]
 
 
 def _wait_for_worker(pid: int) -> int:
     for _ in range(3000):
-        for child in _children(pid):
-            try:
-                with open(f"/proc/{child}/cmdline", "rb") as handle:
-                    if b"spawn_main" in handle.read():
-                        return child
-            except OSError:
-                continue
+        workers = [child for child, info in processes().items() if info["ppid"] == pid and "spawn_main" in info["cmd"]]
+        if workers:
+            return workers[0]
         time.sleep(0.01)
     raise AssertionError("no worker process started")
 

@@ -158,16 +158,14 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"))
     _live_pools[pool] = tracker_was_running
     try:
-        # A worker takes a moment to start (a new interpreter and its imports): the first
-        # batch is this process's, made while the workers start on the next ones.
-        while handed < len(plan) and len(pending) < ahead:
-            pending[handed] = _submit(pool, work, plan[handed])
-            handed += 1
-        ready[0] = work(plan[0])
         for index in range(len(plan)):
             while handed < len(plan) and len(pending) < ahead:
                 pending[handed] = _submit(pool, work, plan[handed])
                 handed += 1
+            if index == 0:
+                # A worker takes a moment to start (a new interpreter and its imports): the
+                # first batch is this process's, made while the workers start on the next ones.
+                ready[0] = work(plan[0])
             # Work here while the next result is still being made, if a batch is left to take
             # and at most ``spawned`` of this process's results wait out of order (one more
             # than that held in memory cut the time this process waits for a worker: on the
@@ -176,15 +174,14 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
                 ready[handed] = work(plan[handed])
                 handed += 1
             yield ready.pop(index) if index in ready else _result(pending.pop(index))
-    except BrokenProcessPool as exc:  # a worker was killed (the OOM killer, kill -9): say so plainly
+    except BaseException as exc:  # Ctrl-C, SIGTERM, GeneratorExit, a worker killed: no more batches
         end_workers(pool)
-        msg = (
-            "a worker process ended abruptly while reading transcripts (killed, or out of memory?)\n"
-            "Hint: run it again; with --workers 1 (workers=1) every batch is read in this process."
-        )
-        raise WorkerError(msg) from exc
-    except BaseException:  # Ctrl-C, SIGTERM, GeneratorExit: no more batches are wanted
-        end_workers(pool)
+        if isinstance(exc, BrokenProcessPool):  # the OOM killer, kill -9: say so plainly
+            msg = (
+                "a worker process ended abruptly while reading transcripts (killed, or out of memory?)\n"
+                "Hint: run it again; with --workers 1 (workers=1) every batch is read in this process."
+            )
+            raise WorkerError(msg) from exc
         raise
     finally:
         _live_pools.pop(pool, None)

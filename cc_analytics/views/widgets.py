@@ -205,7 +205,7 @@ def turn_preview(
 
     A ChainlessChain turn shows its prompt; a transcript that cannot be read or no longer holds
     the turn's event gives a one-line message instead of an error. ``transcripts`` keeps parsed
-    transcripts between calls.
+    transcripts between calls (by default the process's shared ``TRANSCRIPTS``).
 
     Examples:
         >>> turn = {"format": "claude-code", "session_id": "S", "turn_index": 3,
@@ -224,7 +224,7 @@ def turn_preview(
         return f"(turn {turn[S.TURN_INDEX]} has no events to anchor a window on)"
     source = str(turn[S.SOURCE_FILE])
     try:
-        session = (transcripts or Transcripts(size=1)).session(source)
+        session = (transcripts or TRANSCRIPTS).session(source)
     except OSError as exc:
         return f"(cannot read {source}: {exc.strerror or exc})"
     try:
@@ -277,9 +277,8 @@ class SessionExplorer:
         # The main-transcript turns' row numbers, in session and turn order: a pick gathers its
         # few rows from them (sorting every column of 106,000 turns took 70-150 ms, the keys 5).
         main = (
-            self.turns.select(
-                pl.int_range(pl.len(), dtype=pl.UInt32).alias(ROW), S.SESSION_ID, S.TURN_INDEX, S.IS_SUBAGENT_FILE
-            )
+            self.turns.select(S.SESSION_ID, S.TURN_INDEX, S.IS_SUBAGENT_FILE)
+            .with_row_index(ROW)
             .filter(~pl.col(S.IS_SUBAGENT_FILE).fill_null(False))
             .sort(S.SESSION_ID, S.TURN_INDEX)
         )
@@ -355,7 +354,7 @@ class SessionExplorer:
         return ContextGauge(rows.row(0, named=True)) if rows.height else None
 
     def turn_rows(self) -> pl.DataFrame:
-        """The picked session's main-transcript turns, in order (a slice, no scan of all turns)."""
+        """The picked session's main-transcript turns, in order (its rows gathered, no scan of all turns)."""
         span = self._spans.get(self.session_id or "")
         return self.turns[self._main_rows.slice(*span)] if span else self.turns.clear()
 
