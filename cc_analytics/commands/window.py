@@ -54,6 +54,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def run(args: argparse.Namespace) -> int:
     from cc_analytics.core import EventRef, Session
+    from cc_analytics.frames.lines import decode_line
 
     path = args.transcript
     for name in ("before", "after"):
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         warnings.simplefilter("always")
-        session = Session(raw, source=path)
+        session = Session(raw, source=path, decode=decode_line)
         session_id = args.session_id
         if session_id is None:
             session_id = _event_session(session, args.uuid) or _stem(path)

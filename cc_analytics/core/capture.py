@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import operator
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 from cc_analytics.core.digest import DigestError, tool_digest
 from cc_analytics.core.events import ASSISTANT, USER, ToolCall, TranscriptWarning, parse_events
 from cc_analytics.core.ids import PREVIEW_SCHEMA, EventRef
+from cc_analytics.core.jsontext import decode_line
 from cc_analytics.core.render import walk_turn
 from cc_analytics.core.turns import Turn, lift
 from cc_analytics.core.window import ContextWindow, TurnRef
@@ -28,6 +29,8 @@ I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 class Session:
     """One parsed transcript, ready to capture windows.
 
+    ``decode`` reads one line (see :func:`~cc_analytics.core.events.parse_events`).
+
     Examples:
         >>> raw = b'{"type":"user","uuid":"u1","sessionId":"S","timestamp":"2026-03-01T10:00:00Z",' \\
         ...     b'"message":{"content":"hi"}}'
@@ -37,10 +40,17 @@ class Session:
 
     __slots__ = ("turns", "first_turn", "last_results", "strict", "source", "_refs", "_width")
 
-    def __init__(self, raw: bytes, *, strict: bool = False, source: str = "<bytes>") -> None:
+    def __init__(
+        self,
+        raw: bytes,
+        *,
+        strict: bool = False,
+        source: str = "<bytes>",
+        decode: Callable[[bytes], Any] = decode_line,
+    ) -> None:
         self.strict = strict
         self.source = source
-        self.turns: list[Turn] = lift(parse_events(raw, strict=strict, source=source))
+        self.turns: list[Turn] = lift(parse_events(raw, strict=strict, source=source, decode=decode))
         first_turn: dict[str, int] = {}
         last_results: dict[str, Any] = {}
         for turn in self.turns:

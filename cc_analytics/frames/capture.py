@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from cc_analytics.core import EventRef, Session, find_transcript
+from cc_analytics.frames.lines import decode_line
 from cc_analytics.errors import InputError
 
 SESSION_ID = "session_id"
@@ -103,7 +104,7 @@ def capture_window_frame(
             for i in rows:
                 errors[i] = f"cannot read {path}: {exc.strerror or exc}"
             continue
-        session = Session(raw, source=path)
+        session = Session(raw, source=path, decode=decode_line)
         for i in rows:
             try:
                 window = session.window(EventRef(sessions[i], uuids[i], tools[i]), before, after, preview_chars)

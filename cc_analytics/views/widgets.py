@@ -174,6 +174,7 @@ class Transcripts:
     def session(self, path: str) -> Any:
         """The ``core.Session`` of the transcript at ``path`` (OSError when it cannot be read)."""
         from cc_analytics.core import Session
+        from cc_analytics.frames.lines import decode_line
 
         stat = Path(path).stat()
         key = (path, stat.st_size, stat.st_mtime_ns)
@@ -184,7 +185,7 @@ class Transcripts:
         self.reads += 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # malformed lines are the problems frame's business, not the preview's
-            parsed = Session(raw, source=path)
+            parsed = Session(raw, source=path, decode=decode_line)
         self._parsed[key] = parsed
         while len(self._parsed) > 1 and (
             len(self._parsed) > self.size or sum(size for _, size, _ in self._parsed) > self.max_bytes
