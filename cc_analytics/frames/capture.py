@@ -4,7 +4,7 @@ Anchors are ordinary rows picked with Polars filters (the turn of peak occupancy
 compaction, each tool error…). Each transcript is read and parsed once, however many
 anchors point into it, and windows that share a turn share its rendered JSON fragment.
 
-Imports: polars and ``cc_analytics.core``. Capture is a per-document job done by the
+Imports: polars, ``cc_analytics.core`` and ``frames.lines`` (its faster line decoder). Capture is a per-document job done by the
 standard-library core, so this module loops over files in Python on purpose; the row
 data moves in and out as columns.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from cc_analytics.core import EventRef, Session, find_transcript
-from cc_analytics.frames.lines import decode_line
 from cc_analytics.errors import InputError
+from cc_analytics.frames.lines import decode_line
 
 SESSION_ID = "session_id"
 EVENT_UUID = "event_uuid"
