@@ -4,9 +4,9 @@ Anchors are ordinary rows picked with Polars filters (the turn of peak occupancy
 compaction, each tool error…). Each transcript is read and parsed once, however many
 anchors point into it, and windows that share a turn share its rendered JSON fragment.
 
-Imports: polars, ``cc_analytics.core`` and ``frames.lines`` (its faster line decoder). Capture is a per-document job done by the
-standard-library core, so this module loops over files in Python on purpose; the row
-data moves in and out as columns.
+Imports: polars, ``cc_analytics.core`` and ``frames.lines`` (the core's line decoder, faster).
+Capture is a per-document job done by the standard-library core, so this module loops over
+files in Python on purpose; the row data moves in and out as columns.
 """
 
 from __future__ import annotations
