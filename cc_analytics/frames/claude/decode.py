@@ -34,6 +34,7 @@ from __future__ import annotations
 import gc
 import json
 import marshal
+import os
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,7 +48,23 @@ from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.sources import read_transcript
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import polars as pl
+
+# The optional C skimmer (``_skim.c``): None when it was not built or the environment asks
+# for pure Python; the walker then reads every line in Python, with the same result.
+PURE_PYTHON_ENV = "CC_ANALYTICS_PURE_PYTHON"
+SKIM: Callable[[bytes, int, int, int, int], tuple[Any, ...] | None] | None
+if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
+    SKIM = None
+else:
+    try:
+        from cc_analytics.frames.claude._skim import skim as SKIM
+    except ImportError:
+        SKIM = None
+# The skimmer's flags: keep the line identity, measure the content blocks.
+SKIM_IDENTITY, SKIM_BLOCKS = 1, 2
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"
@@ -407,6 +424,10 @@ class _TextBlocks:
     def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
         self.rows.append((row, "tool_use", name, block_id, payload.decode(), None))
 
+    def skimmed(self, *measured: list[Any]) -> None:
+        msg = "the C skimmer never reads a line whose texts are kept"
+        raise TypeError(msg)
+
     def frame(self) -> pl.DataFrame:
         return _columnar(self.rows, S.BLOCKS_SCHEMA)
 
@@ -468,6 +489,16 @@ class _MeasuredBlocks:
         else:
             self._measure(name + payload.decode())
 
+    def skimmed(
+        self, rows: list[int], kinds: list[str], names: list[str | None], errors: list[bool | None], tokens: list[int]
+    ) -> None:
+        """The blocks of a line the C skimmer read, measured already."""
+        self.row += rows
+        self.kind += kinds
+        self.name += names
+        self.is_error += errors
+        self.tokens += tokens
+
     def _measure(self, text: str | None) -> None:
         if text is None:
             self.tokens.append(0)
@@ -526,6 +557,9 @@ class _NoBlocks:
         pass
 
     def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
+        pass
+
+    def skimmed(self, *measured: list[Any]) -> None:
         pass
 
     def frame(self) -> pl.DataFrame:
@@ -593,6 +627,13 @@ def _walk(
     add_pricing = pricing.append
     text_block = blocks.text
     row_count = columns[S.LINE].__len__
+    # The C skimmer reads the lines on which no rule fires; it declines the rest (None).
+    skim = None if texts else SKIM
+    skim_flags = (SKIM_IDENTITY if identity else 0) | (SKIM_BLOCKS if profile.blocks else 0)
+    skimmed = blocks.skimmed
+    add_uuid = columns[S.UUID].append if identity else None
+    add_session = columns[S.SESSION_ID].append if identity else None
+    add_agent = columns[S.AGENT_ID].append if identity else None
     want_cwd = True
     last_version: str | None = None
     # Lines are zero-copy slices of ``raw`` (orjson reads a memoryview as it reads bytes).
@@ -611,6 +652,53 @@ def _walk(
         if not length:
             continue
         if raw[start] == 0x7B:  # "{": the line is not blank
+            if skim is not None:
+                got = skim(raw, start, end, row_count(), skim_flags)
+                if got is not None:
+                    (
+                        kind, subtype, stamp, cwd, version, model, message_id, request_id, has_envelope,
+                        sidechain, meta, summary, api_error, interrupted, input_tokens, creation_tokens,
+                        read_tokens, output_tokens, prompt, trigger, pre_tokens, uuid, session, agent, priced, measured,
+                    ) = got  # fmt: skip
+                    add_line(number)
+                    add_type(kind)
+                    add_subtype(subtype)
+                    add_time(stamp)
+                    if want_cwd and cwd is not None:
+                        want_cwd = False
+                        add_cwd(cwd)
+                    else:
+                        add_cwd(None)
+                    if version is not None and version != last_version:
+                        last_version = version
+                        add_version(version)
+                    else:
+                        add_version(None)
+                    add_model(model)
+                    add_message(message_id)
+                    add_request(request_id)
+                    add_envelope(has_envelope)
+                    add_sidechain(sidechain)
+                    add_meta(meta)
+                    add_summary(summary)
+                    add_error(api_error)
+                    add_interrupted(interrupted)
+                    add_input(input_tokens)
+                    add_creation(creation_tokens)
+                    add_read(read_tokens)
+                    add_output(output_tokens)
+                    add_prompt(prompt)
+                    add_trigger(trigger)
+                    add_pre(pre_tokens)
+                    if add_uuid is not None:
+                        add_uuid(uuid)
+                        add_session(session)
+                        add_agent(path_agent if agent is None else agent)
+                    if priced is not None:
+                        add_pricing(priced)
+                    if measured is not None:
+                        skimmed(*measured)
+                    continue
             line: Any = view[start:end]
         else:
             line = raw[start:end]
