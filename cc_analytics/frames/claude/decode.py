@@ -60,7 +60,7 @@ if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
     SKIM = None
 else:
     try:
-        from cc_analytics.frames.claude._skim import skim as SKIM
+        from cc_analytics.frames.claude._skim import skim as SKIM  # type: ignore[no-redef]
     except ImportError:
         SKIM = None
 # The skimmer's flags: keep the line identity, measure the content blocks.
@@ -631,9 +631,9 @@ def _walk(
     skim = None if texts else SKIM
     skim_flags = (SKIM_IDENTITY if identity else 0) | (SKIM_BLOCKS if profile.blocks else 0)
     skimmed = blocks.skimmed
-    add_uuid = columns[S.UUID].append if identity else None
-    add_session = columns[S.SESSION_ID].append if identity else None
-    add_agent = columns[S.AGENT_ID].append if identity else None
+    add_uuid = columns.get(S.UUID, []).append
+    add_session = columns.get(S.SESSION_ID, []).append
+    add_agent = columns.get(S.AGENT_ID, []).append
     want_cwd = True
     last_version: str | None = None
     # Lines are zero-copy slices of ``raw`` (orjson reads a memoryview as it reads bytes).
@@ -690,7 +690,7 @@ def _walk(
                     add_prompt(prompt)
                     add_trigger(trigger)
                     add_pre(pre_tokens)
-                    if add_uuid is not None:
+                    if identity:
                         add_uuid(uuid)
                         add_session(session)
                         add_agent(path_agent if agent is None else agent)
