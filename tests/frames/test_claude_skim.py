@@ -23,7 +23,7 @@ from tests.conftest import ROOT, shared_path
 from tests.fuzz.mutations import lines, mutate_line
 
 try:
-    from cc_analytics.frames.claude._skim import skim
+    from cc_analytics.frames.claude._skim import skim, skim_into
 except ImportError:
     pytest.skip(
         "the C skimmer (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
@@ -39,9 +39,9 @@ def assert_same_decoding(files: list[TranscriptFile], contents: list[bytes] | No
     """Each profile the skimmer serves decodes the same with it as without it."""
     for profile in PROFILES:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(decode, "SKIM", skim)
+            patch.setattr(decode, "SKIM_INTO", skim_into)
             fast = decode_files(files, profile, contents=contents)
-            patch.setattr(decode, "SKIM", None)
+            patch.setattr(decode, "SKIM_INTO", None)
             pure = decode_files(files, profile, contents=contents)
         for got, want in zip(fast, pure, strict=True):
             assert_frame_equal(got, want)
@@ -52,7 +52,7 @@ def transcripts_under(*folders: Path) -> list[TranscriptFile]:
 
 
 def test_the_walker_uses_the_skimmer() -> None:
-    assert decode.SKIM is skim or decode.SKIM is None  # None only under CC_ANALYTICS_PURE_PYTHON
+    assert decode.SKIM_INTO is skim_into or decode.SKIM_INTO is None  # None only under CC_ANALYTICS_PURE_PYTHON
 
 
 def test_the_samples_and_the_test_transcripts() -> None:

@@ -839,28 +839,20 @@ typedef struct {
         if (cond) goto decline; \
     } while (0)
 
-static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
-        return NULL;
-    }
+static PyObject *skim_line(PyObject *raw, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row, long flags) {
     const uint8_t *data;
     Py_ssize_t size;
     Py_buffer view;
     int has_view = 0;
-    if (PyBytes_CheckExact(args[0])) {
-        data = (const uint8_t *)PyBytes_AS_STRING(args[0]);
-        size = PyBytes_GET_SIZE(args[0]);
+    if (PyBytes_CheckExact(raw)) {
+        data = (const uint8_t *)PyBytes_AS_STRING(raw);
+        size = PyBytes_GET_SIZE(raw);
     } else {
-        if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+        if (PyObject_GetBuffer(raw, &view, PyBUF_SIMPLE) < 0) return NULL;
         has_view = 1;
         data = view.buf;
         size = view.len;
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
-    Py_ssize_t row = PyLong_AsSsize_t(args[3]);
-    long flags = PyLong_AsLong(args[4]);
     PyObject *result = NULL, *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
     PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
     PyObject *usage[4] = {NULL, NULL, NULL, NULL};
@@ -1186,12 +1178,78 @@ error:
     return result;
 }
 
+static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t row = PyLong_AsSsize_t(args[3]);
+    long flags = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    return skim_line(args[0], start, end, row, flags);
+}
+
+/* The sink of skim_into: the walker's lists, at the index of the value they take in skim's
+ * tuple (None at CWD and VERSION, and at the identity lists without identity), then the
+ * pricing list, the five block lists (or None: blocks not kept), the line numbers, the agent
+ * id of the file's path. */
+enum { SINK_CWD = 3, SINK_VERSION = 4, SINK_AGENT = 23, SINK_PRICING = 24, SINK_BLOCKS = 25, SINK_LINES = 26,
+       SINK_PATH_AGENT = 27, SINK_SIZE = 28 };
+
+static PyObject *skim_into(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5 || !PyTuple_CheckExact(args[4]) || PyTuple_GET_SIZE(args[4]) != SINK_SIZE) {
+        PyErr_SetString(PyExc_TypeError, "skim_into(raw, start, end, number, sink)");
+        return NULL;
+    }
+    PyObject *sink = args[4];
+    PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES), *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
+    if (!PyList_CheckExact(lines)) {
+        PyErr_SetString(PyExc_TypeError, "skim_into: the sink's line numbers are not a list");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if (end == -1 && PyErr_Occurred()) return NULL;
+    long flags = (PyTuple_GET_ITEM(sink, 21) != Py_None ? 1 : 0) | (blocks != Py_None ? 2 : 0);
+    PyObject *got = skim_line(args[0], start, end, PyList_GET_SIZE(lines), flags);
+    if (got == NULL || got == Py_None) return got;
+    PyObject *kept = NULL;
+    if (PyList_Append(lines, args[3]) < 0) goto done;
+    for (Py_ssize_t k = 0; k < RESULT_SIZE; k++) {
+        PyObject *value = PyTuple_GET_ITEM(got, k), *list = k < SINK_PRICING ? PyTuple_GET_ITEM(sink, k) : NULL;
+        if (k == SINK_CWD || k == SINK_VERSION) continue;
+        if (k == SINK_PRICING) {
+            if (value != Py_None && PyList_Append(PyTuple_GET_ITEM(sink, SINK_PRICING), value) < 0) goto done;
+        } else if (k == SINK_BLOCKS) {
+            if (value == Py_None || blocks == Py_None) continue;
+            for (Py_ssize_t c = 0; c < 5; c++) {
+                PyObject *column = PyTuple_GET_ITEM(blocks, c);
+                Py_ssize_t at = PyList_GET_SIZE(column);
+                if (PyList_SetSlice(column, at, at, PyTuple_GET_ITEM(value, c)) < 0) goto done;
+            }
+        } else if (list != Py_None) {
+            if (k == SINK_AGENT && value == Py_None) value = PyTuple_GET_ITEM(sink, SINK_PATH_AGENT);
+            if (PyList_Append(list, value) < 0) goto done;
+        }
+    }
+    kept = PyTuple_Pack(2, PyTuple_GET_ITEM(got, SINK_CWD), PyTuple_GET_ITEM(got, SINK_VERSION));
+done:
+    Py_DECREF(got);
+    return kept;
+}
+
 /* --- The module ---------------------------------------------------------------------------- */
 
 static PyMethodDef skim_methods[] = {
     {"skim", (PyCFunction)(void (*)(void))skim, METH_FASTCALL,
      "skim(raw, start, end, row, flags) -> tuple | None\n\n"
      "What the walker keeps of the line raw[start:end], or None where the walker must read it."},
+    {"skim_into", (PyCFunction)(void (*)(void))skim_into, METH_FASTCALL,
+     "skim_into(raw, start, end, number, sink) -> (cwd, version) | None\n\n"
+     "skim() of raw[start:end], its values appended to the walker's lists (but cwd and version)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,7 +6,11 @@ batch size, polars and ``buckets`` only where frames are built (:func:`frames_of
 process that only walks lines (:func:`walk_files`) never imports Polars, and a caller that
 wants only the requests (:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place that loops over lines in Python (orjson
 decodes each line, a few ``dict.get`` calls pick the fields); everything after it is
-vectorised Polars. Every line rule lives here once; what a caller needs decides what is
+vectorised Polars. For the profiles that keep no text, an optional C skimmer (``_skim.c``,
+built when a compiler is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off) reads a line
+first in one strict pass and appends what the walker would: it only accepts lines on which no
+rule fires (no problem, no fallback, no repeated or escaped key) and declines the rest, which
+the Python walker reads as before. Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
 the text of every content block, :data:`SESSIONS` keeps the columns the session summary
 reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
@@ -55,16 +59,14 @@ if TYPE_CHECKING:
 # The optional C skimmer (``_skim.c``): None when it was not built or the environment asks
 # for pure Python; the walker then reads every line in Python, with the same result.
 PURE_PYTHON_ENV = "CC_ANALYTICS_PURE_PYTHON"
-SKIM: Callable[[bytes, int, int, int, int], tuple[Any, ...] | None] | None
+SKIM_INTO: Callable[[bytes, int, int, int, tuple[Any, ...]], tuple[str | None, str | None] | None] | None
 if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-    SKIM = None
+    SKIM_INTO = None
 else:
     try:
-        from cc_analytics.frames.claude._skim import skim as SKIM  # type: ignore[no-redef]
+        from cc_analytics.frames.claude._skim import skim_into as SKIM_INTO  # type: ignore[no-redef]
     except ImportError:
-        SKIM = None
-# The skimmer's flags: keep the line identity, measure the content blocks.
-SKIM_IDENTITY, SKIM_BLOCKS = 1, 2
+        SKIM_INTO = None
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"
@@ -135,6 +137,35 @@ PRICING_COLUMNS = (
     S.WEB_SEARCH_REQUESTS,
     S.SERVICE_TIER,
     S.SPEED,
+)
+
+# The columns the C skimmer appends to, in the order of its tuple (see ``_skim.c``); cwd and
+# version (None here) it hands back to the walker, which keeps them where they change.
+SKIM_COLUMNS = (
+    S.TYPE,
+    S.SUBTYPE,
+    S.TIMESTAMP,
+    None,
+    None,
+    S.MODEL,
+    S.MESSAGE_ID,
+    S.REQUEST_ID,
+    S.HAS_ENVELOPE,
+    S.IS_SIDECHAIN,
+    S.IS_META,
+    S.IS_COMPACT_SUMMARY,
+    S.IS_API_ERROR,
+    S.HAS_INTERRUPTED_ID,
+    S.INPUT_TOKENS,
+    S.CACHE_CREATION_TOKENS,
+    S.CACHE_READ_TOKENS,
+    S.OUTPUT_TOKENS,
+    S.PROMPT_TEXT,
+    S.COMPACT_TRIGGER,
+    S.COMPACT_PRE_TOKENS,
+    S.UUID,
+    S.SESSION_ID,
+    S.AGENT_ID,
 )
 
 
@@ -424,7 +455,7 @@ class _TextBlocks:
     def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
         self.rows.append((row, "tool_use", name, block_id, payload.decode(), None))
 
-    def skimmed(self, *measured: list[Any]) -> None:
+    def lists(self) -> tuple[list[Any], ...]:
         msg = "the C skimmer never reads a line whose texts are kept"
         raise TypeError(msg)
 
@@ -489,15 +520,9 @@ class _MeasuredBlocks:
         else:
             self._measure(name + payload.decode())
 
-    def skimmed(
-        self, rows: list[int], kinds: list[str], names: list[str | None], errors: list[bool | None], tokens: list[int]
-    ) -> None:
-        """The blocks of a line the C skimmer read, measured already."""
-        self.row += rows
-        self.kind += kinds
-        self.name += names
-        self.is_error += errors
-        self.tokens += tokens
+    def lists(self) -> tuple[list[Any], ...]:
+        """Where the C skimmer appends the blocks it measured: row, kind, name, is_error, tokens."""
+        return (self.row, self.kind, self.name, self.is_error, self.tokens)
 
     def _measure(self, text: str | None) -> None:
         if text is None:
@@ -559,8 +584,8 @@ class _NoBlocks:
     def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
         pass
 
-    def skimmed(self, *measured: list[Any]) -> None:
-        pass
+    def lists(self) -> tuple[list[Any], ...]:
+        return ()
 
     def frame(self) -> pl.DataFrame:
         import polars as pl
@@ -627,13 +652,16 @@ def _walk(
     add_pricing = pricing.append
     text_block = blocks.text
     row_count = columns[S.LINE].__len__
-    # The C skimmer reads the lines on which no rule fires; it declines the rest (None).
-    skim = None if texts else SKIM
-    skim_flags = (SKIM_IDENTITY if identity else 0) | (SKIM_BLOCKS if profile.blocks else 0)
-    skimmed = blocks.skimmed
-    add_uuid = columns.get(S.UUID, []).append
-    add_session = columns.get(S.SESSION_ID, []).append
-    add_agent = columns.get(S.AGENT_ID, []).append
+    # The C skimmer reads the lines on which no rule fires and appends what they keep to the
+    # lists (but cwd and version, kept below); it declines the rest (None).
+    skim = None if texts else SKIM_INTO
+    sink = (
+        *(columns[name] if name in columns else None for name in SKIM_COLUMNS),
+        pricing,
+        blocks.lists() if profile.blocks else None,
+        columns[S.LINE],
+        path_agent,
+    )
     want_cwd = True
     last_version: str | None = None
     # Lines are zero-copy slices of ``raw`` (orjson reads a memoryview as it reads bytes).
@@ -653,17 +681,9 @@ def _walk(
             continue
         if raw[start] == 0x7B:  # "{": the line is not blank
             if skim is not None:
-                got = skim(raw, start, end, row_count(), skim_flags)
-                if got is not None:
-                    (
-                        kind, subtype, stamp, cwd, version, model, message_id, request_id, has_envelope,
-                        sidechain, meta, summary, api_error, interrupted, input_tokens, creation_tokens,
-                        read_tokens, output_tokens, prompt, trigger, pre_tokens, uuid, session, agent, priced, measured,
-                    ) = got  # fmt: skip
-                    add_line(number)
-                    add_type(kind)
-                    add_subtype(subtype)
-                    add_time(stamp)
+                kept = skim(raw, start, end, number, sink)
+                if kept is not None:
+                    cwd, version = kept
                     if want_cwd and cwd is not None:
                         want_cwd = False
                         add_cwd(cwd)
@@ -674,30 +694,6 @@ def _walk(
                         add_version(version)
                     else:
                         add_version(None)
-                    add_model(model)
-                    add_message(message_id)
-                    add_request(request_id)
-                    add_envelope(has_envelope)
-                    add_sidechain(sidechain)
-                    add_meta(meta)
-                    add_summary(summary)
-                    add_error(api_error)
-                    add_interrupted(interrupted)
-                    add_input(input_tokens)
-                    add_creation(creation_tokens)
-                    add_read(read_tokens)
-                    add_output(output_tokens)
-                    add_prompt(prompt)
-                    add_trigger(trigger)
-                    add_pre(pre_tokens)
-                    if identity:
-                        add_uuid(uuid)
-                        add_session(session)
-                        add_agent(path_agent if agent is None else agent)
-                    if priced is not None:
-                        add_pricing(priced)
-                    if measured is not None:
-                        skimmed(*measured)
                     continue
             line: Any = view[start:end]
         else:
