@@ -656,11 +656,15 @@ def _walk(
     # lists (but cwd and version, kept below); it declines the rest (None).
     skim = None if texts else SKIM_INTO
     sink = (
-        *(columns[name] if name in columns else None for name in SKIM_COLUMNS),
-        pricing,
-        blocks.lists() if profile.blocks else None,
-        columns[S.LINE],
-        path_agent,
+        (
+            *(columns[name] if name in columns else None for name in SKIM_COLUMNS),
+            pricing,
+            blocks.lists() if profile.blocks else None,
+            columns[S.LINE],
+            path_agent,
+        )
+        if skim is not None
+        else ()
     )
     want_cwd = True
     last_version: str | None = None
