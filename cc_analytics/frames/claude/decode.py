@@ -6,7 +6,11 @@ batch size, polars and ``buckets`` only where frames are built (:func:`frames_of
 process that only walks lines (:func:`walk_files`) never imports Polars, and a caller that
 wants only the requests (:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place that loops over lines in Python (orjson
 decodes each line, a few ``dict.get`` calls pick the fields); everything after it is
-vectorised Polars. Every line rule lives here once; what a caller needs decides what is
+vectorised Polars. For the profiles that keep no text, an optional C skimmer (``_skim.c``,
+built when a compiler is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off) reads a line
+first in one strict pass and appends what the walker would: it only accepts lines on which no
+rule fires (no problem, no fallback, no repeated or escaped key) and declines the rest, which
+the Python walker reads as before. Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
 the text of every content block, :data:`SESSIONS` keeps the columns the session summary
 reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
@@ -34,6 +38,7 @@ from __future__ import annotations
 import gc
 import json
 import marshal
+import os
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,7 +52,21 @@ from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.sources import read_transcript
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import polars as pl
+
+# The optional C skimmer (``_skim.c``): None when it was not built or the environment asks
+# for pure Python; the walker then reads every line in Python, with the same result.
+PURE_PYTHON_ENV = "CC_ANALYTICS_PURE_PYTHON"
+SKIM_INTO: Callable[[bytes, int, int, int, tuple[Any, ...]], tuple[str | None, str | None] | None] | None
+if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
+    SKIM_INTO = None
+else:
+    try:
+        from cc_analytics.frames.claude._skim import skim_into as SKIM_INTO  # type: ignore[no-redef]
+    except ImportError:
+        SKIM_INTO = None
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"
@@ -118,6 +137,35 @@ PRICING_COLUMNS = (
     S.WEB_SEARCH_REQUESTS,
     S.SERVICE_TIER,
     S.SPEED,
+)
+
+# The columns the C skimmer appends to, in the order of its tuple (see ``_skim.c``); cwd and
+# version (None here) it hands back to the walker, which keeps them where they change.
+SKIM_COLUMNS = (
+    S.TYPE,
+    S.SUBTYPE,
+    S.TIMESTAMP,
+    None,
+    None,
+    S.MODEL,
+    S.MESSAGE_ID,
+    S.REQUEST_ID,
+    S.HAS_ENVELOPE,
+    S.IS_SIDECHAIN,
+    S.IS_META,
+    S.IS_COMPACT_SUMMARY,
+    S.IS_API_ERROR,
+    S.HAS_INTERRUPTED_ID,
+    S.INPUT_TOKENS,
+    S.CACHE_CREATION_TOKENS,
+    S.CACHE_READ_TOKENS,
+    S.OUTPUT_TOKENS,
+    S.PROMPT_TEXT,
+    S.COMPACT_TRIGGER,
+    S.COMPACT_PRE_TOKENS,
+    S.UUID,
+    S.SESSION_ID,
+    S.AGENT_ID,
 )
 
 
@@ -407,6 +455,10 @@ class _TextBlocks:
     def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
         self.rows.append((row, "tool_use", name, block_id, payload.decode(), None))
 
+    def lists(self) -> tuple[list[Any], ...]:
+        msg = "the C skimmer never reads a line whose texts are kept"
+        raise TypeError(msg)
+
     def frame(self) -> pl.DataFrame:
         return _columnar(self.rows, S.BLOCKS_SCHEMA)
 
@@ -468,6 +520,10 @@ class _MeasuredBlocks:
         else:
             self._measure(name + payload.decode())
 
+    def lists(self) -> tuple[list[Any], ...]:
+        """Where the C skimmer appends the blocks it measured: row, kind, name, is_error, tokens."""
+        return (self.row, self.kind, self.name, self.is_error, self.tokens)
+
     def _measure(self, text: str | None) -> None:
         if text is None:
             self.tokens.append(0)
@@ -527,6 +583,9 @@ class _NoBlocks:
 
     def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
         pass
+
+    def lists(self) -> tuple[list[Any], ...]:
+        return ()
 
     def frame(self) -> pl.DataFrame:
         import polars as pl
@@ -593,6 +652,20 @@ def _walk(
     add_pricing = pricing.append
     text_block = blocks.text
     row_count = columns[S.LINE].__len__
+    # The C skimmer reads the lines on which no rule fires and appends what they keep to the
+    # lists (but cwd and version, kept below); it declines the rest (None).
+    skim = None if texts else SKIM_INTO
+    sink = (
+        (
+            *(columns[name] if name in columns else None for name in SKIM_COLUMNS),
+            pricing,
+            blocks.lists() if profile.blocks else None,
+            columns[S.LINE],
+            path_agent,
+        )
+        if skim is not None
+        else ()
+    )
     want_cwd = True
     last_version: str | None = None
     # Lines are zero-copy slices of ``raw`` (orjson reads a memoryview as it reads bytes).
@@ -611,6 +684,21 @@ def _walk(
         if not length:
             continue
         if raw[start] == 0x7B:  # "{": the line is not blank
+            if skim is not None:
+                kept = skim(raw, start, end, number, sink)
+                if kept is not None:
+                    cwd, version = kept
+                    if want_cwd and cwd is not None:
+                        want_cwd = False
+                        add_cwd(cwd)
+                    else:
+                        add_cwd(None)
+                    if version is not None and version != last_version:
+                        last_version = version
+                        add_version(version)
+                    else:
+                        add_version(None)
+                    continue
             line: Any = view[start:end]
         else:
             line = raw[start:end]

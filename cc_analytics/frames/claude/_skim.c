@@ -1,0 +1,1273 @@
+/* A line skimmer for the Claude Code walker (cc_analytics/frames/claude/decode.py).
+ *
+ * skim(raw, start, end, row, flags) reads the bytes raw[start:end] as one strict JSON line in a
+ * single pass (full validation: UTF-8, escapes, numbers, duplicate keys, nesting) and picks the
+ * fields the walker reads. It returns a flat tuple of exactly what the walker would append for
+ * that line, or None: "decline, let the Python walker read this line". It declines every line
+ * on which a walker rule fires (a problem row, a fallback, a field of an unexpected type) and
+ * every line with a subtlety it does not handle itself (a repeated key, an escaped key, an
+ * integer beyond 64 bits, a float or a non-boolean flag where a field is read, ...). The rules
+ * live in Python; this only accepts the lines on which none fires.
+ *
+ * flags: 1 = identity (uuid, session id, agent id), 2 = blocks (measure content blocks).
+ *
+ * The tuple (see _walk): kind, subtype, timestamp, cwd, version, model, message id, request id,
+ * has_envelope, is_sidechain, is_meta, is_compact_summary, is_api_error, has_interrupted_id,
+ * the four usage counts, prompt, compact trigger, compact pre-tokens, uuid, session id,
+ * agent id (None: not a string), pricing ((row, 5m, 1h, web searches, tier, speed) or None),
+ * blocks ((rows, kinds, names, is_error, tokens) or None).
+ *
+ * Plain C99 and the CPython C API.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 128
+#define RESULT_SIZE 26
+
+typedef enum { J_ABSENT = 0, J_NULL, J_TRUE, J_FALSE, J_INT, J_FLOAT, J_STR, J_ARR, J_OBJ } JType;
+
+/* Where a value sits: decides which keys of an object (or elements of an array) are picked. */
+typedef enum {
+    C_SKIP = 0,
+    C_TOP,      /* the line's object */
+    C_MESSAGE,  /* top.message */
+    C_CONTENT,  /* top.message.content (array of blocks) */
+    C_BLOCK,    /* one block of that array */
+    C_RESULTS,  /* block.content (array of tool result items) */
+    C_ITEM,     /* one tool result item */
+    C_USAGE,    /* message.usage */
+    C_CREATION, /* usage.cache_creation */
+    C_SERVER,   /* usage.server_tool_use */
+    C_ATTACH,   /* top.attachment */
+    C_COMPACT   /* top.compactMetadata */
+} Ctx;
+
+/* What a string measures as text: UTF-16 units, CJK units (U+4E00-U+9FA5), pure ASCII. */
+typedef struct {
+    Py_ssize_t units;
+    Py_ssize_t cjk;
+    int ascii;
+} Measure;
+
+typedef struct {
+    JType t;
+    const uint8_t *s; /* span: inside the quotes for strings, the whole token otherwise */
+    const uint8_t *e;
+    int64_t i;        /* J_INT */
+    Measure m;        /* J_STR: the decoded text */
+    int escaped;      /* J_STR: holds a backslash escape */
+    int empty;        /* J_ARR/J_OBJ: no element */
+} Val;
+
+typedef struct {
+    Val type, text, thinking, name, input, content, is_error;
+    const uint8_t *input_s, *input_e; /* the input's JSON text */
+    int input_canonical; /* that text is what orjson.dumps writes of the input */
+    int item_bad;        /* a tool result item with an escaped "type" */
+    Measure results;     /* the joined text of the tool result items */
+} Block;
+
+typedef struct {
+    const uint8_t *s, *e;
+} Span;
+
+typedef struct {
+    const uint8_t *p, *end;
+    int depth;
+    int canonical_depth; /* > 0 inside a tool_use input */
+    int canonical;
+    int fail;
+    /* top level */
+    Val type, uuid, session, stamp, cwd, version, request, sidechain, meta, summary, api_error, interrupted, agent,
+        message, subtype, content, compact, attachment;
+    /* message */
+    Val model, id, mcontent, usage;
+    int content_not_object; /* elements of message.content that are not objects */
+    /* usage */
+    Val counts[4], creation, server, tier, speed, five, hour, searches;
+    /* attachment, compact metadata */
+    Val attach_type, attach_prompt, trigger, pre;
+    /* tool result item being read */
+    Val item_type, item_text;
+    Block *block; /* the block being read */
+} Parser;
+
+/* Scratch space kept between calls (the GIL is held throughout). */
+static Block *blocks_buf = NULL;
+static Py_ssize_t blocks_cap = 0, blocks_len = 0;
+static Span *keys_buf = NULL;
+static Py_ssize_t keys_cap = 0, keys_len = 0;
+static char *text_buf = NULL;
+static Py_ssize_t text_cap = 0;
+
+static PyObject *k_prompt, *k_text, *k_thinking, *k_tool_use, *k_tool_result, *k_system;
+static PyObject *s_user, *s_assistant, *s_system, *s_attachment;
+
+static int parse_value(Parser *P, Val *out, Ctx ctx);
+
+/* --- Bytes ------------------------------------------------------------------------------- */
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static inline uint64_t load64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* The high bit of each byte of v that is a quote, a backslash, a control character or not
+ * ASCII. Borrows only run upwards from such a byte, so the lowest bit set is exact. */
+static inline uint64_t special8(uint64_t v) {
+    uint64_t quote = v ^ (ONES * 0x22), slash = v ^ (ONES * 0x5C);
+    return (((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | ((v - ONES * 0x20) & ~v) | v) & HIGHS;
+}
+
+/* The first byte of p..end that ends a plain ASCII run inside a string (or end). */
+static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end) {
+    while (end - p >= 16) {
+        uint64_t a = special8(load64(p)), b = special8(load64(p + 8));
+        if (a | b) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return a ? p + (__builtin_ctzll(a) >> 3) : p + 8 + (__builtin_ctzll(b) >> 3);
+#else
+            if (!a) p += 8;
+            break;
+#endif
+        }
+        p += 16;
+    }
+    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+    return p;
+}
+
+static inline void skip_ws(Parser *P) {
+    const uint8_t *p = P->p, *start = p;
+    while (p < P->end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    if (p != start && P->canonical_depth) P->canonical = 0;
+    P->p = p;
+}
+
+static inline int hex4(const uint8_t *p, unsigned *out) {
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        uint8_t c = p[k];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+        else return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static inline void count_code_point(Measure *m, unsigned cp) {
+    if (cp >= 0x80) m->ascii = 0;
+    if (cp >= 0x10000) m->units += 2;
+    else {
+        m->units += 1;
+        if (cp >= 0x4E00 && cp <= 0x9FA5) m->cjk += 1;
+    }
+}
+
+/* One UTF-8 sequence starting at p (its lead byte is >= 0x80): its length, or 0 if invalid. */
+static inline int utf8_sequence(const uint8_t *p, const uint8_t *end, unsigned *cp) {
+    uint8_t c = p[0];
+    if (c >= 0xC2 && c <= 0xDF) {
+        if (end - p < 2 || (p[1] & 0xC0) != 0x80) return 0;
+        *cp = ((unsigned)(c & 0x1F) << 6) | (p[1] & 0x3F);
+        return 2;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && p[1] < 0xA0) return 0; /* overlong */
+        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
+        *cp = ((unsigned)(c & 0x0F) << 12) | ((unsigned)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
+        if (c == 0xF0 && p[1] < 0x90) return 0; /* overlong */
+        if (c == 0xF4 && p[1] >= 0x90) return 0; /* beyond U+10FFFF */
+        *cp = ((unsigned)(c & 0x07) << 18) | ((unsigned)(p[1] & 0x3F) << 12) | ((unsigned)(p[2] & 0x3F) << 6) |
+              (p[3] & 0x3F);
+        return 4;
+    }
+    return 0;
+}
+
+/* --- Strings ------------------------------------------------------------------------------ */
+
+/* A string starting at its opening quote; fills out (J_STR, span inside the quotes, measure). */
+static int parse_string(Parser *P, Val *out) {
+    const uint8_t *p = P->p + 1, *end = P->end;
+    Measure m = {0, 0, 1};
+    int escaped = 0;
+    const uint8_t *run = p;
+    for (;;) {
+        p = plain_run(p, end);
+        if (p >= end) return 0;
+        uint8_t c = *p;
+        if (c == '"') break;
+        if (c < 0x20) return 0;
+        m.units += p - run;
+        if (c == '\\') {
+            escaped = 1;
+            if (end - p < 2) return 0;
+            uint8_t x = p[1];
+            switch (x) {
+            case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
+                m.units += 1;
+                p += 2;
+                break;
+            case '/':
+                if (P->canonical_depth) P->canonical = 0; /* orjson writes a bare slash */
+                m.units += 1;
+                p += 2;
+                break;
+            case 'u': {
+                unsigned u;
+                if (end - p < 6 || !hex4(p + 2, &u)) return 0;
+                if (u >= 0xDC00 && u <= 0xDFFF) return 0; /* lone low surrogate */
+                if (u >= 0xD800 && u <= 0xDBFF) {
+                    unsigned low;
+                    if (end - p < 12 || p[6] != '\\' || p[7] != 'u' || !hex4(p + 8, &low)) return 0;
+                    if (low < 0xDC00 || low > 0xDFFF) return 0;
+                    count_code_point(&m, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+                    if (P->canonical_depth) P->canonical = 0;
+                    p += 12;
+                    break;
+                }
+                count_code_point(&m, u);
+                if (P->canonical_depth) {
+                    /* orjson escapes control characters as \u00xx (lowercase), except the short ones */
+                    static const char digits[] = "0123456789abcdef";
+                    if (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0A || u == 0x0C || u == 0x0D || p[2] != '0' ||
+                        p[3] != '0' || p[4] != digits[u >> 4] || p[5] != digits[u & 15])
+                        P->canonical = 0;
+                }
+                p += 6;
+                break;
+            }
+            default:
+                return 0;
+            }
+        } else {
+            unsigned cp;
+            int n = utf8_sequence(p, end, &cp);
+            if (!n) return 0;
+            count_code_point(&m, cp);
+            p += n;
+        }
+        run = p;
+    }
+    m.units += p - run;
+    out->t = J_STR;
+    out->s = P->p + 1;
+    out->e = p;
+    out->m = m;
+    out->escaped = escaped;
+    P->p = p + 1;
+    return 1;
+}
+
+/* --- Numbers and literals ------------------------------------------------------------------- */
+
+static int parse_number(Parser *P, Val *out) {
+    const uint8_t *p = P->p, *end = P->end, *start = p;
+    int negative = 0;
+    if (*p == '-') {
+        negative = 1;
+        p++;
+    }
+    if (p >= end || *p < '0' || *p > '9') return 0;
+    const uint8_t *digits = p;
+    uint64_t value = 0;
+    int overflow = 0;
+    if (*p == '0') p++;
+    else {
+        while (p < end && *p >= '0' && *p <= '9') {
+            unsigned d = (unsigned)(*p - '0');
+            if (value > (UINT64_MAX - d) / 10) overflow = 1;
+            else value = value * 10 + d;
+            p++;
+        }
+    }
+    Py_ssize_t int_digits = p - digits;
+    int is_float = 0;
+    if (p < end && *p == '.') {
+        is_float = 1;
+        p++;
+        if (p >= end || *p < '0' || *p > '9') return 0;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        is_float = 1;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) p++;
+        const uint8_t *exponent = p;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+        if (p == exponent) return 0;
+        if (p - exponent > 2) return 0; /* may overflow a double: the walker reads it its own way */
+    }
+    if (is_float) {
+        if (int_digits > 20) return 0;
+        if (P->canonical_depth) P->canonical = 0;
+        out->t = J_FLOAT;
+    } else {
+        if (overflow) return 0;
+        if (negative) {
+            if (value == 0) return 0; /* -0 */
+            if (value > (uint64_t)INT64_MAX + 1) return 0;
+            out->i = value == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)value;
+        } else {
+            if (value > (uint64_t)INT64_MAX) return 0;
+            out->i = (int64_t)value;
+        }
+        out->t = J_INT;
+    }
+    out->s = start;
+    out->e = p;
+    P->p = p;
+    return 1;
+}
+
+static int parse_literal(Parser *P, Val *out, const char *word, Py_ssize_t n, JType t) {
+    if (P->end - P->p < n || memcmp(P->p, word, (size_t)n) != 0) return 0;
+    out->t = t;
+    out->s = P->p;
+    out->e = P->p + n;
+    P->p += n;
+    return 1;
+}
+
+/* --- Objects and arrays ------------------------------------------------------------------- */
+
+#define KEY(lit) (n == (Py_ssize_t)sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+
+/* Where the value of key k goes in context ctx (NULL: nowhere), and its own context. */
+static Val *target(Parser *P, Ctx ctx, const uint8_t *k, Py_ssize_t n, Ctx *sub) {
+    *sub = C_SKIP;
+    switch (ctx) {
+    case C_TOP:
+        switch (n) {
+        case 4:
+            if (KEY("type")) return &P->type;
+            if (KEY("uuid")) return &P->uuid;
+            return NULL;
+        case 3:
+            return KEY("cwd") ? &P->cwd : NULL;
+        case 6:
+            return KEY("isMeta") ? &P->meta : NULL;
+        case 7:
+            if (KEY("version")) return &P->version;
+            if (KEY("agentId")) return &P->agent;
+            if (KEY("message")) {
+                *sub = C_MESSAGE;
+                return &P->message;
+            }
+            if (KEY("subtype")) return &P->subtype;
+            if (KEY("content")) return &P->content;
+            return NULL;
+        case 9:
+            if (KEY("sessionId")) return &P->session;
+            if (KEY("timestamp")) return &P->stamp;
+            if (KEY("requestId")) return &P->request;
+            return NULL;
+        case 10:
+            if (KEY("attachment")) {
+                *sub = C_ATTACH;
+                return &P->attachment;
+            }
+            return NULL;
+        case 11:
+            return KEY("isSidechain") ? &P->sidechain : NULL;
+        case 15:
+            if (KEY("compactMetadata")) {
+                *sub = C_COMPACT;
+                return &P->compact;
+            }
+            return NULL;
+        case 16:
+            return KEY("isCompactSummary") ? &P->summary : NULL;
+        case 17:
+            return KEY("isApiErrorMessage") ? &P->api_error : NULL;
+        case 20:
+            return KEY("interruptedMessageId") ? &P->interrupted : NULL;
+        default:
+            return NULL;
+        }
+    case C_MESSAGE:
+        if (KEY("model")) return &P->model;
+        if (KEY("id")) return &P->id;
+        if (KEY("content")) {
+            *sub = C_CONTENT;
+            return &P->mcontent;
+        }
+        if (KEY("usage")) {
+            *sub = C_USAGE;
+            return &P->usage;
+        }
+        return NULL;
+    case C_BLOCK: {
+        Block *b = P->block;
+        if (KEY("type")) return &b->type;
+        if (KEY("text")) return &b->text;
+        if (KEY("thinking")) return &b->thinking;
+        if (KEY("name")) return &b->name;
+        if (KEY("input")) return &b->input;
+        if (KEY("is_error")) return &b->is_error;
+        if (KEY("content")) {
+            *sub = C_RESULTS;
+            return &b->content;
+        }
+        return NULL;
+    }
+    case C_ITEM:
+        if (KEY("type")) return &P->item_type;
+        if (KEY("text")) return &P->item_text;
+        return NULL;
+    case C_USAGE:
+        if (KEY("input_tokens")) return &P->counts[0];
+        if (KEY("cache_creation_input_tokens")) return &P->counts[1];
+        if (KEY("cache_read_input_tokens")) return &P->counts[2];
+        if (KEY("output_tokens")) return &P->counts[3];
+        if (KEY("cache_creation")) {
+            *sub = C_CREATION;
+            return &P->creation;
+        }
+        if (KEY("server_tool_use")) {
+            *sub = C_SERVER;
+            return &P->server;
+        }
+        if (KEY("service_tier")) return &P->tier;
+        if (KEY("speed")) return &P->speed;
+        return NULL;
+    case C_CREATION:
+        if (KEY("ephemeral_5m_input_tokens")) return &P->five;
+        if (KEY("ephemeral_1h_input_tokens")) return &P->hour;
+        return NULL;
+    case C_SERVER:
+        return KEY("web_search_requests") ? &P->searches : NULL;
+    case C_ATTACH:
+        if (KEY("type")) return &P->attach_type;
+        if (KEY("prompt")) return &P->attach_prompt;
+        return NULL;
+    case C_COMPACT:
+        if (KEY("trigger")) return &P->trigger;
+        if (KEY("preTokens")) return &P->pre;
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
+static int span_cmp(const void *a, const void *b) {
+    const Span *x = a, *y = b;
+    Py_ssize_t nx = x->e - x->s, ny = y->e - y->s;
+    if (nx != ny) return nx < ny ? -1 : 1;
+    return memcmp(x->s, y->s, (size_t)nx);
+}
+
+/* Whether the keys base.. of the key stack hold a repeat (raw bytes; no key holds an escape). */
+static int repeated(Py_ssize_t base) {
+    Span *keys = keys_buf + base;
+    Py_ssize_t n = keys_len - base;
+    if (n < 2) return 0;
+    if (n <= 24) {
+        for (Py_ssize_t a = 1; a < n; a++) {
+            Py_ssize_t la = keys[a].e - keys[a].s;
+            for (Py_ssize_t b = 0; b < a; b++)
+                if (keys[b].e - keys[b].s == la && memcmp(keys[a].s, keys[b].s, (size_t)la) == 0) return 1;
+        }
+        return 0;
+    }
+    qsort(keys, (size_t)n, sizeof(Span), span_cmp);
+    for (Py_ssize_t a = 1; a < n; a++)
+        if (span_cmp(&keys[a - 1], &keys[a]) == 0) return 1;
+    return 0;
+}
+
+static int push_key(const uint8_t *s, const uint8_t *e) {
+    if (keys_len == keys_cap) {
+        Py_ssize_t cap = keys_cap ? keys_cap * 2 : 256;
+        Span *grown = realloc(keys_buf, (size_t)cap * sizeof(Span));
+        if (!grown) return 0;
+        keys_buf = grown;
+        keys_cap = cap;
+    }
+    keys_buf[keys_len].s = s;
+    keys_buf[keys_len].e = e;
+    keys_len++;
+    return 1;
+}
+
+static Block *new_block(void) {
+    if (blocks_len == blocks_cap) {
+        Py_ssize_t cap = blocks_cap ? blocks_cap * 2 : 64;
+        Block *grown = realloc(blocks_buf, (size_t)cap * sizeof(Block));
+        if (!grown) return NULL;
+        blocks_buf = grown;
+        blocks_cap = cap;
+    }
+    Block *b = &blocks_buf[blocks_len++];
+    memset(b, 0, sizeof(Block));
+    b->results.ascii = 1;
+    return b;
+}
+
+static int is_word(const Val *v, const char *word) {
+    size_t n = strlen(word);
+    return v->t == J_STR && !v->escaped && (size_t)(v->e - v->s) == n && memcmp(v->s, word, n) == 0;
+}
+
+static int parse_object(Parser *P, Val *out, Ctx ctx) {
+    Val scratch;
+    Py_ssize_t base = keys_len;
+    const uint8_t *start = P->p;
+    P->p++;
+    skip_ws(P);
+    if (P->p >= P->end) return 0;
+    out->empty = 1;
+    if (*P->p != '}') {
+        out->empty = 0;
+        for (;;) {
+            if (P->p >= P->end || *P->p != '"') return 0;
+            Val key;
+            if (!parse_string(P, &key)) return 0;
+            if (key.escaped) return 0;
+            if (!push_key(key.s, key.e)) return 0;
+            skip_ws(P);
+            if (P->p >= P->end || *P->p != ':') return 0;
+            P->p++;
+            skip_ws(P);
+            if (P->p >= P->end) return 0;
+            Ctx sub = C_SKIP;
+            Val *slot = ctx == C_SKIP ? NULL : target(P, ctx, key.s, key.e - key.s, &sub);
+            if (slot == NULL) slot = &scratch;
+            if (slot == &P->block->input) {
+                /* A tool input: is its span exactly what orjson.dumps writes of it? */
+                int outer_depth = P->canonical_depth, outer = P->canonical;
+                P->canonical_depth++;
+                P->canonical = 1;
+                P->block->input_s = P->p;
+                if (!parse_value(P, slot, C_SKIP)) return 0;
+                P->block->input_e = P->p;
+                P->block->input_canonical = P->canonical;
+                P->canonical_depth = outer_depth;
+                P->canonical = outer && P->canonical;
+            } else if (!parse_value(P, slot, sub)) {
+                return 0;
+            }
+            skip_ws(P);
+            if (P->p >= P->end) return 0;
+            if (*P->p == ',') {
+                P->p++;
+                skip_ws(P);
+                continue;
+            }
+            if (*P->p == '}') break;
+            return 0;
+        }
+    }
+    P->p++;
+    if (repeated(base)) return 0;
+    keys_len = base;
+    out->t = J_OBJ;
+    out->s = start;
+    out->e = P->p;
+    return 1;
+}
+
+static int parse_array(Parser *P, Val *out, Ctx ctx) {
+    Val scratch;
+    const uint8_t *start = P->p;
+    P->p++;
+    skip_ws(P);
+    if (P->p >= P->end) return 0;
+    out->empty = 1;
+    if (*P->p != ']') {
+        out->empty = 0;
+        for (;;) {
+            if (P->p >= P->end) return 0;
+            if (ctx == C_CONTENT) {
+                if (*P->p == '{') {
+                    Block *b = new_block();
+                    if (!b) return 0;
+                    Block *outer = P->block;
+                    P->block = b;
+                    if (!parse_value(P, &scratch, C_BLOCK)) return 0;
+                    P->block = outer;
+                } else {
+                    P->content_not_object++;
+                    if (!parse_value(P, &scratch, C_SKIP)) return 0;
+                }
+            } else if (ctx == C_RESULTS && *P->p == '{') {
+                memset(&P->item_type, 0, sizeof(Val));
+                memset(&P->item_text, 0, sizeof(Val));
+                if (!parse_value(P, &scratch, C_ITEM)) return 0;
+                if (P->item_type.t == J_STR && P->item_type.escaped) P->block->item_bad = 1;
+                else if (is_word(&P->item_type, "text") && P->item_text.t == J_STR) {
+                    Measure *r = &P->block->results;
+                    r->units += P->item_text.m.units;
+                    r->cjk += P->item_text.m.cjk;
+                    r->ascii = r->ascii && P->item_text.m.ascii;
+                }
+            } else if (!parse_value(P, &scratch, C_SKIP)) {
+                return 0;
+            }
+            skip_ws(P);
+            if (P->p >= P->end) return 0;
+            if (*P->p == ',') {
+                P->p++;
+                skip_ws(P);
+                continue;
+            }
+            if (*P->p == ']') break;
+            return 0;
+        }
+    }
+    P->p++;
+    out->t = J_ARR;
+    out->s = start;
+    out->e = P->p;
+    return 1;
+}
+
+/* The value at P->p (no whitespace before it). Objects and arrays take ctx when it is theirs. */
+static int parse_value(Parser *P, Val *out, Ctx ctx) {
+    switch (*P->p) {
+    case '{':
+    case '[': {
+        if (++P->depth > MAX_DEPTH) return 0;
+        int ok;
+        if (*P->p == '{') {
+            int object_ctx = ctx == C_TOP || ctx == C_MESSAGE || ctx == C_BLOCK || ctx == C_ITEM || ctx == C_USAGE ||
+                             ctx == C_CREATION || ctx == C_SERVER || ctx == C_ATTACH || ctx == C_COMPACT;
+            ok = parse_object(P, out, object_ctx ? ctx : C_SKIP);
+        } else {
+            ok = parse_array(P, out, (ctx == C_CONTENT || ctx == C_RESULTS) ? ctx : C_SKIP);
+        }
+        P->depth--;
+        return ok;
+    }
+    case '"':
+        return parse_string(P, out);
+    case 't':
+        return parse_literal(P, out, "true", 4, J_TRUE);
+    case 'f':
+        return parse_literal(P, out, "false", 5, J_FALSE);
+    case 'n':
+        return parse_literal(P, out, "null", 4, J_NULL);
+    default:
+        return parse_number(P, out);
+    }
+}
+
+/* --- Python values ------------------------------------------------------------------------ */
+
+/* Decode the escapes of a validated string span into dst (never longer than the span). */
+static Py_ssize_t unescape(const uint8_t *s, const uint8_t *e, char *dst) {
+    char *d = dst;
+    while (s < e) {
+        if (*s != '\\') {
+            *d++ = (char)*s++;
+            continue;
+        }
+        uint8_t x = s[1];
+        unsigned cp = 0;
+        switch (x) {
+        case 'b': *d++ = '\b'; s += 2; continue;
+        case 'f': *d++ = '\f'; s += 2; continue;
+        case 'n': *d++ = '\n'; s += 2; continue;
+        case 'r': *d++ = '\r'; s += 2; continue;
+        case 't': *d++ = '\t'; s += 2; continue;
+        case 'u':
+            hex4(s + 2, &cp);
+            s += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                unsigned low = 0xDC00;
+                hex4(s + 2, &low);
+                s += 6;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            }
+            if (cp < 0x80) *d++ = (char)cp;
+            else if (cp < 0x800) {
+                *d++ = (char)(0xC0 | (cp >> 6));
+                *d++ = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                *d++ = (char)(0xE0 | (cp >> 12));
+                *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *d++ = (char)(0x80 | (cp & 0x3F));
+            } else {
+                *d++ = (char)(0xF0 | (cp >> 18));
+                *d++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+                *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *d++ = (char)(0x80 | (cp & 0x3F));
+            }
+            continue;
+        default: /* quote, backslash, slash */
+            *d++ = (char)x;
+            s += 2;
+            continue;
+        }
+    }
+    return d - dst;
+}
+
+static int reserve_text(Py_ssize_t n) {
+    if (n <= text_cap) return 1;
+    Py_ssize_t cap = n < 4096 ? 4096 : n * 2;
+    char *grown = realloc(text_buf, (size_t)cap);
+    if (!grown) return 0;
+    text_buf = grown;
+    text_cap = cap;
+    return 1;
+}
+
+static PyObject *ascii_str(const char *s, Py_ssize_t n) {
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out) memcpy(PyUnicode_DATA(out), s, (size_t)n);
+    return out;
+}
+
+/* The Python str of a J_STR value. */
+static PyObject *str_of(const Val *v) {
+    Py_ssize_t n = v->e - v->s;
+    if (!v->escaped) {
+        if (v->m.ascii) return ascii_str((const char *)v->s, n);
+        return PyUnicode_DecodeUTF8((const char *)v->s, n, NULL);
+    }
+    if (!reserve_text(n)) return PyErr_NoMemory();
+    Py_ssize_t len = unescape(v->s, v->e, text_buf);
+    return v->m.ascii ? ascii_str(text_buf, len) : PyUnicode_DecodeUTF8(text_buf, len, NULL);
+}
+
+static PyObject *str_or_none(const Val *v) {
+    if (v->t == J_STR) return str_of(v);
+    Py_RETURN_NONE;
+}
+
+static PyObject *kind_str(const Val *v) {
+    PyObject *known = NULL;
+    if (is_word(v, "user")) known = s_user;
+    else if (is_word(v, "assistant")) known = s_assistant;
+    else if (is_word(v, "system")) known = s_system;
+    else if (is_word(v, "attachment")) known = s_attachment;
+    if (known) {
+        Py_INCREF(known);
+        return known;
+    }
+    return str_of(v);
+}
+
+/* bool(value) of a field read with obj.get(): -1 where the skimmer declines to say. */
+static int flag(const Val *v) {
+    if (v->t == J_ABSENT || v->t == J_NULL || v->t == J_FALSE) return 0;
+    if (v->t == J_TRUE) return 1;
+    return -1;
+}
+
+/* An integer field of pricing: None/absent, or an Int64 integer; -1 where a problem would fire. */
+static int optional_int(const Val *v, PyObject **out) {
+    if (v->t == J_ABSENT || v->t == J_NULL) {
+        Py_INCREF(Py_None);
+        *out = Py_None;
+        return 1;
+    }
+    if (v->t != J_INT) return 0;
+    *out = PyLong_FromLongLong(v->i);
+    return *out ? 1 : -1;
+}
+
+static int optional_str(const Val *v, PyObject **out) {
+    if (v->t == J_ABSENT || v->t == J_NULL) {
+        Py_INCREF(Py_None);
+        *out = Py_None;
+        return 1;
+    }
+    if (v->t != J_STR) return 0;
+    *out = str_of(v);
+    return *out ? 1 : -1;
+}
+
+/* The estimate of a text (frames/estimate.py): ceil(cjk / 1.5 + other / 4), exactly. */
+static long long tokens_of(Py_ssize_t units, Py_ssize_t cjk) {
+    long long twelfths = 8LL * cjk + 3LL * (units - cjk);
+    return (twelfths + 11) / 12;
+}
+
+/* The UTF-16 units and CJK units of a validated UTF-8 span (a tool input as JSON text). */
+static void measure_raw(const uint8_t *p, const uint8_t *e, Measure *m) {
+    m->units = 0;
+    m->cjk = 0;
+    m->ascii = 1;
+    while (p < e) {
+        while (e - p >= 8 && !(load64(p) & HIGHS)) {
+            p += 8;
+            m->units += 8;
+        }
+        if (p >= e) break;
+        if (*p < 0x80) {
+            p++;
+            m->units++;
+            continue;
+        }
+        unsigned cp = 0;
+        int n = utf8_sequence(p, e, &cp);
+        count_code_point(m, cp);
+        p += n;
+    }
+}
+
+/* --- The line ------------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject *kind; /* borrowed constant */
+    PyObject *name; /* new reference or NULL (None) */
+    int is_error;   /* -1: None */
+    long long tokens;
+} OutBlock;
+
+#define DECLINE_IF(cond) \
+    do {                 \
+        if (cond) goto decline; \
+    } while (0)
+
+static PyObject *skim_line(PyObject *raw, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row, long flags) {
+    const uint8_t *data;
+    Py_ssize_t size;
+    Py_buffer view;
+    int has_view = 0;
+    if (PyBytes_CheckExact(raw)) {
+        data = (const uint8_t *)PyBytes_AS_STRING(raw);
+        size = PyBytes_GET_SIZE(raw);
+    } else {
+        if (PyObject_GetBuffer(raw, &view, PyBUF_SIMPLE) < 0) return NULL;
+        has_view = 1;
+        data = view.buf;
+        size = view.len;
+    }
+    PyObject *result = NULL, *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
+    PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
+    PyObject *usage[4] = {NULL, NULL, NULL, NULL};
+    OutBlock *out_blocks = NULL;
+    Py_ssize_t out_count = 0, nblocks = 0;
+    int has_pricing = 0, synthetic = 0, ok = 0;
+    int user, assistant, system, attachment, envelope, sidechain, meta, summary, api_error;
+    Parser P;
+    Block dummy; /* P.block is never NULL: keys outside blocks compare against its input */
+    Val top;
+    if (PyErr_Occurred()) goto error;
+    if (start < 0 || end > size || start >= end) {
+        PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
+        goto error;
+    }
+    int identity = (flags & 1) != 0, measure = (flags & 2) != 0;
+    memset(&P, 0, sizeof(P));
+    P.p = data + start;
+    P.end = data + end;
+    blocks_len = 0;
+    keys_len = 0;
+    P.block = &dummy;
+    DECLINE_IF(*P.p != '{');
+    memset(&top, 0, sizeof(top));
+    DECLINE_IF(!parse_value(&P, &top, C_TOP));
+    skip_ws(&P);
+    DECLINE_IF(P.p != P.end);
+
+    /* The rules of _walk, for lines on which none of them reports a problem. */
+    DECLINE_IF(P.type.t != J_STR || P.type.escaped);
+    user = is_word(&P.type, "user");
+    assistant = is_word(&P.type, "assistant");
+    system = is_word(&P.type, "system");
+    attachment = is_word(&P.type, "attachment");
+    envelope = user || assistant || system || attachment;
+    if (envelope) {
+        DECLINE_IF(P.uuid.t != J_STR || P.session.t != J_STR || P.stamp.t != J_STR);
+        DECLINE_IF(P.stamp.escaped);
+        DECLINE_IF(P.stamp.e - P.stamp.s >= 4 && memcmp(P.stamp.s, "0000", 4) == 0);
+    }
+    sidechain = flag(&P.sidechain);
+    meta = flag(&P.meta);
+    summary = flag(&P.summary);
+    api_error = flag(&P.api_error);
+    DECLINE_IF(sidechain < 0 || meta < 0 || summary < 0 || api_error < 0);
+
+    nblocks = blocks_len;
+    out_blocks = PyMem_Malloc((size_t)(nblocks + 1) * sizeof(OutBlock));
+    if (!out_blocks) {
+        PyErr_NoMemory();
+        goto error;
+    }
+
+    if (user) {
+        Val *content = P.message.t == J_OBJ ? &P.mcontent : NULL;
+        DECLINE_IF(content == NULL || (content->t != J_STR && content->t != J_ARR));
+        if (content->t == J_STR) {
+            prompt = str_of(content);
+            if (!prompt) goto error;
+            out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(content->m.units, content->m.cjk)};
+        } else {
+            Py_ssize_t texts = 0, bytes = 0, units = 0, cjk = 0;
+            int ascii = 1;
+            for (Py_ssize_t k = 0; k < nblocks; k++) {
+                Block *b = &blocks_buf[k];
+                DECLINE_IF(b->type.t == J_STR && b->type.escaped);
+                if (is_word(&b->type, "text")) {
+                    if (b->text.t == J_STR) {
+                        texts++;
+                        bytes += b->text.e - b->text.s;
+                        units += b->text.m.units;
+                        cjk += b->text.m.cjk;
+                        ascii = ascii && b->text.m.ascii;
+                    }
+                } else if (is_word(&b->type, "tool_result")) {
+                    Measure m;
+                    if (b->content.t == J_STR) m = b->content.m;
+                    else if (b->content.t == J_ARR) {
+                        DECLINE_IF(b->item_bad);
+                        m = b->results;
+                    } else goto decline;
+                    int error = flag(&b->is_error);
+                    DECLINE_IF(error < 0);
+                    out_blocks[out_count++] = (OutBlock){k_tool_result, NULL, error, tokens_of(m.units, m.cjk)};
+                }
+            }
+            if (texts) {
+                bytes += texts - 1;
+                if (!reserve_text(bytes)) {
+                    PyErr_NoMemory();
+                    goto error;
+                }
+                char *d = text_buf;
+                Py_ssize_t seen = 0;
+                for (Py_ssize_t k = 0; k < nblocks; k++) {
+                    Block *b = &blocks_buf[k];
+                    if (!is_word(&b->type, "text") || b->text.t != J_STR) continue;
+                    if (seen++) *d++ = ' ';
+                    if (b->text.escaped) d += unescape(b->text.s, b->text.e, d);
+                    else {
+                        memcpy(d, b->text.s, (size_t)(b->text.e - b->text.s));
+                        d += b->text.e - b->text.s;
+                    }
+                }
+                prompt = ascii ? ascii_str(text_buf, d - text_buf) : PyUnicode_DecodeUTF8(text_buf, d - text_buf, NULL);
+                if (!prompt) goto error;
+                units += texts - 1;
+                out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(units, cjk)};
+            }
+        }
+    } else if (assistant) {
+        DECLINE_IF(P.message.t != J_OBJ);
+        Val *content = &P.mcontent;
+        DECLINE_IF(content->t != J_ARR && content->t != J_ABSENT && content->t != J_NULL);
+        if (content->t == J_ARR) {
+            DECLINE_IF(P.content_not_object);
+            for (Py_ssize_t k = 0; k < nblocks; k++) {
+                Block *b = &blocks_buf[k];
+                DECLINE_IF(b->type.t == J_STR && b->type.escaped);
+                if (is_word(&b->type, "text")) {
+                    DECLINE_IF(b->text.t != J_STR);
+                    out_blocks[out_count++] = (OutBlock){k_text, NULL, -1, tokens_of(b->text.m.units, b->text.m.cjk)};
+                } else if (is_word(&b->type, "thinking")) {
+                    DECLINE_IF(b->thinking.t != J_STR);
+                    out_blocks[out_count++] =
+                        (OutBlock){k_thinking, NULL, -1, tokens_of(b->thinking.m.units, b->thinking.m.cjk)};
+                } else if (is_word(&b->type, "tool_use")) {
+                    Measure payload;
+                    if (b->input.t == J_ABSENT) {
+                        payload.units = 4; /* null */
+                        payload.cjk = 0;
+                    } else {
+                        DECLINE_IF(!b->input_canonical);
+                        measure_raw(b->input_s, b->input_e, &payload);
+                    }
+                    Py_ssize_t units = payload.units, cjk = payload.cjk;
+                    PyObject *name = NULL;
+                    if (b->name.t == J_STR) {
+                        units += b->name.m.units;
+                        cjk += b->name.m.cjk;
+                        if (measure) {
+                            name = str_of(&b->name);
+                            if (!name) goto error;
+                        }
+                    }
+                    out_blocks[out_count++] = (OutBlock){k_tool_use, name, -1, tokens_of(units, cjk)};
+                }
+            }
+        }
+        if (P.usage.t == J_OBJ) {
+            /* An empty usage object reads as no usage (_usage); pricing is kept all the same. */
+            for (int k = 0; k < 4 && !P.usage.empty; k++) {
+                Val *v = &P.counts[k];
+                if (v->t == J_ABSENT || v->t == J_NULL) usage[k] = PyLong_FromLong(0);
+                else if (v->t == J_INT) usage[k] = PyLong_FromLongLong(v->i);
+                else goto decline;
+                if (!usage[k]) goto error;
+            }
+            if (P.creation.t != J_OBJ) {
+                memset(&P.five, 0, sizeof(Val));
+                memset(&P.hour, 0, sizeof(Val));
+            }
+            if (P.server.t != J_OBJ) memset(&P.searches, 0, sizeof(Val));
+            if ((ok = optional_int(&P.five, &five)) <= 0) goto failed;
+            if ((ok = optional_int(&P.hour, &hour)) <= 0) goto failed;
+            if ((ok = optional_int(&P.searches, &searches)) <= 0) goto failed;
+            if ((ok = optional_str(&P.tier, &tier)) <= 0) goto failed;
+            if ((ok = optional_str(&P.speed, &speed)) <= 0) goto failed;
+            has_pricing = 1;
+            goto priced;
+        failed:
+            if (ok < 0) goto error;
+            goto decline;
+        priced:;
+        } else {
+            DECLINE_IF(P.usage.t != J_ABSENT && P.usage.t != J_NULL);
+        }
+        synthetic = is_word(&P.model, "<synthetic>");
+        DECLINE_IF(P.model.t == J_STR && P.model.escaped);
+    } else if (system) {
+        DECLINE_IF(P.subtype.t == J_STR && P.subtype.escaped);
+        if (is_word(&P.subtype, "compact_boundary")) {
+            if (P.compact.t == J_OBJ) {
+                if (P.trigger.t == J_STR) {
+                    trigger = str_of(&P.trigger);
+                    if (!trigger) goto error;
+                }
+                if (P.pre.t == J_INT) {
+                    pre = PyLong_FromLongLong(P.pre.i);
+                    if (!pre) goto error;
+                }
+            }
+        } else if (P.content.t == J_STR && P.content.e > P.content.s) {
+            out_blocks[out_count++] =
+                (OutBlock){k_system, NULL, -1, tokens_of(P.content.m.units, P.content.m.cjk)};
+        }
+        synthetic = is_word(&P.subtype, "api_error");
+    } else if (attachment) {
+        if (P.attachment.t == J_OBJ) {
+            DECLINE_IF(P.attach_type.t == J_STR && P.attach_type.escaped);
+            if (is_word(&P.attach_type, "queued_command") && P.attach_prompt.t == J_STR &&
+                P.attach_prompt.e > P.attach_prompt.s) {
+                out_blocks[out_count++] =
+                    (OutBlock){k_prompt, NULL, -1, tokens_of(P.attach_prompt.m.units, P.attach_prompt.m.cjk)};
+            }
+        }
+    }
+
+    if (has_pricing) {
+        pricing = PyTuple_New(6);
+        if (!pricing) goto error;
+        PyTuple_SET_ITEM(pricing, 0, PyLong_FromSsize_t(row));
+        PyTuple_SET_ITEM(pricing, 1, five);
+        PyTuple_SET_ITEM(pricing, 2, hour);
+        PyTuple_SET_ITEM(pricing, 3, searches);
+        PyTuple_SET_ITEM(pricing, 4, tier);
+        PyTuple_SET_ITEM(pricing, 5, speed);
+        five = hour = searches = tier = speed = NULL;
+        if (!PyTuple_GET_ITEM(pricing, 0)) goto error;
+    }
+    if (measure && out_count) {
+        blocks = PyTuple_New(5);
+        if (!blocks) goto error;
+        for (int c = 0; c < 5; c++) {
+            PyObject *column = PyList_New(out_count);
+            if (!column) goto error;
+            PyTuple_SET_ITEM(blocks, c, column);
+        }
+        for (Py_ssize_t k = 0; k < out_count; k++) {
+            OutBlock *o = &out_blocks[k];
+            PyObject *r = PyLong_FromSsize_t(row), *t = PyLong_FromLongLong(o->tokens);
+            if (!r || !t) {
+                Py_XDECREF(r);
+                Py_XDECREF(t);
+                goto error;
+            }
+            PyObject *name = o->name ? o->name : Py_None;
+            PyObject *error = o->is_error < 0 ? Py_None : o->is_error ? Py_True : Py_False;
+            o->name = NULL;
+            if (name == Py_None) Py_INCREF(name);
+            Py_INCREF(error);
+            Py_INCREF(o->kind);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 0), k, r);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 1), k, o->kind);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 2), k, name);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 3), k, error);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 4), k, t);
+        }
+    }
+
+    result = PyTuple_New(RESULT_SIZE);
+    if (!result) goto error;
+#define SET(i, value)                           \
+    do {                                        \
+        PyObject *v_ = (value);                 \
+        if (!v_) goto error;                    \
+        PyTuple_SET_ITEM(result, (i), v_);      \
+    } while (0)
+#define NONE() (Py_INCREF(Py_None), Py_None)
+#define BOOL(x) ((x) ? (Py_INCREF(Py_True), Py_True) : (Py_INCREF(Py_False), Py_False))
+    SET(0, kind_str(&P.type));
+    SET(1, system ? str_or_none(&P.subtype) : NONE());
+    SET(2, str_or_none(&P.stamp));
+    SET(3, str_or_none(&P.cwd));
+    SET(4, str_or_none(&P.version));
+    SET(5, assistant ? str_or_none(&P.model) : NONE());
+    SET(6, assistant ? str_or_none(&P.id) : NONE());
+    SET(7, assistant ? str_or_none(&P.request) : NONE());
+    SET(8, BOOL(envelope));
+    SET(9, BOOL(sidechain));
+    SET(10, BOOL(meta));
+    SET(11, BOOL(summary));
+    SET(12, BOOL(synthetic || api_error));
+    SET(13, BOOL(user && P.interrupted.t == J_STR));
+    for (int k = 0; k < 4; k++) {
+        SET(14 + k, usage[k] ? usage[k] : NONE());
+        usage[k] = NULL;
+    }
+    SET(18, prompt ? prompt : NONE());
+    prompt = NULL;
+    SET(19, trigger ? trigger : NONE());
+    trigger = NULL;
+    SET(20, pre ? pre : NONE());
+    pre = NULL;
+    SET(21, identity ? str_or_none(&P.uuid) : NONE());
+    SET(22, identity ? str_or_none(&P.session) : NONE());
+    SET(23, identity ? str_or_none(&P.agent) : NONE());
+    SET(24, pricing ? pricing : NONE());
+    pricing = NULL;
+    SET(25, blocks ? blocks : NONE());
+    blocks = NULL;
+#undef SET
+#undef NONE
+#undef BOOL
+    PyMem_Free(out_blocks);
+    if (has_view) PyBuffer_Release(&view);
+    return result;
+
+decline:
+    result = Py_None;
+    Py_INCREF(result);
+error:
+    if (out_blocks) {
+        for (Py_ssize_t k = 0; k < out_count; k++) Py_XDECREF(out_blocks[k].name);
+        PyMem_Free(out_blocks);
+    }
+    for (int k = 0; k < 4; k++) Py_XDECREF(usage[k]);
+    Py_XDECREF(prompt);
+    Py_XDECREF(trigger);
+    Py_XDECREF(pre);
+    Py_XDECREF(pricing);
+    Py_XDECREF(blocks);
+    Py_XDECREF(five);
+    Py_XDECREF(hour);
+    Py_XDECREF(searches);
+    Py_XDECREF(tier);
+    Py_XDECREF(speed);
+    if (has_view) PyBuffer_Release(&view);
+    if (result && result != Py_None) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    return result;
+}
+
+static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t row = PyLong_AsSsize_t(args[3]);
+    long flags = PyLong_AsLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    return skim_line(args[0], start, end, row, flags);
+}
+
+/* The sink of skim_into: the walker's lists, at the index of the value they take in skim's
+ * tuple (None at CWD and VERSION, and at the identity lists without identity), then the
+ * pricing list, the five block lists (or None: blocks not kept), the line numbers, the agent
+ * id of the file's path. */
+enum { SINK_CWD = 3, SINK_VERSION = 4, SINK_AGENT = 23, SINK_PRICING = 24, SINK_BLOCKS = 25, SINK_LINES = 26,
+       SINK_PATH_AGENT = 27, SINK_SIZE = 28 };
+
+static PyObject *skim_into(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5 || !PyTuple_CheckExact(args[4]) || PyTuple_GET_SIZE(args[4]) != SINK_SIZE) {
+        PyErr_SetString(PyExc_TypeError, "skim_into(raw, start, end, number, sink)");
+        return NULL;
+    }
+    PyObject *sink = args[4];
+    PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES), *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
+    if (!PyList_CheckExact(lines)) {
+        PyErr_SetString(PyExc_TypeError, "skim_into: the sink's line numbers are not a list");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
+    if (start == -1 && PyErr_Occurred()) return NULL;
+    if (end == -1 && PyErr_Occurred()) return NULL;
+    long flags = (PyTuple_GET_ITEM(sink, 21) != Py_None ? 1 : 0) | (blocks != Py_None ? 2 : 0);
+    PyObject *got = skim_line(args[0], start, end, PyList_GET_SIZE(lines), flags);
+    if (got == NULL || got == Py_None) return got;
+    PyObject *kept = NULL;
+    if (PyList_Append(lines, args[3]) < 0) goto done;
+    for (Py_ssize_t k = 0; k < RESULT_SIZE; k++) {
+        PyObject *value = PyTuple_GET_ITEM(got, k), *list = k < SINK_PRICING ? PyTuple_GET_ITEM(sink, k) : NULL;
+        if (k == SINK_CWD || k == SINK_VERSION) continue;
+        if (k == SINK_PRICING) {
+            if (value != Py_None && PyList_Append(PyTuple_GET_ITEM(sink, SINK_PRICING), value) < 0) goto done;
+        } else if (k == SINK_BLOCKS) {
+            if (value == Py_None || blocks == Py_None) continue;
+            for (Py_ssize_t c = 0; c < 5; c++) {
+                PyObject *column = PyTuple_GET_ITEM(blocks, c);
+                Py_ssize_t at = PyList_GET_SIZE(column);
+                if (PyList_SetSlice(column, at, at, PyTuple_GET_ITEM(value, c)) < 0) goto done;
+            }
+        } else if (list != Py_None) {
+            if (k == SINK_AGENT && value == Py_None) value = PyTuple_GET_ITEM(sink, SINK_PATH_AGENT);
+            if (PyList_Append(list, value) < 0) goto done;
+        }
+    }
+    kept = PyTuple_Pack(2, PyTuple_GET_ITEM(got, SINK_CWD), PyTuple_GET_ITEM(got, SINK_VERSION));
+done:
+    Py_DECREF(got);
+    return kept;
+}
+
+/* --- The module ---------------------------------------------------------------------------- */
+
+static PyMethodDef skim_methods[] = {
+    {"skim", (PyCFunction)(void (*)(void))skim, METH_FASTCALL,
+     "skim(raw, start, end, row, flags) -> tuple | None\n\n"
+     "What the walker keeps of the line raw[start:end], or None where the walker must read it."},
+    {"skim_into", (PyCFunction)(void (*)(void))skim_into, METH_FASTCALL,
+     "skim_into(raw, start, end, number, sink) -> (cwd, version) | None\n\n"
+     "skim() of raw[start:end], its values appended to the walker's lists (but cwd and version)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef skim_module = {
+    PyModuleDef_HEAD_INIT, "_skim", "A C skimmer of clean Claude Code lines (see decode.py).", -1, skim_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+static int intern(PyObject **slot, const char *text) {
+    *slot = PyUnicode_InternFromString(text);
+    return *slot != NULL;
+}
+
+PyMODINIT_FUNC PyInit__skim(void) {
+    if (!intern(&k_prompt, "prompt") || !intern(&k_text, "text") || !intern(&k_thinking, "thinking") ||
+        !intern(&k_tool_use, "tool_use") || !intern(&k_tool_result, "tool_result") || !intern(&k_system, "system") ||
+        !intern(&s_user, "user") || !intern(&s_assistant, "assistant") || !intern(&s_system, "system") ||
+        !intern(&s_attachment, "attachment"))
+        return NULL;
+    return PyModule_Create(&skim_module);
+}

@@ -1,0 +1,323 @@
+"""The C skimmer of the Claude Code walker (``_skim.c``): with it, every profile it serves decodes
+exactly what the pure Python walker decodes (events, blocks, problems), on every corpus we have
+and on mutated, random and hostile lines; and it never crashes on arbitrary bytes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from cc_analytics.frames.claude import decode
+from cc_analytics.frames.claude.decode import REQUESTS, SESSIONS, TURNS, Profile, decode_files
+from cc_analytics.frames.claude.discovery import TranscriptFile, discover
+from tests.conftest import ROOT, shared_path
+from tests.fuzz.mutations import lines, mutate_line
+
+try:
+    from cc_analytics.frames.claude._skim import skim, skim_into
+except ImportError:
+    pytest.skip(
+        "the C skimmer (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
+        allow_module_level=True,
+    )
+
+PROFILES = (SESSIONS, TURNS, REQUESTS)
+FAKE = TranscriptFile(Path("/nowhere/11111111-2222-4333-8444-555555555555.jsonl"), "s", None, "main", "p", 0)
+AGENT_FILE = TranscriptFile(Path("/nowhere/agent-x.jsonl"), "s", "x", "subagents-dir", "p", 0)
+
+
+def assert_same_decoding(files: list[TranscriptFile], contents: list[bytes] | None = None) -> None:
+    """Each profile the skimmer serves decodes the same with it as without it."""
+    for profile in PROFILES:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(decode, "SKIM_INTO", skim_into)
+            fast = decode_files(files, profile, contents=contents)
+            patch.setattr(decode, "SKIM_INTO", None)
+            pure = decode_files(files, profile, contents=contents)
+        for got, want in zip(fast, pure, strict=True):
+            assert_frame_equal(got, want)
+
+
+def transcripts_under(*folders: Path) -> list[TranscriptFile]:
+    return [f for f in discover([folder for folder in folders if folder.exists()])]
+
+
+def test_the_walker_uses_the_skimmer() -> None:
+    assert decode.SKIM_INTO is skim_into or decode.SKIM_INTO is None  # None only under CC_ANALYTICS_PURE_PYTHON
+
+
+def test_the_samples_and_the_test_transcripts() -> None:
+    files = transcripts_under(ROOT / "data-samples", ROOT / "tests")
+    assert len(files) > 20
+    assert_same_decoding(files)
+
+
+def test_the_shared_transcripts() -> None:
+    files = discover([shared_path("data", "claude")])
+    assert_same_decoding(files)
+
+
+@pytest.mark.slow
+def test_the_benchmark_corpus(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        corpus = importlib.import_module("corpus")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    corpus.generate(tmp_path, size_mb=3, sessions=10, seed=2)
+    files = discover([tmp_path])
+    assert files
+    assert_same_decoding(files)
+
+
+def decline_rate(raw: bytes) -> float:
+    spans = []
+    start = 0
+    for line in raw.split(b"\n"):
+        if line[:1] == b"{":
+            spans.append((start, start + len(line)))
+        start += len(line) + 1
+    declined = sum(skim(raw, s, e, 0, 3) is None for s, e in spans)
+    return declined / max(len(spans), 1)
+
+
+def test_the_skimmer_reads_the_common_lines() -> None:
+    # The samples are ordinary transcripts: the skimmer must read nearly all of them itself.
+    raw = b"\n".join(f.path.read_bytes() for f in discover([ROOT / "data-samples" / "claude"]))
+    assert decline_rate(raw) < 0.05
+
+
+# --- Lines the skimmer must decline or read exactly ----------------------------------------------
+
+BASE = {
+    "parentUuid": None,
+    "isSidechain": False,
+    "cwd": "/w",
+    "sessionId": "s1",
+    "version": "2.1.40",
+    "type": "assistant",
+    "uuid": "u1",
+    "timestamp": "2026-03-01T10:00:00.000Z",
+    "requestId": "req_1",
+    "message": {
+        "model": "claude-opus-4-5",
+        "id": "msg_1",
+        "content": [
+            {"type": "text", "text": "héllo 你好 😀"},
+            {"type": "thinking", "thinking": "hmm"},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls\n", "n": 3, "x": [True, None]}},
+        ],
+        "usage": {
+            "input_tokens": 1,
+            "cache_creation_input_tokens": 2,
+            "cache_read_input_tokens": 3,
+            "output_tokens": 4,
+            "cache_creation": {"ephemeral_5m_input_tokens": 2, "ephemeral_1h_input_tokens": 0},
+            "server_tool_use": {"web_search_requests": 0},
+            "service_tier": "standard",
+        },
+    },
+}
+USER = {
+    "type": "user",
+    "uuid": "u2",
+    "sessionId": "s1",
+    "timestamp": "2026-03-01T10:00:01.000Z",
+    "cwd": "/w",
+    "message": {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "a"}, {"type": "x"}]},
+            {"type": "text", "text": 'do "it"\\n'},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "é", "is_error": True},
+            {"type": "text", "text": "second 你"},
+            "stray",
+        ],
+    },
+    "interruptedMessageId": "m",
+    "toolUseResult": {"stdout": "x" * 50, "n": 1.5e10, "deep": [[[{"a": -0.0}]]]},
+}
+SYSTEM = {
+    "type": "system",
+    "subtype": "compact_boundary",
+    "uuid": "u3",
+    "sessionId": "s1",
+    "timestamp": "2026-03-01T10:00:02.000Z",
+    "content": "Conversation compacted",
+    "compactMetadata": {"trigger": "auto", "preTokens": 155000},
+}
+ATTACHMENT = {
+    "type": "attachment",
+    "uuid": "u4",
+    "sessionId": "s1",
+    "timestamp": "2026-03-01T10:00:03.000Z",
+    "attachment": {"type": "queued_command", "prompt": "next 😀"},
+    "agentId": "a1",
+}
+OTHER = {"type": "summary", "summary": "x", "leafUuid": "u1", "isMeta": True}
+
+HOSTILE = [
+    b'{"type":"user","type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":"a"}}',
+    b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":"a","content":[]}}',
+    b'{"type":"summary","x":{"k":1,"k":2}}',
+    b'{"typ\\u0065":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z"}',
+    b'{"type":"us\\u0065r","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":"a"}}',
+    b'{"type":"summary","x":"\\ud800"}',
+    b'{"type":"summary","x":"\\udc00"}',
+    b'{"type":"summary","x":"\\ud83d\\ude00 \\u00e9 \\/"}',
+    b'{"type":"summary","x":"\xed\xa0\x80"}',
+    b'{"type":"summary","x":"\xc0\xaf"}',
+    b'{"type":"summary","x":"\xf4\x90\x80\x80"}',
+    b'{"type":"summary","x":"a\tb"}',
+    b'{"type":"summary","x":NaN}',
+    b'{"type":"summary","x":01}',
+    b'{"type":"summary","x":-0}',
+    b'{"type":"summary","x":1e400}',
+    b'{"type":"summary","x":1.5e-400}',
+    b'{"type":"summary","x":9223372036854775808}',
+    b'{"type":"summary","x":-9223372036854775808}',
+    b'{"type":"summary","x":18446744073709551616}',
+    b'{"type":"summary"} x',
+    b'{"type":"summary"}\r',
+    b'{"type":"summary"}  \t',
+    b'{"type":"summary",}',
+    b'{"type":"summary"',
+    b'\xef\xbb\xbf{"type":"summary"}',
+    b'{"type":"summary","d":' + b"[" * 127 + b"]" * 127 + b"}",
+    b'{"type":"summary","d":' + b"[" * 128 + b"]" * 128 + b"}",
+    b'{"type":"summary","d":' + b"[" * 2000 + b"]" * 2000 + b"}",
+    b'{"type":"summary","isSidechain":"",  "isMeta":0}',
+    b'{"type":"summary","isSidechain":[1]}',
+    b'{"type":5}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"0000-01-01T00:00:00Z","message":{}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"usage":{}}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"usage":{"input_tokens":null}}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"usage":{"input_tokens":1.0}}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"usage":{"input_tokens":true}}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"usage":0}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"usage":{"cache_creation":"x","speed":"fast"}}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"usage":{"service_tier":5}}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","name":"\\u00e9","input":{"a":"\\u0001\\n\\u00e9"}}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","input":{"a":"\\u001F"}}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","input":{"a": 1}}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","input":{"a":1.0}}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","input":"\xe4\xbd\xa0\xe9\xbe\xa6"}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_use","input":null,"name":5}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"text","text":"\xe9\xbe\xa6\xe9\xbe\xa5"}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"text"}]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[5]}}',
+    b'{"type":"assistant","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":"x"}}',
+    b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"tool_result"}]}}',
+    b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[{"type":"text","text":5},{"type":"tool_result","content":[{"type":"text","text":"\\u4f60"},{"text":"x","type":"text"}]}]}}',
+    b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":[]}}',
+    b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":{"content":""}}',
+    b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","message":[]}',
+    b'{"type":"system","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","subtype":"api_error","content":""}',
+    b'{"type":"system","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","subtype":"compact_boundary","compactMetadata":{"preTokens":1.5,"trigger":5}}',
+    b'{"type":"attachment","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","attachment":{"type":"queued_command","prompt":""}}',
+    b'{"type":"attachment","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z","attachment":{"type":"queued_command","prompt":"\\u0000"}}',
+    b'{"type":"summary","x":"\xe9\xbe\xa6\\u9fa5\\u9fa6"}',
+    b'{"type":"summary","cwd":"/a","version":"1"}',
+    b'{"type":"summary","cwd":"/b","version":"1"}',
+    b'{"type":"summary","version":"2","agentId":""}',
+]
+
+
+def test_hostile_lines() -> None:
+    clean = [
+        json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode()
+        for x in (BASE, USER, SYSTEM, ATTACHMENT, OTHER)
+    ]
+    for line in clean:
+        assert skim(line, 0, len(line), 0, 3) is not None, line
+    raw = b"\n".join(clean + HOSTILE + clean)
+    assert_same_decoding([FAKE, AGENT_FILE], [raw, raw])
+    for line in HOSTILE:  # one line at a time too: a failure names its line
+        assert_same_decoding([FAKE], [line])
+
+
+# --- Generated lines ------------------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**64), 2**64)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+FIELDS = {
+    (): ["type", "uuid", "sessionId", "timestamp", "cwd", "version", "isSidechain", "isMeta", "isCompactSummary",
+         "isApiErrorMessage", "interruptedMessageId", "agentId", "requestId", "message", "subtype", "content",
+         "compactMetadata", "attachment"],
+    ("message",): ["model", "id", "content", "usage"],
+    ("message", "usage"): ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens",
+                           "cache_creation", "server_tool_use", "service_tier", "speed"],
+}  # fmt: skip
+
+
+@st.composite
+def edited_lines(draw: st.DrawFn) -> bytes:
+    """A clean line with one field the walker reads replaced by any JSON value, written compact or spaced."""
+    tree: Any = json.loads(json.dumps(draw(st.sampled_from((BASE, USER, SYSTEM, ATTACHMENT, OTHER)))))
+    path = draw(st.sampled_from(sorted(FIELDS)))
+    parent = tree
+    for key in path:
+        parent = parent.get(key) if isinstance(parent, dict) else None
+    if isinstance(parent, dict):
+        parent[draw(st.sampled_from(FIELDS[path]))] = draw(json_values)
+    blocks = tree.get("message", {}).get("content") if isinstance(tree.get("message"), dict) else None
+    if isinstance(blocks, list) and blocks and draw(st.booleans()):
+        block = draw(st.sampled_from(blocks))
+        if isinstance(block, dict):
+            key = draw(st.sampled_from(["type", "text", "thinking", "name", "input", "content", "is_error"]))
+            block[key] = draw(json_values | st.sampled_from(["text", "thinking", "tool_use", "tool_result"]))
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": ")]))
+    text = json.dumps(tree, ensure_ascii=draw(st.booleans()), separators=separators)
+    return text.encode("utf-8", "surrogatepass")
+
+
+@st.composite
+def skimmed_lines(draw: st.DrawFn) -> bytes:
+    line = draw(st.one_of(lines(), edited_lines()))
+    if draw(st.integers(0, 3)) == 0:
+        line = mutate_line(draw, line)
+    return line
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(skimmed_lines(), min_size=1, max_size=6))
+def test_generated_lines_decode_the_same(batch: list[bytes]) -> None:
+    raw = b"\n".join(batch)
+    assert_same_decoding([FAKE, AGENT_FILE], [raw, raw])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=300), st.integers(0, 3), st.data())
+def test_the_skimmer_never_crashes(data: bytes, flags: int, draw: st.DataObject) -> None:
+    for raw in (data, b"{" + data, b'{"type":"user","message":{"content":[' + data):
+        start = draw.draw(st.integers(0, len(raw) - 1)) if raw else 0
+        end = draw.draw(st.integers(start + 1, len(raw))) if raw else 0
+        if not raw:
+            with pytest.raises(ValueError):
+                skim(raw, start, end, 0, flags)
+            continue
+        got = skim(raw, start, end, 7, flags)
+        assert got is None or (type(got) is tuple and len(got) == 26)
+        got = skim(bytearray(raw), 0, len(raw), 7, flags)
+        assert got is None or type(got) is tuple
+
+
+def test_profiles_it_serves() -> None:
+    assert all(not p.texts for p in PROFILES)
+    assert isinstance(SESSIONS, Profile)
