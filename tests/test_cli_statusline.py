@@ -281,6 +281,22 @@ def test_only_the_appended_bytes_are_read(tmp_path: Path, monkeypatch: pytest.Mo
     assert _tally(main, tmp_path / "state") == second and read == []  # nothing new: nothing read
 
 
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="file names there must be valid Unicode")
+def test_the_state_of_a_file_whose_name_is_not_utf8_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / os.fsdecode(b"caf\xe9")  # a name Python holds with a lone surrogate
+    main = folder / "s.jsonl"
+    write(main, user("go", session="s"), assistant([text("a")], tokens=usage(out=100), session="s"))
+    first = _tally(main, tmp_path / "state")
+    read: list[int] = []
+    walk = tally.walk_files
+    monkeypatch.setattr(
+        tally,
+        "walk_files",
+        lambda files, profile, contents: read.append(len(contents[0])) or walk(files, profile, contents=contents),
+    )
+    assert _tally(main, tmp_path / "state") == first and read == []  # read from the kept state
+
+
 def test_a_file_that_shrank_or_was_replaced_is_read_afresh(tmp_path: Path) -> None:
     main = tmp_path / "p" / "s.jsonl"
     big = [assistant([text(str(i))], tokens=usage(out=1000 * i), session="s") for i in range(1, 6)]

@@ -1,6 +1,6 @@
 """Prices of one request, without Polars: the price book, genai-prices' answers, the scalar cost.
 
-Imports: orjson, the standard library and ``frames.schema`` (plain column names);
+Imports: the standard library and ``frames.schema`` (plain column names);
 ``genai_prices`` only when a key is not in the :class:`PriceBook`. ``frames.prices`` prices
 whole frames with these lookups (vectorised); :func:`request_cost` is its scalar twin for one
 request (what ``cc-analytics statusline`` sums, where Polars would cost more than the work),
@@ -12,6 +12,7 @@ requests are free, unknown or of an unknown mode) are described in ``frames.pric
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time
@@ -19,8 +20,6 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
-
-import orjson
 
 from cc_analytics.frames.schema import (
     CACHE_CREATION_1H_TOKENS,
@@ -227,7 +226,7 @@ class PriceBook:
     def recall(self, kind: str, key: tuple[Any, ...], ask: Callable[..., Any]) -> Any:
         """The stored answer to ``ask(*key)``, asking (and storing) it the first time."""
         entries = self._load()
-        name = kind + orjson.dumps(key).decode()
+        name = kind + json.dumps(key, separators=(",", ":"), ensure_ascii=False, default=datetime.isoformat)
         if name in entries:
             return _DECODE[kind](entries[name])
         value = ask(*key)
@@ -243,7 +242,8 @@ class PriceBook:
         temporary = self._path.with_name(f".{self._path.name}.{os.getpid()}.tmp")
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(orjson.dumps(self._entries))
+            # ASCII with escapes: a name that is not valid Unicode (lone surrogates) is kept too.
+            temporary.write_bytes(json.dumps(self._entries, separators=(",", ":")).encode("ascii"))
             os.replace(temporary, self._path)
         except OSError:
             temporary.unlink(missing_ok=True)
@@ -254,8 +254,8 @@ class PriceBook:
             self._path = self.path()
             if self._path is not None:
                 try:
-                    stored = orjson.loads(self._path.read_bytes())
-                except (OSError, orjson.JSONDecodeError):
+                    stored = json.loads(self._path.read_bytes())
+                except (OSError, ValueError):  # ValueError: not JSON, or not UTF-8
                     stored = None
                 if isinstance(stored, dict):
                     self._entries = stored

@@ -1,6 +1,6 @@
 """The running cost of one Claude Code session, without Polars, read incrementally.
 
-Imports: orjson, the standard library, ``cache``, ``frames.pricebook`` and the Polars-free
+Imports: the standard library, ``cache``, ``frames.pricebook`` and the Polars-free
 modules of ``frames.claude`` (``decode``'s line walker, ``discovery``, ``schema``). This is
 what ``cc-analytics statusline`` shows after every assistant message, so it must stay fast
 on a transcript that grows to many megabytes: the walker (:data:`~.decode.REQUESTS`
@@ -20,6 +20,7 @@ winning, in the files' :func:`~.discovery.discover` order; the known costs summe
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import zlib
@@ -28,8 +29,6 @@ from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
-
-import orjson
 
 from cc_analytics.frames import pricebook
 from cc_analytics.frames.claude import schema as S
@@ -250,8 +249,8 @@ def _load(path: Path, book: str | None) -> tuple[dict[str, _FileState], dict[str
     """The kept state of a transcript's files; an empty one when it is absent, unreadable,
     of another format, or made with other prices."""
     try:
-        stored = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        stored = json.loads(path.read_bytes())
+    except (OSError, ValueError):  # ValueError: not JSON, or not UTF-8
         return {}, {}
     try:
         if stored["format"] != STATE_FORMAT or stored["book"] != book:
@@ -285,7 +284,8 @@ def _save(path: Path, book: str | None, files: dict[str, _FileState], peeked: di
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(orjson.dumps(document))
+        # ASCII with escapes: a path that is not valid Unicode (lone surrogates) is kept too.
+        temporary.write_bytes(json.dumps(document, separators=(",", ":")).encode("ascii"))
         os.replace(temporary, path)
     except OSError:
         with suppress(OSError):
