@@ -21,7 +21,7 @@ import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
@@ -155,7 +155,7 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     pending: dict[int, Future[T]] = {}
     ready: dict[int, T] = {}
     tracker_was_running = _resource_tracker_running()
-    pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"))
+    pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"), initializer=_share_cores, initargs=(spawned,))
     _live_pools[pool] = tracker_was_running
     try:
         for index in range(len(plan)):
@@ -184,10 +184,24 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
             raise WorkerError(msg) from exc
         raise
     finally:
-        _live_pools.pop(pool, None)
-        pool.shutdown(wait=True, cancel_futures=True)
-        if not tracker_was_running:
-            _stop_resource_tracker()
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:  # Ctrl-C or SIGTERM while the workers finish: end them now
+            end_workers(pool)
+            raise
+        finally:
+            # The pool is forgotten last: an interrupt before that still finds it (end_live_pools).
+            if not tracker_was_running:
+                _stop_resource_tracker()
+            _live_pools.pop(pool, None)
+
+
+def _share_cores(spawned: int) -> None:
+    """In a worker process, before Polars is imported: its share of the cores for Polars'
+    threads (this process and the workers each run batches; on 2 cores, one thread each
+    spares the processes from taking turns on them). A ``POLARS_MAX_THREADS`` set by the
+    user is kept."""
+    os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // (spawned + 1))))
 
 
 @on_interrupt
@@ -267,9 +281,18 @@ def _stop_resource_tracker() -> None:
     # caller's shared memory); the next spawn starts it again.
     from multiprocessing import resource_tracker
 
-    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
-    if stop is not None:
+    tracker = resource_tracker._resource_tracker
+    pid = getattr(tracker, "_pid", None)
+    stop = getattr(tracker, "_stop", None)
+    if stop is None:
+        return
+    try:
         stop()
+    except BaseException:  # interrupted while it waited for the tracker (which is ending): reap it
+        if pid is not None:
+            with suppress(OSError):
+                os.waitpid(pid, 0)
+        raise
 
 
 def lazy_source(produce: Callable[[], Iterator[pl.DataFrame]], schema: pl.Schema, name: str) -> pl.LazyFrame:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
 
+import pytest
+
+from cc_analytics.frames import engine
 from cc_analytics.frames.engine import batches, run_batches
 
 
@@ -44,3 +49,24 @@ def test_one_worker_runs_in_process() -> None:
     results = list(run_batches(batch_pid, units, workers=1, batch_bytes=1))
     assert [ids for ids, _pid in results] == [["a", "a"], ["b"]]
     assert {pid for _ids, pid in results} == {os.getpid()}
+
+
+def test_an_interrupt_while_the_workers_finish_still_ends_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The last batch is in; Ctrl-C or SIGTERM lands while the pool waits for its workers to go.
+    units = [Unit(f"s{index:03}", 10) for index in range(6)]
+    shutdown = ProcessPoolExecutor.shutdown
+    pools: list[ProcessPoolExecutor] = []
+
+    def interrupted(self: ProcessPoolExecutor, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if wait and self not in pools:
+            pools.append(self)
+            raise KeyboardInterrupt
+        shutdown(self, wait=wait, cancel_futures=cancel_futures)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
+    assert len(pools) == 1
+    assert multiprocessing.active_children() == []  # the worker was ended and reaped
+    assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
+    assert not engine._live_pools
