@@ -245,6 +245,24 @@ def test_hostile_lines() -> None:
         assert_same_decoding([FAKE], [line])
 
 
+def test_strings_at_every_offset_of_a_16_byte_block() -> None:
+    # The string scan reads 16 bytes at a time (SSE2), past the line's end up to the data's
+    # end: a special byte must be found at any offset, and never beyond its line.
+    specials = [b'\\"', b"\\n", b"\\u00e9", "é".encode(), "你".encode(), "😀".encode(), b"\x01", b"\xff", b"\xe4\xbd"]
+    batch = []
+    for before in range(18):
+        for special in specials:
+            for after in (0, 1, 15, 16, 17):
+                text = b"a" * before + special + b"b" * after
+                batch.append(b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z",'
+                             b'"message":{"content":"' + text + b'"},"version":"' + text + b'"}')  # fmt: skip
+    for line in batch[:: len(specials) * 5]:
+        assert skim(line, 0, len(line), 0, 3) is not None
+    raw = b"\n".join(batch)
+    assert_same_decoding([FAKE], [raw])
+    assert_same_decoding([FAKE] * len(batch), batch)  # each line the last of its data
+
+
 # --- The line loop ---------------------------------------------------------------------------------
 
 

@@ -24,6 +24,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(SKIM_PORTABLE)
+#include <emmintrin.h>
+#endif
 
 #define MAX_DEPTH 128
 #define RESULT_SIZE 26
@@ -77,6 +80,7 @@ typedef struct {
 
 typedef struct {
     const uint8_t *p, *end;
+    const uint8_t *limit; /* the end of the data: bytes up to it may be read past end */
     int depth;
     int canonical_depth; /* > 0 inside a tool_use input */
     int canonical;
@@ -127,8 +131,32 @@ static inline uint64_t special8(uint64_t v) {
     return (((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | ((v - ONES * 0x20) & ~v) | v) & HIGHS;
 }
 
-/* The first byte of p..end that ends a plain ASCII run inside a string (or end). */
-static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end) {
+/* The first byte of p..end that ends a plain ASCII run inside a string (or end): a quote, a
+ * backslash, a control character or a byte >= 0x80. Bytes up to limit (the end of the data,
+ * end <= limit) may be read: a short run is checked in one 16-byte load that reaches past end. */
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(SKIM_PORTABLE)
+static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
+    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (p < end) {
+        if (limit - p < 16) break;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* signed: bytes >= 0x80 are negative, so "less than 0x20" takes them with the controls */
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
+                                   _mm_cmplt_epi8(v, space));
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) {
+            const uint8_t *at = p + __builtin_ctz(mask);
+            return at < end ? at : end;
+        }
+        p += 16;
+    }
+    if (p >= end) return end;
+    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+    return p;
+}
+#else
+static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
+    (void)limit;
     while (end - p >= 16) {
         uint64_t a = special8(load64(p)), b = special8(load64(p + 8));
         if (a | b) {
@@ -144,6 +172,7 @@ static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end) {
     while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
     return p;
 }
+#endif
 
 static inline void skip_ws(Parser *P) {
     const uint8_t *p = P->p, *start = p;
@@ -210,7 +239,7 @@ static int parse_string(Parser *P, Val *out) {
     int escaped = 0;
     const uint8_t *run = p;
     for (;;) {
-        p = plain_run(p, end);
+        p = plain_run(p, end, P->limit);
         if (p >= end) return 0;
         uint8_t c = *p;
         if (c == '"') break;
@@ -258,11 +287,13 @@ static int parse_string(Parser *P, Val *out) {
                 return 0;
             }
         } else {
-            unsigned cp;
-            int n = utf8_sequence(p, end, &cp);
-            if (!n) return 0;
-            count_code_point(&m, cp);
-            p += n;
+            do { /* a run of non-ASCII characters (CJK text is one) */
+                unsigned cp;
+                int n = utf8_sequence(p, end, &cp);
+                if (!n) return 0;
+                count_code_point(&m, cp);
+                p += n;
+            } while (p < end && *p >= 0x80);
         }
         run = p;
     }
@@ -839,7 +870,7 @@ typedef struct {
         if (cond) goto decline; \
     } while (0)
 
-/* Skim the line data[start:end] (start < end, both within the data). Returns 1 with out[] filled
+/* Skim the line data[start:end] (0 <= start < end <= size, the size of the data). Returns 1 with out[] filled
  * with new references (the values of skim()'s tuple; with SKIM_NO_CWD_VERSION, out[3] and out[4]
  * stay NULL and the caller reads cwd_version[0] and [1], spans into the data), 0 where the walker must read the line,
  * -1 on error (an exception set). out[] is all NULL unless 1 is returned. */
@@ -847,8 +878,8 @@ typedef struct {
 #define SKIM_BLOCKS 2
 #define SKIM_NO_CWD_VERSION 4
 
-static int skim_line(const uint8_t *data, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row, long flags,
-                     PyObject **out, Val *cwd_version) {
+static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row,
+                     long flags, PyObject **out, Val *cwd_version) {
     PyObject *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
     PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
     PyObject *usage[4] = {NULL, NULL, NULL, NULL};
@@ -864,6 +895,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t start, Py_ssize_t end, Py_s
     memset(&P, 0, sizeof(P));
     P.p = data + start;
     P.end = data + end;
+    P.limit = data + size;
     blocks_len = 0;
     keys_len = 0;
     P.block = &dummy;
@@ -1212,7 +1244,7 @@ static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
         goto done;
     }
-    int got = skim_line(d.data, start, end, row, flags, out, NULL);
+    int got = skim_line(d.data, d.size, start, end, row, flags, out, NULL);
     if (got < 0) goto done;
     if (got == 0) {
         result = Py_None;
@@ -1377,7 +1409,9 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         Py_ssize_t stop_at = stop - data;
         number++;
         if (stop_at > start) {
-            int got = *p == '{' ? skim_line(data, start, stop_at, PyList_GET_SIZE(lines), flags, out, cwd_version) : 0;
+            int got = *p == '{' ? skim_line(data, d.size, start, stop_at, PyList_GET_SIZE(lines), flags, out,
+                                            cwd_version)
+                                : 0;
             if (got < 0) goto done;
             if (got == 0) {
                 result = Py_BuildValue("(nnn)", start, stop_at, number);
