@@ -17,6 +17,18 @@
  * agent id (None: not a string), pricing ((row, 5m, 1h, web searches, tier, speed) or None),
  * blocks ((rows, kinds, names, is_error, tokens) or None).
  *
+ * skim_lines(raw, start, number, sink, state) is the walker's loop over a file: from offset start
+ * (the line after line `number`), it cuts lines on LF, skips empty ones, skims each line that
+ * starts with "{" and appends what it keeps to the walker's lists (sink), keeping cwd only on
+ * the first line of the file that has one and version only where it changes (state: [want cwd,
+ * last version], read and updated). It stops at the first line it cannot take (declined, or not
+ * starting with "{", whitespace-only lines included) and returns that line's (start, end,
+ * number) for the Python walker, which then calls it again from the next line; None at the end
+ * of the data. A file of clean lines is one call.
+ *
+ * Strings are scanned 16 bytes at a time with SSE2 where the compiler targets it (x86-64), with
+ * a portable 8-byte fallback (also forced by defining SKIM_PORTABLE); every byte is validated.
+ *
  * Plain C99 and the CPython C API.
  */
 #define PY_SSIZE_T_CLEAN
