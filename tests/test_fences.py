@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "cc_analytics"
 
 
@@ -40,6 +42,23 @@ def test_line_walker_imports_no_polars() -> None:
         f"walk_files(discover([{str(PACKAGE.parent / 'data-samples' / 'claude' / 'projects')!r}]), SESSIONS)"
     )
     assert not {m for m in modules if m.split(".")[0] in {"polars", "pyarrow"}}
+
+
+def test_walking_clean_lines_with_the_skimmer_imports_no_orjson() -> None:
+    # orjson takes about 14 ms to import (dataclasses, inspect, uuid); the walker imports it
+    # at the first line the C skimmer leaves to Python, and the samples are all clean lines.
+    samples = str(PACKAGE.parent / "data-samples" / "claude" / "projects")
+    modules = loaded_modules(
+        "from cc_analytics.frames.claude import decode\n"
+        "from cc_analytics.frames.claude.discovery import discover\n"
+        "if decode.SKIM_LINES is not None:\n"
+        f"    walked = decode.walk_files(discover([{samples!r}]), decode.REQUESTS)\n"
+        "    assert walked.columns['line'] and not walked.problems"
+    )
+    if "cc_analytics.frames.claude._skim" not in modules:
+        pytest.skip("the C skimmer is not built (or CC_ANALYTICS_PURE_PYTHON is set)")
+    assert "cc_analytics.frames.claude.decode" in modules
+    assert "orjson" not in modules
 
 
 def test_the_explorer_and_the_gauge_import_no_altair() -> None:

@@ -23,7 +23,7 @@ from tests.conftest import ROOT, shared_path
 from tests.fuzz.mutations import lines, mutate_line
 
 try:
-    from cc_analytics.frames.claude._skim import skim, skim_into
+    from cc_analytics.frames.claude._skim import skim, skim_lines
 except ImportError:
     pytest.skip(
         "the C skimmer (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
@@ -39,9 +39,9 @@ def assert_same_decoding(files: list[TranscriptFile], contents: list[bytes] | No
     """Each profile the skimmer serves decodes the same with it as without it."""
     for profile in PROFILES:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(decode, "SKIM_INTO", skim_into)
+            patch.setattr(decode, "SKIM_LINES", skim_lines)
             fast = decode_files(files, profile, contents=contents)
-            patch.setattr(decode, "SKIM_INTO", None)
+            patch.setattr(decode, "SKIM_LINES", None)
             pure = decode_files(files, profile, contents=contents)
         for got, want in zip(fast, pure, strict=True):
             assert_frame_equal(got, want)
@@ -52,7 +52,7 @@ def transcripts_under(*folders: Path) -> list[TranscriptFile]:
 
 
 def test_the_walker_uses_the_skimmer() -> None:
-    assert decode.SKIM_INTO is skim_into or decode.SKIM_INTO is None  # None only under CC_ANALYTICS_PURE_PYTHON
+    assert decode.SKIM_LINES is skim_lines or decode.SKIM_LINES is None  # None only under CC_ANALYTICS_PURE_PYTHON
 
 
 def test_the_samples_and_the_test_transcripts() -> None:
@@ -245,6 +245,116 @@ def test_hostile_lines() -> None:
         assert_same_decoding([FAKE], [line])
 
 
+def test_strings_at_every_offset_of_a_16_byte_block() -> None:
+    # The string scan reads 16 bytes at a time (SSE2), past the line's end up to the data's
+    # end: a special byte must be found at any offset, and never beyond its line.
+    specials = [b'\\"', b"\\n", b"\\u00e9", "é".encode(), "你".encode(), "😀".encode(), b"\x01", b"\xff", b"\xe4\xbd"]
+    batch = []
+    for before in range(18):
+        for special in specials:
+            for after in (0, 1, 15, 16, 17):
+                text = b"a" * before + special + b"b" * after
+                batch.append(b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00Z",'
+                             b'"message":{"content":"' + text + b'"},"version":"' + text + b'"}')  # fmt: skip
+    for line in batch[:: len(specials) * 5]:
+        assert skim(line, 0, len(line), 0, 3) is not None
+    raw = b"\n".join(batch)
+    assert_same_decoding([FAKE], [raw])
+    assert_same_decoding([FAKE] * len(batch), batch)  # each line the last of its data
+
+
+# --- The line loop ---------------------------------------------------------------------------------
+
+
+def clean_lines() -> list[bytes]:
+    return [
+        json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode()
+        for x in (BASE, USER, SYSTEM, ATTACHMENT, OTHER)
+    ]
+
+
+DECLINED = HOSTILE[0]  # a repeated key: the Python walker reads it
+LAYOUTS = {
+    "empty": b"",
+    "one LF": b"\n",
+    "blank lines": b"\n\n{c}\n\n\n{c}\n\n",
+    "whitespace-only lines": b" \n{c}\n\t \r\n{c}\n   \n\x0b\x0c\n{c}",
+    "CRLF": b"{c}\r\n{d}\r\n{c}\r\n\r\n",
+    "no LF at the end": b"{c}\n{c}",
+    "declined at the end without LF": b"{c}\n{d}",
+    "declined in the middle": b"{c}\n{d}\n{c}\n{d}\n{d}\n{c}\n",
+    "only declined lines": b"{d}\n{d}\n[1]\n{d}",
+    "not JSON among clean lines": b"{c}\nnot json\n{c}\n{{\n{c}\n\xff\n{c}\n{c}",
+    "a truncated last line": b'{c}\n{c}\n{"type":"user","uuid":',
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_line_layouts_decode_the_same(layout: str) -> None:
+    template = LAYOUTS[layout]
+    cases = []
+    for clean in clean_lines():
+        cases.append(template.replace(b"{c}", clean).replace(b"{d}", DECLINED))
+    mixed = template
+    for clean in clean_lines():  # a different clean line at each place (cwd and version change)
+        mixed = mixed.replace(b"{c}", clean, 1)
+    cases.append(mixed.replace(b"{c}", clean_lines()[1]).replace(b"{d}", DECLINED))
+    assert_same_decoding([FAKE] * len(cases), cases)
+    assert_same_decoding([AGENT_FILE] * len(cases), cases)
+
+
+def sink_of(identity: bool = True) -> tuple[Any, ...]:
+    lists = [[] for _ in range(24)]
+    if not identity:
+        lists[21] = lists[22] = lists[23] = None
+    return (*lists, [], tuple([] for _ in range(5)), [], None)
+
+
+def test_skim_lines_stops_at_the_first_line_it_cannot_read() -> None:
+    clean = clean_lines()[0]
+    raw = clean + b"\n\n" + DECLINED + b"\n \n" + clean + b"\r\n" + clean
+    sink = sink_of()
+    state: list[Any] = [True, None]
+    first = len(clean) + 2
+    assert skim_lines(raw, 0, 0, sink, state) == (first, first + len(DECLINED), 3)
+    assert sink[26] == [1]
+    assert state == [False, "2.1.40"]
+    assert sink[3] == ["/w"] and sink[4] == ["2.1.40"]
+    blank = first + len(DECLINED) + 1
+    assert skim_lines(raw, first + len(DECLINED) + 1, 3, sink, state) == (blank, blank + 1, 4)
+    assert skim_lines(raw, blank + 2, 4, sink, state) is None
+    assert sink[26] == [1, 5, 6]
+    assert sink[3] == ["/w", None, None] and sink[4] == ["2.1.40", None, None]
+    assert skim_lines(raw, len(raw) + 1, 6, sink, state) is None
+    assert skim_lines(b"", 0, 0, sink, state) is None
+    assert skim_lines(b"\n\n", 0, 0, sink, state) is None
+    assert sink[26] == [1, 5, 6]
+
+
+def test_skim_lines_refuses_a_bad_sink() -> None:
+    with pytest.raises(TypeError):
+        skim_lines(b"{}", 0, 0, (), [True, None])
+    with pytest.raises(TypeError):
+        skim_lines(b"{}", 0, 0, sink_of(), [True])
+    with pytest.raises(ValueError):
+        skim_lines(b"{}", -1, 0, sink_of(), [True, None])
+
+
+def test_one_call_per_clean_file() -> None:
+    calls = []
+
+    def counted(*args: Any) -> Any:
+        calls.append(args[1])
+        return skim_lines(*args)
+
+    raw = b"\n".join(clean_lines() * 20) + b"\n"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(decode, "SKIM_LINES", counted)
+        decoded = decode_files([FAKE], SESSIONS, contents=[raw])
+    assert calls == [0]
+    assert decoded.events.height == 100 and decoded.problems.is_empty()
+
+
 # --- Generated lines ------------------------------------------------------------------------------
 
 json_values = st.recursive(
@@ -295,10 +405,15 @@ def skimmed_lines(draw: st.DrawFn) -> bytes:
     return line
 
 
+SEPARATORS = st.sampled_from([b"\n", b"\n", b"\n", b"\r\n", b"\n\n", b"\n \t\n", b" \n", b"\n\r\n"])
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.lists(skimmed_lines(), min_size=1, max_size=6))
-def test_generated_lines_decode_the_same(batch: list[bytes]) -> None:
-    raw = b"\n".join(batch)
+@given(st.lists(st.tuples(skimmed_lines(), SEPARATORS), min_size=1, max_size=6), st.booleans())
+def test_generated_lines_decode_the_same(batch: list[tuple[bytes, bytes]], last_lf: bool) -> None:
+    raw = b"".join(line + separator for line, separator in batch)
+    if not last_lf:
+        raw = raw[: -len(batch[-1][1])]
     assert_same_decoding([FAKE, AGENT_FILE], [raw, raw])
 
 
@@ -316,6 +431,13 @@ def test_the_skimmer_never_crashes(data: bytes, flags: int, draw: st.DataObject)
         assert got is None or (type(got) is tuple and len(got) == 26)
         got = skim(bytearray(raw), 0, len(raw), 7, flags)
         assert got is None or type(got) is tuple
+        sink, state, position, number = sink_of(identity=bool(flags & 1)), [True, None], 0, 0
+        while (span := skim_lines(raw, position, number, sink, state)) is not None:
+            start, end, seen = span
+            assert position <= start < end <= len(raw) and seen > number
+            assert b"\n" not in raw[start:end] and (end == len(raw) or raw[end] == 0x0A)
+            position, number = end + 1, seen
+        assert len(sink[26]) == len(sink[0]) == len(sink[3]) == len(sink[4])
 
 
 def test_profiles_it_serves() -> None:

@@ -17,6 +17,18 @@
  * agent id (None: not a string), pricing ((row, 5m, 1h, web searches, tier, speed) or None),
  * blocks ((rows, kinds, names, is_error, tokens) or None).
  *
+ * skim_lines(raw, start, number, sink, state) is the walker's loop over a file: from offset start
+ * (the line after line `number`), it cuts lines on LF, skips empty ones, skims each line that
+ * starts with "{" and appends what it keeps to the walker's lists (sink), keeping cwd only on
+ * the first line of the file that has one and version only where it changes (state: [want cwd,
+ * last version], read and updated). It stops at the first line it cannot take (declined, or not
+ * starting with "{", whitespace-only lines included) and returns that line's (start, end,
+ * number) for the Python walker, which then calls it again from the next line; None at the end
+ * of the data. A file of clean lines is one call.
+ *
+ * Strings are scanned 16 bytes at a time with SSE2 where the compiler targets it (x86-64), with
+ * a portable 8-byte fallback (also forced by defining SKIM_PORTABLE); every byte is validated.
+ *
  * Plain C99 and the CPython C API.
  */
 #define PY_SSIZE_T_CLEAN
@@ -24,6 +36,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(SKIM_PORTABLE)
+#include <emmintrin.h>
+#endif
 
 #define MAX_DEPTH 128
 #define RESULT_SIZE 26
@@ -77,6 +92,7 @@ typedef struct {
 
 typedef struct {
     const uint8_t *p, *end;
+    const uint8_t *limit; /* the end of the data: bytes up to it may be read past end */
     int depth;
     int canonical_depth; /* > 0 inside a tool_use input */
     int canonical;
@@ -127,8 +143,32 @@ static inline uint64_t special8(uint64_t v) {
     return (((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | ((v - ONES * 0x20) & ~v) | v) & HIGHS;
 }
 
-/* The first byte of p..end that ends a plain ASCII run inside a string (or end). */
-static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end) {
+/* The first byte of p..end that ends a plain ASCII run inside a string (or end): a quote, a
+ * backslash, a control character or a byte >= 0x80. Bytes up to limit (the end of the data,
+ * end <= limit) may be read: a short run is checked in one 16-byte load that reaches past end. */
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(SKIM_PORTABLE)
+static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
+    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (p < end) {
+        if (limit - p < 16) break;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        /* signed: bytes >= 0x80 are negative, so "less than 0x20" takes them with the controls */
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
+                                   _mm_cmplt_epi8(v, space));
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) {
+            const uint8_t *at = p + __builtin_ctz(mask);
+            return at < end ? at : end;
+        }
+        p += 16;
+    }
+    if (p >= end) return end;
+    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
+    return p;
+}
+#else
+static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
+    (void)limit;
     while (end - p >= 16) {
         uint64_t a = special8(load64(p)), b = special8(load64(p + 8));
         if (a | b) {
@@ -144,6 +184,7 @@ static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end) {
     while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
     return p;
 }
+#endif
 
 static inline void skip_ws(Parser *P) {
     const uint8_t *p = P->p, *start = p;
@@ -210,7 +251,7 @@ static int parse_string(Parser *P, Val *out) {
     int escaped = 0;
     const uint8_t *run = p;
     for (;;) {
-        p = plain_run(p, end);
+        p = plain_run(p, end, P->limit);
         if (p >= end) return 0;
         uint8_t c = *p;
         if (c == '"') break;
@@ -258,11 +299,13 @@ static int parse_string(Parser *P, Val *out) {
                 return 0;
             }
         } else {
-            unsigned cp;
-            int n = utf8_sequence(p, end, &cp);
-            if (!n) return 0;
-            count_code_point(&m, cp);
-            p += n;
+            do { /* a run of non-ASCII characters (CJK text is one) */
+                unsigned cp;
+                int n = utf8_sequence(p, end, &cp);
+                if (!n) return 0;
+                count_code_point(&m, cp);
+                p += n;
+            } while (p < end && *p >= 0x80);
         }
         run = p;
     }
@@ -839,39 +882,32 @@ typedef struct {
         if (cond) goto decline; \
     } while (0)
 
-static PyObject *skim_line(PyObject *raw, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row, long flags) {
-    const uint8_t *data;
-    Py_ssize_t size;
-    Py_buffer view;
-    int has_view = 0;
-    if (PyBytes_CheckExact(raw)) {
-        data = (const uint8_t *)PyBytes_AS_STRING(raw);
-        size = PyBytes_GET_SIZE(raw);
-    } else {
-        if (PyObject_GetBuffer(raw, &view, PyBUF_SIMPLE) < 0) return NULL;
-        has_view = 1;
-        data = view.buf;
-        size = view.len;
-    }
-    PyObject *result = NULL, *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
+/* Skim the line data[start:end] (0 <= start < end <= size, the size of the data). Returns 1 with out[] filled
+ * with new references (the values of skim()'s tuple; with SKIM_NO_CWD_VERSION, out[3] and out[4]
+ * stay NULL and the caller reads cwd_version[0] and [1], spans into the data), 0 where the walker must read the line,
+ * -1 on error (an exception set). out[] is all NULL unless 1 is returned. */
+#define SKIM_IDENTITY 1
+#define SKIM_BLOCKS 2
+#define SKIM_NO_CWD_VERSION 4
+
+static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row,
+                     long flags, PyObject **out, Val *cwd_version) {
+    PyObject *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
     PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
     PyObject *usage[4] = {NULL, NULL, NULL, NULL};
     OutBlock *out_blocks = NULL;
     Py_ssize_t out_count = 0, nblocks = 0;
-    int has_pricing = 0, synthetic = 0, ok = 0;
+    int has_pricing = 0, synthetic = 0, ok = 0, status = 0;
     int user, assistant, system, attachment, envelope, sidechain, meta, summary, api_error;
     Parser P;
     Block dummy; /* P.block is never NULL: keys outside blocks compare against its input */
     Val top;
-    if (PyErr_Occurred()) goto error;
-    if (start < 0 || end > size || start >= end) {
-        PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
-        goto error;
-    }
+    for (int k = 0; k < RESULT_SIZE; k++) out[k] = NULL;
     int identity = (flags & 1) != 0, measure = (flags & 2) != 0;
     memset(&P, 0, sizeof(P));
     P.p = data + start;
     P.end = data + end;
+    P.limit = data + size;
     blocks_len = 0;
     keys_len = 0;
     P.block = &dummy;
@@ -1103,21 +1139,19 @@ static PyObject *skim_line(PyObject *raw, Py_ssize_t start, Py_ssize_t end, Py_s
         }
     }
 
-    result = PyTuple_New(RESULT_SIZE);
-    if (!result) goto error;
 #define SET(i, value)                           \
     do {                                        \
-        PyObject *v_ = (value);                 \
-        if (!v_) goto error;                    \
-        PyTuple_SET_ITEM(result, (i), v_);      \
+        if (!(out[(i)] = (value))) goto error;  \
     } while (0)
 #define NONE() (Py_INCREF(Py_None), Py_None)
 #define BOOL(x) ((x) ? (Py_INCREF(Py_True), Py_True) : (Py_INCREF(Py_False), Py_False))
     SET(0, kind_str(&P.type));
     SET(1, system ? str_or_none(&P.subtype) : NONE());
     SET(2, str_or_none(&P.stamp));
-    SET(3, str_or_none(&P.cwd));
-    SET(4, str_or_none(&P.version));
+    if (!(flags & SKIM_NO_CWD_VERSION)) {
+        SET(3, str_or_none(&P.cwd));
+        SET(4, str_or_none(&P.version));
+    }
     SET(5, assistant ? str_or_none(&P.model) : NONE());
     SET(6, assistant ? str_or_none(&P.id) : NONE());
     SET(7, assistant ? str_or_none(&P.request) : NONE());
@@ -1148,13 +1182,19 @@ static PyObject *skim_line(PyObject *raw, Py_ssize_t start, Py_ssize_t end, Py_s
 #undef NONE
 #undef BOOL
     PyMem_Free(out_blocks);
-    if (has_view) PyBuffer_Release(&view);
-    return result;
+    if (cwd_version) {
+        cwd_version[0] = P.cwd;
+        cwd_version[1] = P.version;
+    }
+    return 1;
 
 decline:
-    result = Py_None;
-    Py_INCREF(result);
+    status = 0;
+    goto cleanup;
 error:
+    status = -1;
+cleanup:
+    for (int k = 0; k < RESULT_SIZE; k++) Py_CLEAR(out[k]);
     if (out_blocks) {
         for (Py_ssize_t k = 0; k < out_count; k++) Py_XDECREF(out_blocks[k].name);
         PyMem_Free(out_blocks);
@@ -1170,12 +1210,33 @@ error:
     Py_XDECREF(searches);
     Py_XDECREF(tier);
     Py_XDECREF(speed);
-    if (has_view) PyBuffer_Release(&view);
-    if (result && result != Py_None) {
-        Py_DECREF(result);
-        return NULL;
+    return status;
+}
+
+/* The bytes of an object with the buffer protocol (bytes without a copy). */
+typedef struct {
+    const uint8_t *data;
+    Py_ssize_t size;
+    Py_buffer view;
+    int has_view;
+} Data;
+
+static int data_of(PyObject *raw, Data *d) {
+    d->has_view = 0;
+    if (PyBytes_CheckExact(raw)) {
+        d->data = (const uint8_t *)PyBytes_AS_STRING(raw);
+        d->size = PyBytes_GET_SIZE(raw);
+        return 1;
     }
-    return result;
+    if (PyObject_GetBuffer(raw, &d->view, PyBUF_SIMPLE) < 0) return 0;
+    d->has_view = 1;
+    d->data = d->view.buf;
+    d->size = d->view.len;
+    return 1;
+}
+
+static void data_release(Data *d) {
+    if (d->has_view) PyBuffer_Release(&d->view);
 }
 
 static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -1186,59 +1247,198 @@ static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
     Py_ssize_t row = PyLong_AsSsize_t(args[3]);
-    long flags = PyLong_AsLong(args[4]);
+    long flags = PyLong_AsLong(args[4]) & (SKIM_IDENTITY | SKIM_BLOCKS);
     if (PyErr_Occurred()) return NULL;
-    return skim_line(args[0], start, end, row, flags);
+    Data d;
+    if (!data_of(args[0], &d)) return NULL;
+    PyObject *out[RESULT_SIZE], *result = NULL;
+    if (start < 0 || end > d.size || start >= end) {
+        PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
+        goto done;
+    }
+    int got = skim_line(d.data, d.size, start, end, row, flags, out, NULL);
+    if (got < 0) goto done;
+    if (got == 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    result = PyTuple_New(RESULT_SIZE);
+    if (!result) {
+        for (int k = 0; k < RESULT_SIZE; k++) Py_DECREF(out[k]);
+        goto done;
+    }
+    for (int k = 0; k < RESULT_SIZE; k++) PyTuple_SET_ITEM(result, k, out[k]);
+done:
+    data_release(&d);
+    return result;
 }
 
-/* The sink of skim_into: the walker's lists, at the index of the value they take in skim's
+/* The sink of skim_lines: the walker's lists, at the index of the value they take in skim's
  * tuple (None at CWD and VERSION, and at the identity lists without identity), then the
  * pricing list, the five block lists (or None: blocks not kept), the line numbers, the agent
  * id of the file's path. */
-enum { SINK_CWD = 3, SINK_VERSION = 4, SINK_AGENT = 23, SINK_PRICING = 24, SINK_BLOCKS = 25, SINK_LINES = 26,
-       SINK_PATH_AGENT = 27, SINK_SIZE = 28 };
+enum { SINK_CWD = 3, SINK_VERSION = 4, SINK_IDENTITY = 21, SINK_AGENT = 23, SINK_PRICING = 24, SINK_BLOCKS = 25,
+       SINK_LINES = 26, SINK_PATH_AGENT = 27, SINK_SIZE = 28 };
 
-static PyObject *skim_into(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 5 || !PyTuple_CheckExact(args[4]) || PyTuple_GET_SIZE(args[4]) != SINK_SIZE) {
-        PyErr_SetString(PyExc_TypeError, "skim_into(raw, start, end, number, sink)");
-        return NULL;
+/* Whether the string span v (unescaped) reads as the str last (a str, or None: never). */
+static int same_str(const Val *v, PyObject *last) {
+    if (last == Py_None || !PyUnicode_Check(last) || v->escaped) return 0;
+    Py_ssize_t n;
+    const char *text;
+    if (PyUnicode_IS_ASCII(last)) {
+        n = PyUnicode_GET_LENGTH(last);
+        text = (const char *)PyUnicode_DATA(last);
+    } else {
+        text = PyUnicode_AsUTF8AndSize(last, &n);
+        if (!text) {
+            PyErr_Clear();
+            return 0;
+        }
     }
-    PyObject *sink = args[4];
-    PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES), *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
-    if (!PyList_CheckExact(lines)) {
-        PyErr_SetString(PyExc_TypeError, "skim_into: the sink's line numbers are not a list");
-        return NULL;
+    return n == v->e - v->s && memcmp(text, v->s, (size_t)n) == 0;
+}
+
+/* Append what one skimmed line keeps to the sink; cwd and version as the walker keeps them
+ * (state: [want cwd, last version]). 0 on error. */
+static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, PyObject *state, Py_ssize_t number) {
+    PyObject *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
+    PyObject *value = PyLong_FromSsize_t(number);
+    if (!value) return 0;
+    int failed = PyList_Append(PyTuple_GET_ITEM(sink, SINK_LINES), value) < 0;
+    Py_DECREF(value);
+    if (failed) return 0;
+    /* cwd: only on the first line of a file that has one; version: only where it changes */
+    const Val *cwd = &cwd_version[0], *version = &cwd_version[1];
+    if (PyList_GET_ITEM(state, 0) == Py_True && cwd->t == J_STR) {
+        value = str_of(cwd);
+        if (!value) return 0;
+        PyList_SetItem(state, 0, Py_NewRef(Py_False));
+    } else {
+        value = Py_NewRef(Py_None);
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
-    if (start == -1 && PyErr_Occurred()) return NULL;
-    if (end == -1 && PyErr_Occurred()) return NULL;
-    long flags = (PyTuple_GET_ITEM(sink, 21) != Py_None ? 1 : 0) | (blocks != Py_None ? 2 : 0);
-    PyObject *got = skim_line(args[0], start, end, PyList_GET_SIZE(lines), flags);
-    if (got == NULL || got == Py_None) return got;
-    PyObject *kept = NULL;
-    if (PyList_Append(lines, args[3]) < 0) goto done;
+    failed = PyList_Append(PyTuple_GET_ITEM(sink, SINK_CWD), value) < 0;
+    Py_DECREF(value);
+    if (failed) return 0;
+    value = NULL;
+    if (version->t == J_STR && !same_str(version, PyList_GET_ITEM(state, 1))) {
+        value = str_of(version);
+        if (!value) return 0;
+        int changed = PyObject_RichCompareBool(value, PyList_GET_ITEM(state, 1), Py_NE);
+        if (changed < 0) {
+            Py_DECREF(value);
+            return 0;
+        }
+        if (changed) PyList_SetItem(state, 1, Py_NewRef(value));
+        else Py_CLEAR(value);
+    }
+    if (!value) value = Py_NewRef(Py_None);
+    failed = PyList_Append(PyTuple_GET_ITEM(sink, SINK_VERSION), value) < 0;
+    Py_DECREF(value);
+    if (failed) return 0;
     for (Py_ssize_t k = 0; k < RESULT_SIZE; k++) {
-        PyObject *value = PyTuple_GET_ITEM(got, k), *list = k < SINK_PRICING ? PyTuple_GET_ITEM(sink, k) : NULL;
         if (k == SINK_CWD || k == SINK_VERSION) continue;
+        value = out[k];
         if (k == SINK_PRICING) {
-            if (value != Py_None && PyList_Append(PyTuple_GET_ITEM(sink, SINK_PRICING), value) < 0) goto done;
+            if (value != Py_None && PyList_Append(PyTuple_GET_ITEM(sink, SINK_PRICING), value) < 0) return 0;
         } else if (k == SINK_BLOCKS) {
             if (value == Py_None || blocks == Py_None) continue;
             for (Py_ssize_t c = 0; c < 5; c++) {
                 PyObject *column = PyTuple_GET_ITEM(blocks, c);
                 Py_ssize_t at = PyList_GET_SIZE(column);
-                if (PyList_SetSlice(column, at, at, PyTuple_GET_ITEM(value, c)) < 0) goto done;
+                if (PyList_SetSlice(column, at, at, PyTuple_GET_ITEM(value, c)) < 0) return 0;
             }
-        } else if (list != Py_None) {
+        } else {
+            PyObject *list = PyTuple_GET_ITEM(sink, k);
+            if (list == Py_None) continue;
             if (k == SINK_AGENT && value == Py_None) value = PyTuple_GET_ITEM(sink, SINK_PATH_AGENT);
-            if (PyList_Append(list, value) < 0) goto done;
+            if (PyList_Append(list, value) < 0) return 0;
         }
     }
-    kept = PyTuple_Pack(2, PyTuple_GET_ITEM(got, SINK_CWD), PyTuple_GET_ITEM(got, SINK_VERSION));
+    return 1;
+}
+
+/* The first byte of data[p:end] that is a line feed, or end. */
+static inline const uint8_t *line_end(const uint8_t *p, const uint8_t *end) {
+    const uint8_t *lf = memchr(p, '\n', (size_t)(end - p));
+    return lf ? lf : end;
+}
+
+static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != SINK_SIZE ||
+        !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) != 2) {
+        PyErr_SetString(PyExc_TypeError, "skim_lines(raw, start, number, sink, [want_cwd, last_version])");
+        return NULL;
+    }
+    PyObject *sink = args[3], *state = args[4];
+    PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES);
+    if (!PyList_CheckExact(lines)) {
+        PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's line numbers are not a list");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < SINK_PRICING; k++) {
+        PyObject *list = PyTuple_GET_ITEM(sink, k);
+        if (k != SINK_CWD && k != SINK_VERSION && list != Py_None && !PyList_Check(list)) {
+            PyErr_SetString(PyExc_TypeError, "skim_lines: a column of the sink is not a list");
+            return NULL;
+        }
+    }
+    if (!PyList_Check(PyTuple_GET_ITEM(sink, SINK_CWD)) || !PyList_Check(PyTuple_GET_ITEM(sink, SINK_VERSION)) ||
+        !PyList_Check(PyTuple_GET_ITEM(sink, SINK_PRICING))) {
+        PyErr_SetString(PyExc_TypeError, "skim_lines: cwd, version and pricing must be lists");
+        return NULL;
+    }
+    PyObject *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
+    if (blocks != Py_None) {
+        if (!PyTuple_CheckExact(blocks) || PyTuple_GET_SIZE(blocks) != 5) {
+            PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five lists");
+            return NULL;
+        }
+        for (Py_ssize_t c = 0; c < 5; c++) {
+            if (!PyList_Check(PyTuple_GET_ITEM(blocks, c))) {
+                PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five lists");
+                return NULL;
+            }
+        }
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), number = PyLong_AsSsize_t(args[2]);
+    if ((start == -1 || number == -1) && PyErr_Occurred()) return NULL;
+    if (start < 0 || number < 0) {
+        PyErr_SetString(PyExc_ValueError, "skim_lines: negative start or number");
+        return NULL;
+    }
+    long flags = (PyTuple_GET_ITEM(sink, SINK_IDENTITY) != Py_None ? SKIM_IDENTITY : 0) |
+                 (blocks != Py_None ? SKIM_BLOCKS : 0) | SKIM_NO_CWD_VERSION;
+    Data d;
+    if (!data_of(args[0], &d)) return NULL;
+    PyObject *result = NULL, *out[RESULT_SIZE];
+    Val cwd_version[2];
+    const uint8_t *data = d.data, *end = data + d.size;
+    /* Lines are cut on LF only; each LF-separated segment counts, empty ones are skipped. */
+    while (start <= d.size) {
+        const uint8_t *p = data + start, *stop = line_end(p, end);
+        Py_ssize_t stop_at = stop - data;
+        number++;
+        if (stop_at > start) {
+            int got = *p == '{' ? skim_line(data, d.size, start, stop_at, PyList_GET_SIZE(lines), flags, out,
+                                            cwd_version)
+                                : 0;
+            if (got < 0) goto done;
+            if (got == 0) {
+                result = Py_BuildValue("(nnn)", start, stop_at, number);
+                goto done;
+            }
+            int appended = append_line(sink, out, cwd_version, state, number);
+            for (int k = 0; k < RESULT_SIZE; k++) Py_XDECREF(out[k]);
+            if (!appended) goto done;
+        }
+        start = stop_at + 1;
+    }
+    result = Py_NewRef(Py_None);
 done:
-    Py_DECREF(got);
-    return kept;
+    data_release(&d);
+    return result;
 }
 
 /* --- The module ---------------------------------------------------------------------------- */
@@ -1247,9 +1447,12 @@ static PyMethodDef skim_methods[] = {
     {"skim", (PyCFunction)(void (*)(void))skim, METH_FASTCALL,
      "skim(raw, start, end, row, flags) -> tuple | None\n\n"
      "What the walker keeps of the line raw[start:end], or None where the walker must read it."},
-    {"skim_into", (PyCFunction)(void (*)(void))skim_into, METH_FASTCALL,
-     "skim_into(raw, start, end, number, sink) -> (cwd, version) | None\n\n"
-     "skim() of raw[start:end], its values appended to the walker's lists (but cwd and version)."},
+    {"skim_lines", (PyCFunction)(void (*)(void))skim_lines, METH_FASTCALL,
+     "skim_lines(raw, start, number, sink, state) -> (start, end, number) | None\n\n"
+     "skim() the lines of raw from offset start (the line after line `number`), appending what\n"
+     "they keep to the walker's lists (sink), cwd and version as the walker keeps them (state:\n"
+     "[want cwd, last version], updated); returns the span and number of the first line the\n"
+     "walker must read, or None at the end of the data."},
     {NULL, NULL, 0, NULL},
 };
 

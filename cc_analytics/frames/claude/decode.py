@@ -1,16 +1,18 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: orjson, the standard library, ``frames.sources`` (reading a file) and ``frames.claude``'s
-``schema``/``discovery``; ``frames.estimate`` when blocks are measured, ``frames.engine`` for the
-batch size, polars and ``buckets`` only where frames are built (:func:`frames_of`), so a worker
-process that only walks lines (:func:`walk_files`) never imports Polars, and a caller that
-wants only the requests (:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place that loops over lines in Python (orjson
-decodes each line, a few ``dict.get`` calls pick the fields); everything after it is
-vectorised Polars. For the profiles that keep no text, an optional C skimmer (``_skim.c``,
-built when a compiler is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off) reads a line
-first in one strict pass and appends what the walker would: it only accepts lines on which no
-rule fires (no problem, no fallback, no repeated or escaped key) and declines the rest, which
-the Python walker reads as before. Every line rule lives here once; what a caller needs decides what is
+Imports: the standard library, ``frames.sources`` (reading a file) and ``frames.claude``'s
+``schema``/``discovery``; orjson at the first line read in Python, ``frames.estimate`` when
+blocks are measured, ``frames.engine`` for the batch size, polars and ``buckets`` only where
+frames are built (:func:`frames_of`), so a worker process that only walks lines
+(:func:`walk_files`) never imports Polars, and a caller that wants only the requests
+(:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place that
+loops over lines in Python (orjson decodes each line, a few ``dict.get`` calls pick the
+fields); everything after it is vectorised Polars. For the profiles that keep no text, an
+optional C skimmer (``_skim.c``, built when a compiler is there; ``CC_ANALYTICS_PURE_PYTHON=1``
+turns it off) walks a file's lines first, each in one strict pass, and appends what the walker
+would: it only accepts lines on which no rule fires (no problem, no fallback, no repeated or
+escaped key) and stops at the first other line, which the Python walker reads as before before
+handing the rest back to it (one call per file where every line is clean, orjson never imported). Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
 the text of every content block, :data:`SESSIONS` keeps the columns the session summary
 reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
@@ -45,8 +47,6 @@ from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import orjson
-
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.sources import read_transcript
@@ -59,14 +59,14 @@ if TYPE_CHECKING:
 # The optional C skimmer (``_skim.c``): None when it was not built or the environment asks
 # for pure Python; the walker then reads every line in Python, with the same result.
 PURE_PYTHON_ENV = "CC_ANALYTICS_PURE_PYTHON"
-SKIM_INTO: Callable[[bytes, int, int, int, tuple[Any, ...]], tuple[str | None, str | None] | None] | None
+SKIM_LINES: Callable[[bytes, int, int, tuple[Any, ...], list[Any]], tuple[int, int, int] | None] | None
 if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-    SKIM_INTO = None
+    SKIM_LINES = None
 else:
     try:
-        from cc_analytics.frames.claude._skim import skim_into as SKIM_INTO  # type: ignore[no-redef]
+        from cc_analytics.frames.claude._skim import skim_lines as SKIM_LINES  # type: ignore[no-redef]
     except ImportError:
-        SKIM_INTO = None
+        SKIM_LINES = None
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"
@@ -139,14 +139,14 @@ PRICING_COLUMNS = (
     S.SPEED,
 )
 
-# The columns the C skimmer appends to, in the order of its tuple (see ``_skim.c``); cwd and
-# version (None here) it hands back to the walker, which keeps them where they change.
+# The columns the C skimmer appends to, in the order of its tuple (see ``_skim.c``); it keeps
+# cwd and version as the walker does, where they change (see ``_walk``).
 SKIM_COLUMNS = (
     S.TYPE,
     S.SUBTYPE,
     S.TIMESTAMP,
-    None,
-    None,
+    S.CWD,
+    S.VERSION,
     S.MODEL,
     S.MESSAGE_ID,
     S.REQUEST_ID,
@@ -623,10 +623,12 @@ def _walk(
     path_agent = transcript.agent_id
     texts = profile.texts
     identity = texts or profile.identity
-    loads = orjson.loads
-    dumps = orjson.dumps
-    decode_error = orjson.JSONDecodeError
-    encode_error = orjson.JSONEncodeError
+    # orjson is imported at the first line the skimmer leaves to Python (importing it takes
+    # longer than walking a small transcript, and ``cc-analytics statusline`` starts fast).
+    loads: Any = None
+    dumps: Any = None
+    decode_error: Any = None
+    encode_error: Any = None
     add_line = columns[S.LINE].append
     add_type = columns[S.TYPE].append
     add_subtype = columns[S.SUBTYPE].append
@@ -653,8 +655,8 @@ def _walk(
     text_block = blocks.text
     row_count = columns[S.LINE].__len__
     # The C skimmer reads the lines on which no rule fires and appends what they keep to the
-    # lists (but cwd and version, kept below); it declines the rest (None).
-    skim = None if texts else SKIM_INTO
+    # lists; it hands back the first it declines, which is read below.
+    skim = None if texts else SKIM_LINES
     sink = (
         (
             *(columns[name] if name in columns else None for name in SKIM_COLUMNS),
@@ -666,44 +668,48 @@ def _walk(
         if skim is not None
         else ()
     )
-    want_cwd = True
-    last_version: str | None = None
+    # cwd only on the first line of a file that has one, version only where it changes (the
+    # skimmer reads and updates this state too, for the lines it keeps).
+    state: list[Any] = [True, None]
     # Lines are zero-copy slices of ``raw`` (orjson reads a memoryview as it reads bytes).
     view = memoryview(raw)
     find = raw.find
     size = len(raw)
-    end = -1
     number = 0
-    while end < size:
-        start = end + 1
-        end = find(b"\n", start)
-        if end < 0:
-            end = size
-        number += 1
+    position = 0
+    while position <= size:
+        if skim is not None:
+            # The skimmer keeps every line it can up to the first it cannot (or the end).
+            span = skim(raw, position, number, sink, state)
+            if span is None:
+                break
+            start, end, number = span
+        else:
+            start = position
+            end = find(b"\n", start)
+            if end < 0:
+                end = size
+            number += 1
+            if start == end:
+                position = end + 1
+                continue
+        position = end + 1
         length = end - start
-        if not length:
-            continue
         if raw[start] == 0x7B:  # "{": the line is not blank
-            if skim is not None:
-                kept = skim(raw, start, end, number, sink)
-                if kept is not None:
-                    cwd, version = kept
-                    if want_cwd and cwd is not None:
-                        want_cwd = False
-                        add_cwd(cwd)
-                    else:
-                        add_cwd(None)
-                    if version is not None and version != last_version:
-                        last_version = version
-                        add_version(version)
-                    else:
-                        add_version(None)
-                    continue
             line: Any = view[start:end]
         else:
             line = raw[start:end]
             if line.isspace():
                 continue
+        if loads is None:
+            import orjson
+
+            loads, dumps, decode_error, encode_error = (
+                orjson.loads,
+                orjson.dumps,
+                orjson.JSONDecodeError,
+                orjson.JSONEncodeError,
+            )
         try:
             obj = loads(line)
         except decode_error as exc:
@@ -841,13 +847,13 @@ def _walk(
             add_cwd(cwd if type(cwd) is str else None)
             add_version(version if type(version) is str else None)
         else:
-            if want_cwd and type(cwd) is str:
-                want_cwd = False
+            if state[0] and type(cwd) is str:
+                state[0] = False
                 add_cwd(cwd)
             else:
                 add_cwd(None)
-            if type(version) is str and version != last_version:
-                last_version = version
+            if type(version) is str and version != state[1]:
+                state[1] = version
                 add_version(version)
             else:
                 add_version(None)
@@ -960,6 +966,8 @@ def _assistant_blocks(
 
 def _compact(value: Any) -> bytes:
     """Compact JSON of a tool input (integers beyond 64 bits go through the standard library)."""
+    import orjson
+
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:
@@ -1107,6 +1115,8 @@ def _reject_constant(name: str) -> float:
 
 def _well_formed_json(value: Any) -> bool:
     # Python's parser accepts lone-surrogate escapes; strict JSON text never holds one.
+    import orjson
+
     try:
         orjson.dumps(value)
     except orjson.JSONEncodeError:
