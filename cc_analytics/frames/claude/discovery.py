@@ -65,7 +65,7 @@ def discover(sources: Sequence[str | os.PathLike[str]] | None = None) -> list[Tr
         paths = []
         for source in sources:
             paths.extend(expand(source))
-    seen: set[Path] = set()
+    seen: set[str] = set()
     real = RealPaths()
     files: list[TranscriptFile] = []
     for path in paths:
