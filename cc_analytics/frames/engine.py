@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
+from functools import cache, partial
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
@@ -124,6 +126,7 @@ def run_batches(
     each (sessions are never split).
     """
     plan = batches(files, batch_bytes)
+    work = partial(_then_release_memory, work)
     total = sum(f.size for f in files)
     sizes = [sum(f.size for f in batch) for batch in plan]
     if workers is None:
@@ -136,10 +139,42 @@ def run_batches(
     for result, size in zip(results, sizes, strict=True):
         if finish is not None:
             result = finish(result)
+            release_memory()
         done += size
         if on_progress:
             on_progress(done, total)
         yield result
+
+
+def _then_release_memory(work: Callable[[list[U]], T], batch: list[U]) -> T:
+    result = work(batch)
+    release_memory()
+    return result
+
+
+def release_memory() -> None:
+    """Hand the C heap's free pages back to the system, where the C library can (glibc).
+
+    A batch's lines, texts and lists are freed when it is done, but glibc keeps the pages of
+    its heap for reuse, and the holes between what is still alive keep growing: reading 10 GB
+    in one process, resident memory grew by 0.5 MB a batch (150 to 250 MB); with this after
+    each batch it stays flat. It takes a few milliseconds.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # another C library (musl has no malloc_trim)
+        return None
 
 
 def _in_process(work: Callable[[list[U]], T], plan: list[list[U]]) -> Iterator[T]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
@@ -70,3 +71,13 @@ def test_an_interrupt_while_the_workers_finish_still_ends_them(monkeypatch: pyte
     assert multiprocessing.active_children() == []  # the worker was ended and reaped
     assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
     assert not engine._live_pools
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
+def test_memory_is_handed_back_after_each_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(engine, "_malloc_trim", lambda: calls.append)
+    list(run_batches(batch_pid, [Unit("a", 1), Unit("b", 1)], workers=1, batch_bytes=1))
+    assert calls == [0, 0]
+    monkeypatch.undo()
+    engine.release_memory()  # the real one: glibc's malloc_trim where there is one, else nothing
