@@ -174,6 +174,7 @@ class Transcripts:
     def session(self, path: str) -> Any:
         """The ``core.Session`` of the transcript at ``path`` (OSError when it cannot be read)."""
         from cc_analytics.core import Session
+        from cc_analytics.frames.engine import no_cycle_collection
         from cc_analytics.frames.lines import decode_line
 
         stat = Path(path).stat()
@@ -183,7 +184,7 @@ class Transcripts:
             return self._parsed[key]
         raw = Path(path).read_bytes()
         self.reads += 1
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), no_cycle_collection():
             warnings.simplefilter("ignore")  # malformed lines are the problems frame's business, not the preview's
             parsed = Session(raw, source=path, decode=decode_line)
         self._parsed[key] = parsed

@@ -1,8 +1,8 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: the standard library, ``frames.sources`` (reading a file) and ``frames.claude``'s
-``schema``/``discovery``; orjson at the first line read in Python, ``frames.estimate`` when
-blocks are measured, ``frames.engine`` for the batch size, polars and ``buckets`` only where
+Imports: the standard library, ``frames.sources`` (reading a file), ``frames.engine`` (the
+batch size, the collector's pause) and ``frames.claude``'s ``schema``/``discovery``; orjson at
+the first line read in Python, ``frames.estimate`` when blocks are measured, polars and ``buckets`` only where
 frames are built (:func:`frames_of`), so a worker process that only walks lines
 (:func:`walk_files`) never imports Polars, and a caller that wants only the requests
 (:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place that
@@ -37,18 +37,17 @@ row number, and they are scattered into full columns once per batch.
 
 from __future__ import annotations
 
-import gc
 import json
 import marshal
 import os
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
+from cc_analytics.frames.engine import no_cycle_collection
 from cc_analytics.frames.sources import read_transcript
 
 if TYPE_CHECKING:
@@ -306,7 +305,7 @@ def walk_files(
     pricing: Pricing = []
     file_of_row: list[int] = []
     lines = columns[S.LINE]
-    with _no_cycle_collection():
+    with no_cycle_collection():
         for index, transcript in enumerate(files):
             if contents is not None:
                 raw = contents[index]
@@ -338,19 +337,6 @@ def frames_of(walked: Walked) -> Decoded:
     decoded = Decoded(events, block_frame, _columnar(problems, S.PROBLEMS_SCHEMA))
     problems.clear()
     return decoded
-
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    # Decoded JSON holds no reference cycles, so the cyclic collector only rescans the growing
-    # column lists while the walker runs (about 8% of its time); reference counting frees the rest.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _events_frame(
