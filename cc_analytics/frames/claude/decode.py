@@ -195,13 +195,13 @@ class Profile(NamedTuple):
 
     @property
     def batch_bytes(self) -> int:
-        """Transcript bytes per batch: twice the engine's default, for every profile. With the
-        C skimmer, a batch's tables cost more than its lines; each batch also pays about 20 ms
-        of small Polars queries, and on the 1 GB corpus 64 MB batches take 0.5 CPU s less than
-        32 MB ones, for about 10 MB more resident memory per process."""
+        """Transcript bytes per batch: the engine's default, for every profile. Each batch pays
+        about 20 ms of small Polars queries, so 64 MB batches take 0.5 CPU s less per GB than
+        32 MB ones; but on 2 cores the wall time is the same, and the process tree holds about
+        25 MB more (295 against 270 MB on the 1 GB corpus, where the bound is 300)."""
         from cc_analytics.frames.engine import BATCH_BYTES
 
-        return 2 * BATCH_BYTES
+        return BATCH_BYTES
 
 
 EVENTS = Profile(texts=True, identity=True)
