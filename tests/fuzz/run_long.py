@@ -1,7 +1,7 @@
 """Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S]``.
 
 TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
-``frames.claude``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
+``frames.claude``, ``frames.claude.skim``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
 or ``all``. For each target it prints the
 examples run, the wall and CPU time taken, examples per wall second and the number of
 unexpected outcomes,

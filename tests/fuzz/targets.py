@@ -277,6 +277,42 @@ register(
 )
 
 
+def run_claude_skim(batch: list[bytes]) -> None:
+    """The C skimmer walks what the Python walker walks: the same lists, for every profile it serves."""
+    from cc_analytics.frames.claude import decode
+    from cc_analytics.frames.claude.discovery import TranscriptFile
+
+    skim = decode.SKIM_LINES
+    if skim is None:  # not built (or CC_ANALYTICS_PURE_PYTHON): nothing to compare
+        return
+    files = [
+        TranscriptFile(Path(f"/fuzz/{CLAUDE_STEM.format(i)}.jsonl"), "s", None if i % 2 else "a", "main", "p", len(raw))
+        for i, raw in enumerate(batch)
+    ]
+    for profile in (decode.SESSIONS, decode.TURNS, decode.REQUESTS):
+        walked = []
+        for walker in (skim, None):
+            decode.SKIM_LINES = walker
+            try:
+                got = decode.walk_files(files, profile, contents=batch)
+            finally:
+                decode.SKIM_LINES = skim
+            walked.append((got.columns, got.blocks.state(), got.problems, got.file_of_row, got.pricing))
+        assert walked[0] == walked[1], f"the skimmer and the Python walker disagree ({profile})"
+
+
+register(
+    Target(
+        "frames.claude.skim",
+        mutations.transcripts().map(lambda case: case[0]),
+        run_claude_skim,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="frames.claude's line walker with and without the C skimmer, every profile it serves, equal lists",
+    )
+)
+
+
 def run_chainless_frames(batch: list[bytes]) -> None:
     import cc_analytics.frames as front
     import cc_analytics.frames.chainless as chainless

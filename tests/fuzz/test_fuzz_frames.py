@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.fuzz.targets import TARGETS, check
 
-EXAMPLES = {"frames.claude": 12, "frames.chainless": 12, "frames.discovery": 12}
+EXAMPLES = {"frames.claude": 12, "frames.claude.skim": 40, "frames.chainless": 12, "frames.discovery": 12}
 MAX_BATCH = 8
 
 
