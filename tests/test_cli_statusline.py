@@ -260,10 +260,8 @@ def test_the_cost_equals_the_sessions_frame_after_every_append(data: st.DataObje
             assert _tally(main, Path(tmp) / "state") == _sessions_cost(project, session), step
 
 
-def test_only_the_appended_bytes_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    main = tmp_path / "p" / "s.jsonl"
-    write(main, user("go", session="s"), assistant([text("a")], tokens=usage(out=100), session="s"))
-    first = _tally(main, tmp_path / "state")
+def bytes_walked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of each file the cost part walks from now on, in a list that fills as it does."""
     read: list[int] = []
     walk = tally.walk_files
     monkeypatch.setattr(
@@ -271,6 +269,14 @@ def test_only_the_appended_bytes_are_read(tmp_path: Path, monkeypatch: pytest.Mo
         "walk_files",
         lambda files, profile, contents: read.append(len(contents[0])) or walk(files, profile, contents=contents),
     )
+    return read
+
+
+def test_only_the_appended_bytes_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    main = tmp_path / "p" / "s.jsonl"
+    write(main, user("go", session="s"), assistant([text("a")], tokens=usage(out=100), session="s"))
+    first = _tally(main, tmp_path / "state")
+    read = bytes_walked(monkeypatch)
     appended = jsonl(assistant([text("b")], tokens=usage(out=200), session="s"))
     with main.open("ab") as handle:
         handle.write(appended)
@@ -287,13 +293,7 @@ def test_the_state_of_a_file_whose_name_is_not_utf8_is_kept(tmp_path: Path, monk
     main = folder / "s.jsonl"
     write(main, user("go", session="s"), assistant([text("a")], tokens=usage(out=100), session="s"))
     first = _tally(main, tmp_path / "state")
-    read: list[int] = []
-    walk = tally.walk_files
-    monkeypatch.setattr(
-        tally,
-        "walk_files",
-        lambda files, profile, contents: read.append(len(contents[0])) or walk(files, profile, contents=contents),
-    )
+    read = bytes_walked(monkeypatch)
     assert _tally(main, tmp_path / "state") == first and read == []  # read from the kept state
 
 

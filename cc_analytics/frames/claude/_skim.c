@@ -569,6 +569,19 @@ static int is_word(const Val *v, const char *word) {
     return v->t == J_STR && !v->escaped && (size_t)(v->e - v->s) == n && memcmp(v->s, word, n) == 0;
 }
 
+/* After a member or an element: 1 when a ',' follows (the next one is at P->p), 2 at the
+   closing bracket ``close`` (not consumed), 0 for anything else. */
+static inline int after_item(Parser *P, uint8_t close) {
+    skip_ws(P);
+    if (P->p >= P->end) return 0;
+    if (*P->p == ',') {
+        P->p++;
+        skip_ws(P);
+        return 1;
+    }
+    return *P->p == close ? 2 : 0;
+}
+
 static int parse_object(Parser *P, Val *out, Ctx ctx) {
     Val scratch;
     Py_ssize_t base = keys_len;
@@ -607,14 +620,9 @@ static int parse_object(Parser *P, Val *out, Ctx ctx) {
             } else if (!parse_value(P, slot, sub)) {
                 return 0;
             }
-            skip_ws(P);
-            if (P->p >= P->end) return 0;
-            if (*P->p == ',') {
-                P->p++;
-                skip_ws(P);
-                continue;
-            }
-            if (*P->p == '}') break;
+            int next = after_item(P, '}');
+            if (next == 1) continue;
+            if (next == 2) break;
             return 0;
         }
     }
@@ -664,14 +672,9 @@ static int parse_array(Parser *P, Val *out, Ctx ctx) {
             } else if (!parse_value(P, &scratch, C_SKIP)) {
                 return 0;
             }
-            skip_ws(P);
-            if (P->p >= P->end) return 0;
-            if (*P->p == ',') {
-                P->p++;
-                skip_ws(P);
-                continue;
-            }
-            if (*P->p == ']') break;
+            int next = after_item(P, ']');
+            if (next == 1) continue;
+            if (next == 2) break;
             return 0;
         }
     }

@@ -140,32 +140,7 @@ PRICING_COLUMNS = (
 
 # The columns the C skimmer appends to, in the order of its tuple (see ``_skim.c``); it keeps
 # cwd and version as the walker does, where they change (see ``_walk``).
-SKIM_COLUMNS = (
-    S.TYPE,
-    S.SUBTYPE,
-    S.TIMESTAMP,
-    S.CWD,
-    S.VERSION,
-    S.MODEL,
-    S.MESSAGE_ID,
-    S.REQUEST_ID,
-    S.HAS_ENVELOPE,
-    S.IS_SIDECHAIN,
-    S.IS_META,
-    S.IS_COMPACT_SUMMARY,
-    S.IS_API_ERROR,
-    S.HAS_INTERRUPTED_ID,
-    S.INPUT_TOKENS,
-    S.CACHE_CREATION_TOKENS,
-    S.CACHE_READ_TOKENS,
-    S.OUTPUT_TOKENS,
-    S.PROMPT_TEXT,
-    S.COMPACT_TRIGGER,
-    S.COMPACT_PRE_TOKENS,
-    S.UUID,
-    S.SESSION_ID,
-    S.AGENT_ID,
-)
+SKIM_COLUMNS = (*SUMMARY_COLUMNS[1:], *IDENTITY_COLUMNS)  # every summary column but the line number, then identity
 
 
 class Profile(NamedTuple):
