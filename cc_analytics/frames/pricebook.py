@@ -175,13 +175,24 @@ def price_period(resolved: Resolved | None, moment: datetime | None) -> datetime
     if resolved is None:
         return datetime.combine(EPOCH, time(0), UTC)
     if moment is None:
-        day = max(resolved.change_dates, default=EPOCH)
-        tod = max(resolved.change_times, default=time(0))
+        return _period_start(resolved, None, None)
+    moment = moment.astimezone(UTC)
+    # Most models change prices by day only: their requests of one day share an answer.
+    return _period_start(resolved, moment.date(), moment.time() if resolved.change_times else None)
+
+
+@cache
+def _period_start(resolved: Resolved, day: date | None, clock: time | None) -> datetime:
+    """:func:`price_period` of a UTC day and time of day (None: the latest period)."""
+    if day is None:
+        start = max(resolved.change_dates, default=EPOCH)
     else:
-        moment = moment.astimezone(UTC)
-        day = max((d for d in resolved.change_dates if d <= moment.date()), default=EPOCH)
-        tod = max((t for t in resolved.change_times if t <= moment.time()), default=time(0))
-    return datetime.combine(day, tod, UTC)
+        start = max((d for d in resolved.change_dates if d <= day), default=EPOCH)
+    if clock is None:
+        tod = max(resolved.change_times, default=time(0)) if day is None else time(0)
+    else:
+        tod = max((t for t in resolved.change_times if t <= clock), default=time(0))
+    return datetime.combine(start, tod, UTC)
 
 
 def save_book() -> None:

@@ -46,6 +46,9 @@ PROVIDER = "anthropic"  # as frames.claude.requests records it
 # an unknown time, priced at the latest prices as the frames do.
 _FOUR_YEARS_FROM_YEAR_0 = timedelta(days=366 + 3 * 365)  # 0000-01-01 to 0004-01-01 (year 0 is a leap year)
 _RFC3339 = re.compile(r"(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(?:\.(\d+))?([Zz]|[+-]\d\d:\d\d)")
+# 2026-03-01T10:00:00.123Z: a UTC time that datetime.fromisoformat reads as the rule above does
+# (not year 0, not a leap second, at most microseconds).
+_CLAUDE_CODE_TIME = re.compile(r"(?!0000)\d{4}-\d\d-\d\dT\d\d:\d\d:[0-5]\d(?:\.\d{1,6})?Z")
 
 Costs = dict[str, int | None]  # request key → picodollars (None: no price)
 
@@ -162,6 +165,9 @@ def parse_time(text: str | None) -> datetime | None:
         >>> parse_time("2026-03-01T10:00:00"), parse_time("yesterday")
         (None, None)
     """
+    if text and _CLAUDE_CODE_TIME.fullmatch(text):  # the form Claude Code writes, read as is
+        with suppress(ValueError):  # no such day or hour: the rule below says so too
+            return datetime.fromisoformat(text)
     found = _RFC3339.fullmatch(text) if text else None
     if found is None:
         return None
