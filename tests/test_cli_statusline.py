@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 import polars as pl
@@ -367,3 +368,22 @@ def test_the_cost_path_imports_no_polars(tmp_path: Path) -> None:
     env = {**os.environ, "CC_ANALYTICS_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)),
+    st.integers(0, 7),
+    st.sampled_from(["Z", "Z", "z", "+01:00", ""]),
+    st.booleans(),
+)
+def test_the_fast_timestamp_path_reads_as_the_rule(moment: datetime, digits: int, zone: str, leap: bool) -> None:
+    text = f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}"  # %Y leaves years below 1000 unpadded
+    if leap:
+        text = text[:-2] + "60"
+    if digits:
+        text += "." + f"{moment.microsecond:06d}{moment.microsecond % 10}"[:digits]
+    text += zone
+    assert tally.parse_time(text) == tally.parse_rfc3339(text)
+    if tally.parse_time(text) is not None:
+        assert tally.parse_time(text).tzinfo == tally.parse_rfc3339(text).tzinfo

@@ -168,6 +168,16 @@ def parse_time(text: str | None) -> datetime | None:
     if text and _CLAUDE_CODE_TIME.fullmatch(text):  # the form Claude Code writes, read as is
         with suppress(ValueError):  # no such day or hour: the rule below says so too
             return datetime.fromisoformat(text)
+    return parse_rfc3339(text)
+
+
+def parse_rfc3339(text: str | None) -> datetime | None:
+    """:func:`parse_time` by the rule alone (any RFC 3339 form, year 0, leap seconds).
+
+    Examples:
+        >>> parse_rfc3339("2026-06-30T23:59:60Z").isoformat()
+        '2026-07-01T00:00:00+00:00'
+    """
     found = _RFC3339.fullmatch(text) if text else None
     if found is None:
         return None
