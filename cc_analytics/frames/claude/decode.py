@@ -2,17 +2,21 @@
 
 Imports: the standard library, ``frames.sources`` (reading a file), ``frames.engine`` (the
 batch size, the collector's pause) and ``frames.claude``'s ``schema``/``discovery``; orjson at
-the first line read in Python, ``frames.estimate`` when blocks are measured, polars and ``buckets`` only where
-frames are built (:func:`frames_of`), so a worker process that only walks lines
-(:func:`walk_files`) never imports Polars, and a caller that wants only the requests
-(:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place that
-loops over lines in Python (orjson decodes each line, a few ``dict.get`` calls pick the
-fields); everything after it is vectorised Polars. For the profiles that keep no text, an
-optional C skimmer (``_skim.c``, built when a compiler is there; ``CC_ANALYTICS_PURE_PYTHON=1``
-turns it off) walks a file's lines first, each in one strict pass, and appends what the walker
-would: it only accepts lines on which no rule fires (no problem, no fallback, no repeated or
-escaped key) and stops at the first other line, which the Python walker reads as before before
-handing the rest back to it (one call per file where every line is clean, orjson never imported). Every line rule lives here once; what a caller needs decides what is
+the first line read in Python, ``frames.estimate`` when blocks are measured, polars and
+``buckets`` only where frames are built (:func:`frames_of`), so a worker process that only
+walks lines (:func:`walk_files`) never imports Polars, and a caller that wants only the
+requests (:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place
+that loops over lines in Python (orjson decodes each line, a few ``dict.get`` calls pick the
+fields); everything after it is vectorised Polars.
+
+For the profiles that keep no text, an optional C skimmer (``_skim.c``, built when a compiler
+is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off) walks a file's lines first, each in one
+strict pass, and appends what the walker would. It accepts only lines on which no rule fires
+(no problem, no fallback, no repeated or escaped key) and stops at the first other line, which
+the Python walker reads as it always did before handing the rest of the file back. A file of
+clean lines is one call, and orjson is never imported for it.
+
+Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
 the text of every content block, :data:`SESSIONS` keeps the columns the session summary
 reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
