@@ -9,13 +9,13 @@ PYTEST_ARGS ?=
 
 .PHONY: report test bench lint typecheck oracle samples clean
 
-$(VENV)/.stamp-base: pyproject.toml
+$(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[views]'
 	touch $@
 
-$(VENV)/.stamp-dev: pyproject.toml
+$(VENV)/.stamp-dev: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

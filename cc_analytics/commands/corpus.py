@@ -82,26 +82,32 @@ class Corpus:
 
 def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
-    from cc_analytics.frames.api import archived, plan
+    from cc_analytics.archive.read import archive_root, open_archive
+    from cc_analytics.frames.engine import workers_started
+    from cc_analytics.frames.sources import WORKER_MODULES, plan
 
     source: Any = args.sources or None
-    archive = archived(source)
-    if archive is None:
-        source = plan(source)  # the files by format, found once
+    root = None if source is None else archive_root(source)
+    largest = (0, "")
+    if root is None:
+        source = plan(source)  # the files by format, found once (Polars is not imported yet)
         files = sum(len(found) for found in source.values())
+        largest = max(((sum(f.size for f in found), name) for name, found in source.items()), default=largest)
     else:
-        files = len(archive.manifest.files)  # an archive: its tables, nothing decoded
+        files = len(open_archive(root).manifest.files)  # an archive: its tables, nothing decoded
     progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
     corpus = Corpus(files=files)
-    try:
-        for rows, requests, problems in reader(source, progress):
-            corpus.frames.append(rows)
-            _count_unpriced(corpus.unpriced, requests)
-            if problems.height:
-                corpus.problems.append(problems)
-    finally:
-        if progress:
-            progress.close()
+    # The workers start while this process imports Polars and reads its first batch.
+    with workers_started(largest[0], args.workers, imports=[WORKER_MODULES.get(largest[1], "polars")]):
+        try:
+            for rows, requests, problems in reader(source, progress):
+                corpus.frames.append(rows)
+                _count_unpriced(corpus.unpriced, requests)
+                if problems.height:
+                    corpus.problems.append(problems)
+        finally:
+            if progress:
+                progress.close()
     return corpus
 
 

@@ -61,18 +61,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import polars as pl
-
-    from cc_analytics.frames import schema as S
-    from cc_analytics.frames.api import iter_tables
-
     check_corpus_options(args)
 
     def reader(by_format: Any, progress: Any) -> Iterator[tuple[pl.DataFrame, ...]]:
+        # Polars is imported once the files are planned and the workers are starting.
+        from cc_analytics.frames.api import iter_tables
+
         for _format, tables in iter_tables(by_format, turns=False, workers=args.workers, on_progress=progress):
             yield tables.sessions, tables.requests, tables.problems
 
     corpus = read_corpus(args, reader)
+    import polars as pl
+
+    from cc_analytics.frames import schema as S
+
     table = pl.concat(corpus.frames) if corpus.frames else pl.DataFrame(schema=S.SESSIONS_SCHEMA)
     table = table.sort([S.LAST_TIME, S.SESSION_ID], descending=[True, False], nulls_last=True)
     print_notes(args, corpus)

@@ -10,27 +10,21 @@ is an archive (``cc_analytics.archive``) is read from its Parquet tables instead
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
-from cc_analytics.frames.sources import Source, TranscriptFile, split_by_format
+from cc_analytics.frames.sources import PACKAGES, Format, Plan, Source, TranscriptFile, package, plan
 
 if TYPE_CHECKING:
     from cc_analytics.archive.read import Archive
     from cc_analytics.frames.usage import By
-
-Format = Literal["auto", "claude-code", "chainlesschain"]
-Plan = Mapping[str, Sequence[TranscriptFile]]
-PACKAGES = {S.CLAUDE: "cc_analytics.frames.claude", S.CHAINLESS: "cc_analytics.frames.chainless"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,33 +35,6 @@ class Tables:
     turns: pl.DataFrame
     problems: pl.DataFrame
     requests: pl.DataFrame
-
-
-def package(format: str) -> ModuleType:
-    """The format package (``frames.claude`` or ``frames.chainless``) of a ``format`` value."""
-    try:
-        return importlib.import_module(PACKAGES[format])
-    except KeyError:
-        msg = f"unknown format {format!r}\nHint: use one of 'auto', {', '.join(map(repr, PACKAGES))}."
-        raise InputError(msg) from None
-
-
-def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, list[TranscriptFile]]:
-    """The transcript files of ``source`` by format (formats without files are left out).
-
-    ``source`` is a file, folder, glob, a list of these, or None for both formats' default
-    stores. With ``format="auto"`` each file's format is read from its first lines. A plan
-    (what this returns) is taken as it is, so a caller that planned does not plan twice.
-    """
-    if isinstance(source, Mapping):
-        return {name: list(files) for name, files in source.items() if files}
-    if format != "auto":
-        return {format: package(format).resolve(source)}
-    if source is None:
-        found = {name: package(name).resolve(None) for name in PACKAGES}
-    else:
-        found = {name: package(name).resolve(paths) for name, paths in split_by_format(source).items()}
-    return {name: files for name, files in found.items() if files}
 
 
 def archived(source: Source | Plan) -> Archive | None:

@@ -43,6 +43,8 @@ END_SECONDS = 5.0
 Progress = Callable[[int, int], None]
 # Pools alive now, each with whether the resource tracker ran before it started.
 _live_pools: dict[ProcessPoolExecutor, bool] = {}
+# Pools started ahead of their run (workers_started), not yet taken by one.
+_started: list[ProcessPoolExecutor] = []
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -130,9 +132,7 @@ def run_batches(
     work = partial(_then_release_memory, work)
     total = sum(f.size for f in files)
     sizes = [sum(f.size for f in batch) for batch in plan]
-    if workers is None:
-        workers = min(MAX_WORKERS, os.cpu_count() or 1) if total > PARALLEL_MIN_BYTES else 1
-    workers = max(1, min(workers, len(plan)))
+    workers = min(worker_count(total, workers), len(plan)) or 1
     done = 0
     if on_progress:
         on_progress(0, total)
@@ -145,6 +145,83 @@ def run_batches(
         if on_progress:
             on_progress(done, total)
         yield result
+
+
+def worker_count(total: int, workers: int | None) -> int:
+    """How many processes read ``total`` bytes when ``workers`` are asked for (None: up to
+    two, for corpora over ``PARALLEL_MIN_BYTES``), this one included."""
+    if workers is None:
+        return min(MAX_WORKERS, os.cpu_count() or 1) if total > PARALLEL_MIN_BYTES else 1
+    return max(1, workers)
+
+
+@contextmanager
+def workers_started(total: int, workers: int | None, imports: Sequence[str] = ()) -> Iterator[None]:
+    """Start now the worker processes that reading ``total`` bytes will use, each importing
+    ``imports`` (the modules its work needs) while this process gets ready.
+
+    A worker takes about a third of a second to start (a new interpreter, then Polars): begun
+    as soon as the files are planned, that overlaps this process's own imports instead of
+    following them. The next :func:`run_batches` that asks for as many workers takes them; the
+    ones nobody took end when the block does.
+
+    Examples:
+        >>> with workers_started(0, None):  # a small corpus: nothing is started
+        ...     _started
+        []
+    """
+    spawned = worker_count(total, workers) - 1
+    if spawned < 1:
+        yield
+        return
+    pool = _new_pool(spawned)
+    _started.append(pool)
+    try:
+        for _ in range(spawned):
+            _submit(pool, _import_all, imports)
+        yield
+    finally:
+        if pool in _started:  # never taken: end it as a run would
+            _started.remove(pool)
+            _finish_pool(pool)
+
+
+def _import_all(modules: Sequence[str]) -> None:
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+
+
+def _new_pool(spawned: int) -> ProcessPoolExecutor:
+    """A pool of ``spawned`` workers, registered so that an interrupt ends it."""
+    tracker_was_running = _resource_tracker_running()
+    pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"), initializer=_share_cores, initargs=(spawned,))
+    _live_pools[pool] = tracker_was_running
+    return pool
+
+
+def _take_pool(spawned: int) -> ProcessPoolExecutor:
+    """A pool started ahead (:func:`workers_started`) with ``spawned`` workers, else a new one."""
+    for pool in _started:
+        if pool._max_workers == spawned:  # type: ignore[attr-defined]
+            _started.remove(pool)
+            return pool
+    return _new_pool(spawned)
+
+
+def _finish_pool(pool: ProcessPoolExecutor) -> None:
+    """Wait for ``pool``'s workers to end (ending them at once if interrupted), then forget it."""
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # Ctrl-C or SIGTERM while the workers finish: end them now
+        end_workers(pool)
+        raise
+    finally:
+        # The pool is forgotten last: an interrupt before that still finds it (end_live_pools).
+        if not _live_pools.get(pool, True):
+            _stop_resource_tracker()
+        _live_pools.pop(pool, None)
 
 
 def _then_release_memory(work: Callable[[list[U]], T], batch: list[U]) -> T:
@@ -207,9 +284,7 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     handed = 1  # batches handed out: the first is this process's (below)
     pending: dict[int, Future[T]] = {}
     ready: dict[int, T] = {}
-    tracker_was_running = _resource_tracker_running()
-    pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"), initializer=_share_cores, initargs=(spawned,))
-    _live_pools[pool] = tracker_was_running
+    pool = _take_pool(spawned)
     try:
         for index in range(len(plan)):
             while handed < len(plan) and len(pending) < ahead:
@@ -237,16 +312,7 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
             raise WorkerError(msg) from exc
         raise
     finally:
-        try:
-            pool.shutdown(wait=True, cancel_futures=True)
-        except BaseException:  # Ctrl-C or SIGTERM while the workers finish: end them now
-            end_workers(pool)
-            raise
-        finally:
-            # The pool is forgotten last: an interrupt before that still finds it (end_live_pools).
-            if not tracker_was_running:
-                _stop_resource_tracker()
-            _live_pools.pop(pool, None)
+        _finish_pool(pool)
 
 
 def _share_cores(spawned: int) -> None:
@@ -261,6 +327,7 @@ def _share_cores(spawned: int) -> None:
 def end_live_pools() -> None:
     """End every pool still running (the interrupt reached a consumer, not the generator that
     owns the pool), and stop the resource tracker if one of them started it."""
+    _started.clear()
     stop = False
     while _live_pools:
         pool, tracker_was_running = _live_pools.popitem()

@@ -1,6 +1,7 @@
 """Transcript files as every loader sees them, whatever their format, and telling formats apart.
 
-Imports: the standard library and ``cc_analytics.errors`` only. A source is a file, a folder
+Imports: the standard library and ``cc_analytics.errors`` only (a format package's discovery
+when a plan is made). A source is a file, a folder
 (searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
 is read from its first lines, never from where it lies.
 """
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 import errno
 import glob
+import importlib
 import io
 import json
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from types import ModuleType
+from typing import BinaryIO, Literal, NamedTuple
 
 from cc_analytics.errors import InputError
 
@@ -26,6 +29,9 @@ SNIFF_BYTES = 1 << 16
 SNIFF_FIRST_READ = 1 << 12
 CLAUDE = "claude-code"
 CHAINLESS = "chainlesschain"
+PACKAGES = {CLAUDE: "cc_analytics.frames.claude", CHAINLESS: "cc_analytics.frames.chainless"}
+# What a worker process runs for each format's batches: imported ahead (engine.workers_started).
+WORKER_MODULES = {CLAUDE: "cc_analytics.frames.claude.tables", CHAINLESS: "cc_analytics.frames.chainless.sessions"}
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
 
@@ -77,6 +83,8 @@ def shown(name: str) -> str:
 
 
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Sequence[TranscriptFile] | None
+Format = Literal["auto", "claude-code", "chainlesschain"]
+Plan = Mapping[str, Sequence[TranscriptFile]]
 
 
 def sniff_format(path: Path) -> str:
@@ -282,3 +290,30 @@ def split_by_format(source: Source) -> dict[str, list[Path]]:
                 seen.add(key)
                 out[sniff_format(path)].append(path)
     return out
+
+
+def package(format: str) -> ModuleType:
+    """The format package (``frames.claude`` or ``frames.chainless``) of a ``format`` value."""
+    try:
+        return importlib.import_module(PACKAGES[format])
+    except KeyError:
+        msg = f"unknown format {format!r}\nHint: use one of 'auto', {', '.join(map(repr, PACKAGES))}."
+        raise InputError(msg) from None
+
+
+def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, list[TranscriptFile]]:
+    """The transcript files of ``source`` by format (formats without files are left out).
+
+    ``source`` is a file, folder, glob, a list of these, or None for both formats' default
+    stores. With ``format="auto"`` each file's format is read from its first lines. A plan
+    (what this returns) is taken as it is, so a caller that planned does not plan twice.
+    """
+    if isinstance(source, Mapping):
+        return {name: list(files) for name, files in source.items() if files}
+    if format != "auto":
+        return {format: package(format).resolve(source)}
+    if source is None:
+        found = {name: package(name).resolve(None) for name in PACKAGES}
+    else:
+        found = {name: package(name).resolve(paths) for name, paths in split_by_format(source).items()}
+    return {name: files for name, files in found.items() if files}

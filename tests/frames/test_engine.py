@@ -73,6 +73,38 @@ def test_an_interrupt_while_the_workers_finish_still_ends_them(monkeypatch: pyte
     assert not engine._live_pools
 
 
+def test_workers_started_ahead_are_the_ones_the_run_uses() -> None:
+    units = [Unit(f"s{index:03}", 10) for index in range(8)]
+    with engine.workers_started(engine.PARALLEL_MIN_BYTES + 1, None, imports=["json"]):
+        (pool,) = engine._started
+        (worker,) = multiprocessing.active_children()  # started before any batch was asked for
+        results = list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
+        assert not engine._started  # the run took it
+    assert {pid for _ids, pid in results} == {os.getpid(), worker.pid}
+    assert multiprocessing.active_children() == []
+    assert pool not in engine._live_pools
+    assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
+
+
+def test_workers_started_and_not_taken_end_with_the_block() -> None:
+    # --workers 2 on a corpus that turned out to be an archive, or a run that failed first.
+    with engine.workers_started(10, 2, imports=["no_such_module_at_all"]):  # a failing import is harmless
+        assert len(multiprocessing.active_children()) == 1
+    assert multiprocessing.active_children() == []
+    assert not engine._started and not engine._live_pools
+    assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
+    with engine.workers_started(engine.PARALLEL_MIN_BYTES, None):  # not over the line: nothing starts
+        assert multiprocessing.active_children() == [] and not engine._started
+
+
+def test_an_interrupt_ends_workers_started_ahead() -> None:
+    with pytest.raises(KeyboardInterrupt), engine.workers_started(10, 2):
+        engine.end_live_pools()  # what the CLI's interrupt handler runs
+        raise KeyboardInterrupt
+    assert multiprocessing.active_children() == []
+    assert not engine._started and not engine._live_pools
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
 def test_memory_is_handed_back_after_each_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []

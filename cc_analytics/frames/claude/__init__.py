@@ -31,7 +31,7 @@ _EXPORTS = {
     "tables_batch": "tables",
     "iter_tables": "tables",
     "claude_context": "context",
-    "resolve": "events",
+    "resolve": "discovery",
     "discover": "discovery",
     "default_roots": "discovery",
     "find_session": "discovery",

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cc_analytics.frames.sources import SUFFIX, RealPaths, TranscriptFile, expand, read_transcript, shown, walk
+from cc_analytics.frames.sources import SUFFIX, RealPaths, Source, TranscriptFile, expand, read_transcript, shown, walk
 
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_CONFIG = Path("~/.claude")
@@ -182,3 +182,18 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+def resolve(source: Source) -> list[TranscriptFile]:
+    """Transcript files of ``source``: None (default roots), a path, glob, or a list of them.
+
+    A list of ``TranscriptFile`` is taken as it is.
+    """
+    if source is None:
+        return discover(None)
+    if isinstance(source, str | os.PathLike):
+        return discover([source])
+    items = list(source)
+    if items and all(isinstance(item, TranscriptFile) for item in items):
+        return items  # type: ignore[return-value]
+    return discover(items)  # type: ignore[arg-type]

@@ -8,31 +8,15 @@ modules of ``frames.claude``. Events keep every column and block text
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import EVENTS, SESSIONS, Decoded, decode_files
-from cc_analytics.frames.claude.discovery import TranscriptFile, discover
+from cc_analytics.frames.claude.discovery import TranscriptFile, resolve
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
 from cc_analytics.frames.sources import Source
-
-
-def resolve(source: Source) -> list[TranscriptFile]:
-    """Transcript files of ``source``: None (default roots), a path, glob, or a list of them.
-
-    A list of ``TranscriptFile`` is taken as it is.
-    """
-    if source is None:
-        return discover(None)
-    if isinstance(source, str | os.PathLike):
-        return discover([source])
-    items = list(source)
-    if items and all(isinstance(item, TranscriptFile) for item in items):
-        return items  # type: ignore[return-value]
-    return discover(items)  # type: ignore[arg-type]
 
 
 def events_of(decoded: Decoded) -> pl.DataFrame:
