@@ -1,26 +1,32 @@
 """Command-line entry point: parse options, dispatch to ``cc_analytics.commands.<name>``.
 
-Imports: argparse, ``errors``, ``format``, ``interrupts`` and the command modules (each
-imports its heavy dependencies lazily). Every error a command raises on purpose is printed here, by one function.
+Imports: ``errors``, ``format``, ``interrupts`` and the command modules (each
+imports its heavy dependencies lazily); argparse once a parser is built (``statusline`` alone
+needs none). Every error a command raises on purpose is printed here, by one function.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from cc_analytics.commands import COMMANDS
 from cc_analytics.errors import CCAnalyticsError, UsageError
 from cc_analytics.format import colour_enabled, error_line
 from cc_analytics.interrupts import clean_up, exit_code, exit_promptly, hold_signals, leave
 
+if TYPE_CHECKING:
+    import argparse
+
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``cc-analytics`` argument parser with every available sub-command (or ``only`` that
     one: a command named on the command line imports no other command's module, which keeps
     ``statusline`` quick)."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="cc-analytics",
         description="Analytics for Claude Code and ChainlessChain session transcripts.",
@@ -60,6 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["statusline"]:
+        # Claude Code runs it after every message: no parser is built (argparse, its help
+        # formatter and gettext cost about 10 ms of a 100 ms budget), and it has no options.
+        from cc_analytics.commands.statusline import print_status_line
+
+        return print_status_line()
     parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
     args = parser.parse_args(words)
     if args.command is None:

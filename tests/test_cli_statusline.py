@@ -370,6 +370,27 @@ def test_the_cost_path_imports_no_polars(tmp_path: Path) -> None:
     assert out.stdout.strip() == "False"
 
 
+def test_the_command_imports_only_what_the_line_needs(tmp_path: Path) -> None:
+    # Each of these cost the status line milliseconds at every call: Polars and Arrow (hundreds),
+    # orjson and the batch engine's multiprocessing (about 20), argparse with its help formatter
+    # and gettext (about 10).
+    main = next(iter(sorted(SAMPLES.glob("*/*.jsonl"))))
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted({n.split('.')[0] for n in sys.modules} & "
+        "{'polars', 'pyarrow', 'orjson', 'multiprocessing', 'concurrent', 'argparse', 'gettext'}), file=sys.stderr))\n"
+        "from cc_analytics.cli import main\nsys.argv = ['cc-analytics', 'statusline']\nsys.exit(main())"
+    )
+    env = {**os.environ, "CC_ANALYTICS_CACHE_DIR": str(tmp_path)}
+    # The first call ever makes the price book from genai-prices (pydantic and all); the
+    # second reads the book, and the session afresh (its state is removed).
+    subprocess.run([sys.executable, "-m", "cc_analytics.cli", "statusline"], input=_stdin(main), check=True, env=env)
+    shutil.rmtree(tmp_path / "statusline")
+    out = subprocess.run([sys.executable, "-c", probe], input=_stdin(main), capture_output=True, check=True, env=env)
+    assert b"$" in out.stdout and b"to auto-compact" in out.stdout
+    assert out.stderr.decode().strip() == "[]"
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)),

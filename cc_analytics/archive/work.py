@@ -24,6 +24,7 @@ from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import FileRecord, PartRecord, Unit
 from cc_analytics.archive.plan import GONE, MODIFIED, NEW, Context, Item
 from cc_analytics.archive.storage import Storage, filesystem
+from cc_analytics.frames.memory import release_memory
 from cc_analytics.frames.sources import TranscriptFile
 
 ZSTD_LEVEL = 1  # about 340 MB/s a core on transcripts, to a quarter of their size
@@ -60,30 +61,6 @@ def archive_batch(items: list[Item], *, context: Context) -> BatchResult:
         return _archive_batch(items, context)
     finally:
         release_memory()  # the batch's bytes and frames are garbage now
-
-
-def release_memory() -> None:
-    """Hand the heap's free pages back to the system (glibc only; elsewhere nothing).
-
-    A worker runs batch after batch; without this its resident memory creeps up with the
-    number of batches (freed transcript bytes and frames left in the heap): about 236 MB to
-    284 MB over 60 batches of 32 MB in one process, against a flat 234 MB with it.
-    """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@cache
-def _malloc_trim() -> Any:
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    try:
-        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
-    except OSError:
-        return None
 
 
 def _archive_batch(items: list[Item], context: Context) -> BatchResult:

@@ -1,6 +1,6 @@
 """``cc-analytics statusline``: one line for Claude Code's ``statusLine`` setting.
 
-Imports: argparse, json and the standard library, ``format``, ``frames.metrics`` (scalar
+Imports: json and the standard library, ``format``, ``frames.metrics`` (scalar
 twins), ``frames.claude.models`` (the window table) and ``frames.claude.tally`` (the session's
 cost) — never Polars: Claude Code runs the command after every assistant message, so it must
 answer in milliseconds whatever the transcript's size. It reads the JSON Claude Code pipes on
@@ -16,15 +16,17 @@ never break the terminal.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cc_analytics.format import SGR, colour_enabled, human_int, usd
 from cc_analytics.frames import metrics
+
+if TYPE_CHECKING:
+    import argparse
 
 FIRST_CHUNK = 256 * 1024
 MAX_CHUNK = 64 * 1024 * 1024
@@ -47,6 +49,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(_args: argparse.Namespace) -> int:
+    return print_status_line()
+
+
+def print_status_line() -> int:
+    """Read Claude Code's document on stdin, print the status line; the exit code (always 0)."""
     try:
         raw = sys.stdin.buffer.read()
     except (OSError, ValueError):

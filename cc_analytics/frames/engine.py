@@ -16,19 +16,18 @@ was interrupted, not the generator) is ended by the CLI's cleanup (:func:`end_li
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
-from functools import cache, partial
+from functools import partial
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from cc_analytics.errors import WorkerError
+from cc_analytics.frames.memory import release_memory
 from cc_analytics.interrupts import on_interrupt
 
 if TYPE_CHECKING:
@@ -228,48 +227,6 @@ def _then_release_memory(work: Callable[[list[U]], T], batch: list[U]) -> T:
     result = work(batch)
     release_memory()
     return result
-
-
-def release_memory() -> None:
-    """Hand the C heap's free pages back to the system, where the C library can (glibc).
-
-    A batch's lines, texts and lists are freed when it is done, but glibc keeps the pages of
-    its heap for reuse, and the holes between what is still alive keep growing: reading 10 GB
-    in one process, resident memory grew by 0.5 MB a batch (150 to 250 MB); with this after
-    each batch it stays flat. It takes a few milliseconds.
-    """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes
-
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # another C library (musl has no malloc_trim)
-        return None
-
-
-@contextmanager
-def no_cycle_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused while decoded JSON is built.
-
-    Decoded JSON holds no reference cycles, so the collector would only rescan the growing
-    lists of what was read, again and again (about 8% of the line walker's time, and of a
-    transcript's parse for a preview); reference counting frees the rest.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _in_process(work: Callable[[list[U]], T], plan: list[list[U]]) -> Iterator[T]:

@@ -174,8 +174,8 @@ class Transcripts:
     def session(self, path: str) -> Any:
         """The ``core.Session`` of the transcript at ``path`` (OSError when it cannot be read)."""
         from cc_analytics.core import Session
-        from cc_analytics.frames.engine import no_cycle_collection
         from cc_analytics.frames.lines import decode_line
+        from cc_analytics.frames.memory import no_cycle_collection
 
         stat = Path(path).stat()
         key = (path, stat.st_size, stat.st_mtime_ns)

@@ -11,7 +11,7 @@ from multiprocessing import resource_tracker
 
 import pytest
 
-from cc_analytics.frames import engine
+from cc_analytics.frames import engine, memory
 from cc_analytics.frames.engine import batches, run_batches
 
 
@@ -108,8 +108,8 @@ def test_an_interrupt_ends_workers_started_ahead() -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
 def test_memory_is_handed_back_after_each_batch(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    monkeypatch.setattr(engine, "_malloc_trim", lambda: calls.append)
+    monkeypatch.setattr(memory, "_malloc_trim", lambda: calls.append)
     list(run_batches(batch_pid, [Unit("a", 1), Unit("b", 1)], workers=1, batch_bytes=1))
     assert calls == [0, 0]
     monkeypatch.undo()
-    engine.release_memory()  # the real one: glibc's malloc_trim where there is one, else nothing
+    memory.release_memory()  # the real one: glibc's malloc_trim where there is one, else nothing

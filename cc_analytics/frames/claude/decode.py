@@ -1,7 +1,7 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: the standard library, ``frames.sources`` (reading a file), ``frames.engine`` (the
-batch size, the collector's pause) and ``frames.claude``'s ``schema``/``discovery``; orjson at
+Imports: the standard library, ``frames.sources`` (reading a file), ``frames.memory`` (the
+collector's pause), ``frames.engine`` (the batch size, when asked for) and ``frames.claude``'s ``schema``/``discovery``; orjson at
 the first line read in Python, ``frames.estimate`` when blocks are measured, polars and
 ``buckets`` only where frames are built (:func:`frames_of`), so a worker process that only
 walks lines (:func:`walk_files`) never imports Polars, and a caller that wants only the
@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
-from cc_analytics.frames.engine import no_cycle_collection
+from cc_analytics.frames.memory import no_cycle_collection
 from cc_analytics.frames.sources import read_transcript
 
 if TYPE_CHECKING:
