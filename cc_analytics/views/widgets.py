@@ -1,9 +1,10 @@
 """Notebook views of sessions: ``SessionExplorer`` (many), beside ``ContextGauge`` (one, from ``views.gauge``).
 
-Imports: polars, ``format``, ``frames.schema``, ``views.common``, ``views.gauge``; ipywidgets
-(and ``views.searchbox``, ``views.sparkline``) only when a live widget is built or a chart
-drawn, ``core`` only when a turn's window is captured. The explorer renders a static
-HTML/text repr wherever no widget front end runs (plain IPython, nbval, HTML export).
+Imports: polars, ``format``, ``frames.schema``, ``views.common``, ``views.gauge``, and what
+the first display needs (``core``, ``frames.lines``, ``views.sparkline``, and ipywidgets with
+``views.searchbox`` when installed), so that a notebook's import cell pays for them, not the
+explorer's first display. The explorer renders a static HTML/text repr wherever no widget
+front end runs (plain IPython, nbval, HTML export).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import html
 import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -636,3 +638,16 @@ __all__ = [
     "gauge_text",
     "turn_preview",
 ]
+
+
+# What the first display needs is loaded with this module (about 0.15 s, most of it
+# ipywidgets): a notebook pays it in the cell that imports the explorer, and the explorer's
+# first display only builds its widgets. Without ipywidgets it renders its static page.
+import cc_analytics.core  # noqa: E402
+import cc_analytics.frames.lines  # noqa: E402
+import cc_analytics.views.sparkline  # noqa: E402, F401
+
+with suppress(ImportError):
+    import ipywidgets  # noqa: F401
+
+    import cc_analytics.views.searchbox  # noqa: F401
