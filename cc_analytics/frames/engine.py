@@ -176,8 +176,9 @@ def workers_started(total: int, workers: int | None, imports: Sequence[str] = ()
     pool = _new_pool(spawned)
     _started.append(pool)
     try:
-        for _ in range(spawned):
-            _submit(pool, _import_all, imports)
+        with _signals_blocked():  # a worker spawned by this submit inherits the mask
+            for _ in range(spawned):
+                pool.submit(_import_all, list(imports))
         yield
     finally:
         if pool in _started:  # never taken: end it as a run would
