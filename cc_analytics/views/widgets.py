@@ -10,9 +10,11 @@ front end runs (plain IPython, nbval, HTML export).
 from __future__ import annotations
 
 import html
+import sys
+import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from datetime import date
 from pathlib import Path
@@ -35,6 +37,10 @@ LIST_ROWS = 10
 SEARCH_TEXT = "_search_text"
 LABEL = "_label"
 HAS_TURNS = "_has_turns"
+# A live explorer reads a transcript at least this large for a preview in the background: the
+# gauge, chart and turns show at once, and the preview pane fills when it is parsed (a 17.6 MB
+# transcript takes about 170 ms).
+BACKGROUND_PREVIEW_BYTES = 4 * 1024 * 1024
 
 
 # ------------------------------------------------------------------ SessionExplorer
@@ -168,32 +174,55 @@ class Transcripts:
         self.max_bytes = max_bytes
         self.reads = 0
         self._parsed: OrderedDict[tuple[str, int, int], Any] = OrderedDict()
+        # An explorer parses in the background (BACKGROUND_PREVIEW_BYTES): ``_lock`` guards the
+        # kept sessions for a moment; a path's own lock makes a second caller wait for the
+        # first's parse of it (then find it kept) without holding up callers for other files.
+        self._lock = threading.Lock()
+        self._parsing: dict[str, threading.Lock] = {}
 
     def clear(self) -> None:
         """Forget every parsed transcript."""
         self._parsed.clear()
 
+    def unparsed_bytes(self, path: str) -> int:
+        """The size of the transcript at ``path`` when :meth:`session` would parse it, else 0
+        (parsed and unchanged, or unreadable: that is a message, not a parse)."""
+        try:
+            stat = Path(path).stat()
+        except OSError:
+            return 0
+        with self._lock:
+            return 0 if (path, stat.st_size, stat.st_mtime_ns) in self._parsed else stat.st_size
+
     def session(self, path: str) -> Any:
         """The ``core.Session`` of the transcript at ``path`` (OSError when it cannot be read)."""
+        with self._lock:
+            parsing = self._parsing.setdefault(path, threading.Lock())
+        with parsing:
+            return self._session(path)
+
+    def _session(self, path: str) -> Any:
         from cc_analytics.core import Session
         from cc_analytics.frames.lines import decode_line
         from cc_analytics.frames.memory import no_cycle_collection
 
         stat = Path(path).stat()
         key = (path, stat.st_size, stat.st_mtime_ns)
-        if key in self._parsed:
-            self._parsed.move_to_end(key)
-            return self._parsed[key]
+        with self._lock:
+            if key in self._parsed:
+                self._parsed.move_to_end(key)
+                return self._parsed[key]
         raw = Path(path).read_bytes()
-        self.reads += 1
         with warnings.catch_warnings(), no_cycle_collection():
             warnings.simplefilter("ignore")  # malformed lines are the problems frame's business, not the preview's
             parsed = Session(raw, source=path, decode=decode_line)
-        self._parsed[key] = parsed
-        while len(self._parsed) > 1 and (
-            len(self._parsed) > self.size or sum(size for _, size, _ in self._parsed) > self.max_bytes
-        ):
-            self._parsed.popitem(last=False)
+        with self._lock:
+            self.reads += 1
+            self._parsed[key] = parsed
+            while len(self._parsed) > 1 and (
+                len(self._parsed) > self.size or sum(size for _, size, _ in self._parsed) > self.max_bytes
+            ):
+                self._parsed.popitem(last=False)
         return parsed
 
 
@@ -236,6 +265,43 @@ def turn_preview(
     except ValueError as exc:  # the file changed since the frames were read
         return f"(no window around turn {turn[S.TURN_INDEX]} in {source}: {exc})"
     return window.render_preview(budget=Budget())
+
+
+def _after_this_cell(start: Callable[[], None]) -> None:
+    """``start()`` once the notebook cell that runs now has finished (its output is sent), or
+    at once outside a cell (a widget's event, plain Python).
+
+    A parse started in the cell would share the interpreter with the kernel's sending of the
+    explorer's widgets, and delay the first frame by as much as it saves.
+    """
+    shell = _running_cell_shell()
+    if shell is None:
+        start()
+        return
+
+    def once(*_: Any) -> None:
+        shell.events.unregister("post_run_cell", once)
+        start()
+
+    shell.events.register("post_run_cell", once)
+
+
+def _running_cell_shell() -> Any:
+    """The IPython shell when a Jupyter kernel is running a cell now, else None."""
+    if "ipykernel" not in sys.modules:
+        return None
+    try:
+        from ipykernel.kernelbase import Kernel
+
+        if not Kernel.initialized():
+            return None
+        kernel = Kernel.instance()
+        parent = kernel.get_parent("shell") or {}
+        if parent.get("header", {}).get("msg_type") != "execute_request":
+            return None
+        return getattr(kernel, "shell", None)
+    except Exception:  # noqa: BLE001 (another kernel's internals: then start at once)
+        return None
 
 
 def _pre(text: str) -> str:
@@ -302,6 +368,11 @@ class SessionExplorer:
         self.turn_index: int | None = self._peak_turn()
         self._widget: Any = None
         self._quiet = False
+        # The live preview pane: what it shows is the latest pick's (a background parse that
+        # finishes after another pick leaves the pane alone).
+        self._shown_preview = 0
+        self._preview_lock = threading.Lock()
+        self.preview_thread: threading.Thread | None = None
 
     @classmethod
     def from_source(cls, source: str | Sequence[str] | None = None) -> SessionExplorer:
@@ -377,12 +448,14 @@ class SessionExplorer:
         return occupancy_svg(self.turn_rows(), title=f"session {self.session_id[:8]} · occupancy over turns")
 
     def preview(self) -> str:
+        turn = self._picked_turn()
+        return "(no turn selected)" if turn is None else turn_preview(turn, transcripts=self.transcripts)
+
+    def _picked_turn(self) -> dict[str, Any] | None:
         if self.turn_index is None:
-            return "(no turn selected)"
+            return None
         rows = self.turn_rows().filter(pl.col(S.TURN_INDEX) == self.turn_index)
-        if rows.is_empty():
-            return "(no turn selected)"
-        return turn_preview(rows.row(0, named=True), transcripts=self.transcripts)
+        return None if rows.is_empty() else rows.row(0, named=True)
 
     def _default_session(self) -> str | None:
         """The highest-peak matching session that has turns, recorded occupancy first (a
@@ -608,7 +681,7 @@ class SessionExplorer:
         if self._quiet or change["new"] is None or change["new"] == self.turn_index:
             return
         self.turn_index = change["new"]
-        self._preview.value = _pre(self.preview())
+        self._show_preview()
 
     def _sync_detail(self) -> None:
         """Gauge, chart, turn list and preview of the picked session: each computed once."""
@@ -623,7 +696,43 @@ class SessionExplorer:
             self._turns.value = self.turn_index if options else None
         finally:
             self._quiet = False
-        self._preview.value = _pre(self.preview()) if self.session_id else ""
+        self._show_preview()
+
+    def _show_preview(self) -> None:
+        """The picked turn's preview in its pane; from a large transcript not parsed yet, a note
+        at once and the preview when a background thread has parsed it (``preview_thread``)."""
+        with self._preview_lock:
+            self._shown_preview += 1
+            ticket = self._shown_preview
+        turn = self._picked_turn() if self.session_id else None
+        if turn is None:
+            self._set_preview(ticket, _pre("(no turn selected)") if self.session_id else "")
+            return
+        source = turn.get(S.SOURCE_FILE)
+        size = self.transcripts.unparsed_bytes(str(source)) if turn.get(S.FORMAT) != S.CHAINLESS and source else 0
+        if size < BACKGROUND_PREVIEW_BYTES:
+            self._set_preview(ticket, _pre(self.preview()))
+            return
+        self._set_preview(ticket, _pre(f"(reading {size / 1e6:.1f} MB of transcript for turn {turn[S.TURN_INDEX]}…)"))
+
+        def fill() -> None:
+            # A pick made meanwhile makes this preview another turn's, or the same one's: either
+            # way the ticket decides whether it is shown.
+            if ticket != self._shown_preview:
+                return
+            try:
+                text = self.preview()
+            except Exception as exc:  # noqa: BLE001 (a thread's error would otherwise go to the kernel's log only)
+                text = f"(no window around turn {turn[S.TURN_INDEX]}: {type(exc).__name__}: {exc})"
+            self._set_preview(ticket, _pre(text))
+
+        self.preview_thread = threading.Thread(target=fill, name="cc-analytics preview", daemon=True)
+        _after_this_cell(self.preview_thread.start)
+
+    def _set_preview(self, ticket: int, value: str) -> None:
+        with self._preview_lock:
+            if ticket == self._shown_preview:
+                self._preview.value = value
 
 
 __all__ = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import polars as pl
@@ -38,6 +39,51 @@ def claude_sessions_with_turns(explorer: SessionExplorer) -> list[str]:
     ranked = explorer.filtered()[S.SESSION_ID].to_list()
     have = set(main[S.SESSION_ID].to_list())
     return [sid for sid in ranked if sid in have]
+
+
+# ------------------------------------------------------------------ a large transcript's preview
+
+
+def test_a_large_transcript_is_previewed_in_the_background(data, monkeypatch) -> None:
+    monkeypatch.setattr(widgets, "BACKGROUND_PREVIEW_BYTES", 1)  # every sample counts as large
+    explorer = SessionExplorer(data.sessions, data.turns)
+    explorer.transcripts = widgets.Transcripts()  # nothing parsed yet
+    gate = threading.Event()
+    parse = explorer.transcripts._session
+    monkeypatch.setattr(explorer.transcripts, "_session", lambda path: gate.wait(10) and parse(path))
+    explorer.widget  # noqa: B018
+    # Everything but the preview is there at once; the pane says what it is reading.
+    assert "cc-gauge" in explorer._gauge.value and "<svg" in explorer._chart.value
+    assert len(explorer._turns.options) == explorer.turn_rows().height > 0
+    assert "MB of transcript for turn" in explorer._preview.value
+    gate.set()
+    assert explorer.preview_thread is not None
+    explorer.preview_thread.join(10)
+    assert explorer._preview.value == widgets._pre(explorer.preview()) and "(reading" not in explorer._preview.value
+    assert explorer.transcripts.reads == 1  # the thread's parse is the one kept: preview() found it
+
+
+def test_a_pick_made_during_a_background_preview_is_the_one_shown(data, monkeypatch) -> None:
+    monkeypatch.setattr(widgets, "BACKGROUND_PREVIEW_BYTES", 1)
+    explorer = SessionExplorer(data.sessions, data.turns)
+    explorer.transcripts = widgets.Transcripts()
+    gate = threading.Event()
+    parse = explorer.transcripts._session
+    monkeypatch.setattr(explorer.transcripts, "_session", lambda path: gate.wait(10) and parse(path))
+    explorer.widget  # noqa: B018
+    first = explorer.preview_thread
+    other = claude_sessions_with_turns(explorer)[1]
+    explorer._list.value = other  # picked while the first session's transcript is still being parsed
+    second = explorer.preview_thread
+    assert first is not None and second is not None and second is not first
+    assert first.is_alive()  # the pick did not wait for the parse
+    assert "cc-gauge" in explorer._gauge.value and other[:8] in explorer._gauge.value
+    gate.set()
+    first.join(10)
+    second.join(10)
+    assert explorer.session_id == other
+    assert explorer._preview.value == widgets._pre(explorer.preview())
+    assert "(reading" not in explorer._preview.value
 
 
 # ------------------------------------------------------------------ an unreadable transcript
