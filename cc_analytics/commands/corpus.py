@@ -88,17 +88,20 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
 
     source: Any = args.sources or None
     root = None if source is None else archive_root(source)
-    largest = (0, "")
+    sizes: dict[str, int] = {}  # bytes to decode by format
     if root is None:
         source = plan(source)  # the files by format, found once (Polars is not imported yet)
         files = sum(len(found) for found in source.values())
-        largest = max(((sum(f.size for f in found), name) for name, found in source.items()), default=largest)
+        sizes = {name: sum(f.size for f in found) for name, found in source.items()}
     else:
         files = len(open_archive(root).manifest.files)  # an archive: its tables, nothing decoded
     progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
     corpus = Corpus(files=files)
-    # The workers start while this process imports Polars and reads its first batch.
-    with workers_started(largest[0], args.workers, imports=[WORKER_MODULES.get(largest[1], "polars")]):
+    # The workers start while this process imports Polars and reads its first batch (they are
+    # the ones the largest format's run asks for).
+    largest = max(sizes, key=sizes.__getitem__, default=None)
+    imports = [WORKER_MODULES[largest]] if largest else []
+    with workers_started(sizes.get(largest or "", 0), args.workers, imports=imports):
         try:
             for rows, requests, problems in reader(source, progress):
                 corpus.frames.append(rows)

@@ -42,8 +42,8 @@ END_SECONDS = 5.0
 Progress = Callable[[int, int], None]
 # Pools alive now, each with whether the resource tracker ran before it started.
 _live_pools: dict[ProcessPoolExecutor, bool] = {}
-# Pools started ahead of their run (workers_started), not yet taken by one.
-_started: list[ProcessPoolExecutor] = []
+# Pools started ahead of their run (workers_started), not yet taken by one: their worker counts.
+_started: dict[ProcessPoolExecutor, int] = {}
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -166,23 +166,22 @@ def workers_started(total: int, workers: int | None, imports: Sequence[str] = ()
 
     Examples:
         >>> with workers_started(0, None):  # a small corpus: nothing is started
-        ...     _started
-        []
+        ...     not _started
+        True
     """
     spawned = worker_count(total, workers) - 1
     if spawned < 1:
         yield
         return
     pool = _new_pool(spawned)
-    _started.append(pool)
+    _started[pool] = spawned
     try:
         with _signals_blocked():  # a worker spawned by this submit inherits the mask
             for _ in range(spawned):
                 pool.submit(_import_all, list(imports))
         yield
     finally:
-        if pool in _started:  # never taken: end it as a run would
-            _started.remove(pool)
+        if _started.pop(pool, None) is not None:  # never taken: end it as a run would
             _finish_pool(pool)
 
 
@@ -203,11 +202,11 @@ def _new_pool(spawned: int) -> ProcessPoolExecutor:
 
 def _take_pool(spawned: int) -> ProcessPoolExecutor:
     """A pool started ahead (:func:`workers_started`) with ``spawned`` workers, else a new one."""
-    for pool in _started:
-        if pool._max_workers == spawned:  # type: ignore[attr-defined]
-            _started.remove(pool)
-            return pool
-    return _new_pool(spawned)
+    pool = next((pool for pool, count in _started.items() if count == spawned), None)
+    if pool is None:
+        return _new_pool(spawned)
+    del _started[pool]
+    return pool
 
 
 def _finish_pool(pool: ProcessPoolExecutor) -> None:

@@ -182,7 +182,8 @@ class Transcripts:
 
     def clear(self) -> None:
         """Forget every parsed transcript."""
-        self._parsed.clear()
+        with self._lock:
+            self._parsed.clear()
 
     def unparsed_bytes(self, path: str) -> int:
         """The size of the transcript at ``path`` when :meth:`session` would parse it, else 0
@@ -704,13 +705,14 @@ class SessionExplorer:
         with self._preview_lock:
             self._shown_preview += 1
             ticket = self._shown_preview
-        turn = self._picked_turn() if self.session_id else None
-        if turn is None:
-            self._set_preview(ticket, _pre("(no turn selected)") if self.session_id else "")
+        if self.session_id is None:
+            self._set_preview(ticket, "")
             return
-        source = turn.get(S.SOURCE_FILE)
-        size = self.transcripts.unparsed_bytes(str(source)) if turn.get(S.FORMAT) != S.CHAINLESS and source else 0
-        if size < BACKGROUND_PREVIEW_BYTES:
+        turn = self._picked_turn()
+        size = 0  # no turn, a ChainlessChain prompt or a parsed transcript: shown at once
+        if turn is not None and turn.get(S.FORMAT) != S.CHAINLESS and turn.get(S.SOURCE_FILE):
+            size = self.transcripts.unparsed_bytes(str(turn[S.SOURCE_FILE]))
+        if turn is None or size < BACKGROUND_PREVIEW_BYTES:
             self._set_preview(ticket, _pre(self.preview()))
             return
         self._set_preview(ticket, _pre(f"(reading {size / 1e6:.1f} MB of transcript for turn {turn[S.TURN_INDEX]}…)"))
