@@ -16,6 +16,7 @@ was interrupted, not the generator) is ended by the CLI's cleanup (:func:`end_li
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -358,6 +359,10 @@ def _stop_resource_tracker() -> None:
     # caller's shared memory); the next spawn starts it again.
     from multiprocessing import resource_tracker
 
+    # A pool's queues hold semaphores the tracker watches until they are finalized; one caught
+    # in a reference cycle (an interrupted run's traceback) would still be registered, and the
+    # tracker would warn of "leaked semaphore objects" as it stops.
+    gc.collect()
     tracker = resource_tracker._resource_tracker
     pid = getattr(tracker, "_pid", None)
     stop = getattr(tracker, "_stop", None)
