@@ -32,11 +32,14 @@ class FileRecord:
 
     ``source``: its path (absolute) or URL, as ``source_file`` columns spell it; the
     classification the loaders gave it (``format``, ``session_id``, ``agent_id``,
-    ``layout``, ``project_dir``); ``size``, ``mtime_ns`` and ``sha1`` of the bytes read;
-    ``raw``: its compressed copy, relative to the archive root, before the generation and
-    ``.zst``; ``generation``: how many times the raw copy was replaced (each version has its
-    own name, so a replacement never overwrites what the manifest still names); ``tag``: the
-    object's version tag on object storage (ETag), compared with size and mtime.
+    ``layout``, ``project_dir``); ``size`` and ``mtime_ns`` of the bytes read; ``raw``: its
+    compressed copy, relative to the archive root, before the generation and ``.zst``;
+    ``sha1``: the SHA-1 of that copy as stored (a rerun compares a changed file with the
+    copy itself, byte for byte, so no hash of the source is needed; archives written before
+    hold the source's hash here, which nothing reads); ``generation``: how many times the
+    raw copy was replaced (each version has its own name, so a replacement never overwrites
+    what the manifest still names); ``tag``: the object's version tag on object storage
+    (ETag), compared with size and mtime.
     """
 
     source: str

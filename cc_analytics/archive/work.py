@@ -129,37 +129,40 @@ def read_raw(storage: Storage, root: str, record: FileRecord) -> bytes:
 def _refresh(
     storage: Storage, context: Context, item: Item, data: bytes, copies: dict[str, Future[tuple[str, bytes]]]
 ) -> tuple[FileRecord, str]:
-    """The new record of a file read again, its raw copy (and, for a new file, its hash) being
-    made in ``copies``; how it changed: ``new``, ``touched`` (same bytes), ``appended`` (the old
-    bytes are a prefix) or ``rewritten``."""
-    old = item.record if item.state == MODIFIED else None
+    """The new record of a file read again, its raw copy (and the copy's hash) being made in
+    ``copies``; how it changed: ``new``, ``touched`` (same bytes), ``appended`` (the old bytes
+    are a prefix) or ``rewritten``.
+
+    A changed file is compared with its raw copy, byte for byte: it costs a decompression of
+    the copy, on the rare files whose size or time changed, where hashing every byte of every
+    new file would cost a third of the compression itself.
+    """
     view = memoryview(data)
-    if old is None:  # nothing to compare: hashing and compressing both go beside the decode
+    if item.state != MODIFIED:  # nothing to compare: compressing (and hashing) goes beside the decode
         record = replace(item.record, size=len(data), mtime_ns=item.mtime_ns, tag=item.tag, generation=0)
-        copies[_copy_path(context, record)] = _pool().submit(_hashed_copy, view)
+        copies[_copy_path(context, record)] = _pool().submit(_copy, view, b"")
         return record, "new"
-    digest = hashlib.sha1(usedforsecurity=False)
-    prefix = None
-    if old is not None and len(data) >= old.size:
-        digest.update(view[: old.size])
-        prefix = digest.hexdigest()
-        digest.update(view[old.size :])
-    else:
-        digest.update(view)
-    sha1 = digest.hexdigest()
-    mtime_ns = item.mtime_ns
-    if prefix == old.sha1:
+    old = item.record
+    previous, before = _previous(storage, context, old)
+    if before is not None and len(data) >= old.size and data.startswith(before):
         if len(data) == old.size:
-            return old.touched(mtime_ns, item.tag), "touched"
-        previous = storage.read(f"{context.root}/{old.copy}")
-        copy, how = _pool().submit(_copy, view[old.size :], previous, sha1), "appended"
+            return old.touched(item.mtime_ns, item.tag), "touched"
+        copy, how = _pool().submit(_copy, view[old.size :], previous), "appended"
     else:
-        copy, how = _pool().submit(_copy, view, b"", sha1), "rewritten"
-    record = replace(
-        item.record, size=len(data), mtime_ns=mtime_ns, tag=item.tag, sha1=sha1, generation=old.generation + 1
-    )
+        copy, how = _pool().submit(_copy, view, b""), "rewritten"
+    record = replace(item.record, size=len(data), mtime_ns=item.mtime_ns, tag=item.tag, generation=old.generation + 1)
     copies[_copy_path(context, record)] = copy
     return record, how
+
+
+def _previous(storage: Storage, context: Context, old: FileRecord) -> tuple[bytes, bytes | None]:
+    """The raw copy of ``old`` as stored and decompressed; ``(b"", None)`` when it cannot be
+    read or is damaged (the file is then taken as rewritten: copied and decoded whole)."""
+    try:
+        previous = storage.read(f"{context.root}/{old.copy}")
+        return previous, decompress(previous, old.size)
+    except (OSError, ValueError):  # pyarrow's zstd raises OSError on corrupt data
+        return b"", None
 
 
 @cache
@@ -168,12 +171,10 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(1, thread_name_prefix="cc-archive-copy")
 
 
-def _hashed_copy(data: memoryview) -> tuple[str, bytes]:
-    return hashlib.sha1(data, usedforsecurity=False).hexdigest(), compress(data)
-
-
-def _copy(data: memoryview, previous: bytes, sha1: str) -> tuple[str, bytes]:
-    return sha1, previous + compress(data)
+def _copy(data: memoryview, previous: bytes) -> tuple[str, bytes]:
+    """The raw copy (``previous`` and a frame of ``data``) and its SHA-1."""
+    copy = previous + compress(data)
+    return hashlib.sha1(copy, usedforsecurity=False).hexdigest(), copy
 
 
 @cache

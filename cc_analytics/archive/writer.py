@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 Engine = Literal["local", "dask"]
 ENGINES = ("local", "dask")
-BATCH_BYTES = 32 * 1024 * 1024
+BATCH_BYTES = 64 * 1024 * 1024
 KEEP = {L.STAGING, ".lock", NAME}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -119,6 +120,52 @@ def test_a_rewritten_file_replaces_its_session(small: Corpus, tmp_path: Path) ->
     archive = open_archive(to)
     named = {f"{to}/{name}" for name in archive.manifest.referenced()}
     assert {str(p) for p in to.glob("raw/**/*.zst")} == {n for n in named if "/raw/" in n}
+
+
+def test_each_raw_copy_has_its_hash_in_the_manifest(small: Corpus, tmp_path: Path) -> None:
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    victim = sorted(small.generated.glob("*/*.jsonl"))[0]
+    _append(victim, [victim.read_bytes().splitlines()[0]])
+    assert update(small.sources, to).appended == 1
+    records = open_archive(to).manifest.files.values()
+    assert {r.generation for r in records} == {0, 1}  # the appended copy is checked too
+    for record in records:
+        assert hashlib.sha1((to / record.copy).read_bytes()).hexdigest() == record.sha1
+
+
+def test_same_size_new_bytes_are_rewritten_not_touched(small: Corpus, tmp_path: Path) -> None:
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    victim = sorted(small.generated.glob("*/*.jsonl"))[0]
+    data = victim.read_bytes()
+    victim.write_bytes(data.replace(b'"user"', b'"USER"', 1))  # same size, other bytes
+    summary = update(small.sources, to)
+    assert (summary.rewritten, summary.touched, summary.sessions) == (1, 0, 1)
+    fresh = tmp_path / "fresh"
+    update(small.sources, fresh)
+    assert_same(tables(to), tables(fresh))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def test_a_grown_file_whose_copy_is_damaged_is_copied_whole(small: Corpus, tmp_path: Path, damage: str) -> None:
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    victim = sorted(small.generated.glob("*/*.jsonl"))[0]
+    copy = to / open_archive(to).manifest.files[str(victim)].copy
+    if damage == "missing":
+        copy.unlink()
+    else:
+        copy.write_bytes(copy.read_bytes()[: copy.stat().st_size // 2])
+    _append(victim, [victim.read_bytes().splitlines()[0]])
+    summary = update(small.sources, to)
+    assert (summary.rewritten, summary.appended, summary.sessions) == (1, 0, 1)
+    fresh = tmp_path / "fresh"
+    update(small.sources, fresh)
+    assert_same(tables(to), tables(fresh))
+    record = open_archive(to).manifest.files[str(victim)]
+    assert open_archive(to).raw_bytes(str(victim)) == victim.read_bytes()
+    assert record.generation == 1
 
 
 def test_deleted_sources_keep_their_sessions(small: Corpus, tmp_path: Path) -> None:
