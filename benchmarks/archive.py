@@ -40,6 +40,7 @@ GROWN_SESSIONS, GROWN_BYTES = 10, 1_000_000
 
 def measure(command: list[str]) -> dict[str, float]:
     """Run ``command``; wall seconds, CPU seconds of it and its children, peak tree RSS (MB)."""
+    os.sync()  # the previous step's (or the corpus copy's) writes are not flushed during this one
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     sampler = PeakTreeRss(process.pid)

@@ -355,3 +355,31 @@ def test_new_files_are_classified_a_group_at_a_time(
     grouped = P.make_plan(Manifest({}, {}), small.sources)
     assert max(asked) == 3 and sum(asked) == whole.new > 3
     assert grouped.items == whole.items
+
+
+def test_a_first_run_batches_sessions_by_when_they_began(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Session ids are random: in their order every batch held every month, and wrote a part per
+    # table and month. In order of their first time, a batch holds one month here.
+    from cc_analytics.archive import plan as P
+    from cc_analytics.archive import writer
+
+    project = tmp_path / "projects" / "p"
+    project.mkdir(parents=True)
+    months = ["2026-01", "2026-02", "2026-03"]
+    for index in range(12):
+        month = months[index % 3]  # ids in one order, months in another
+        session = f"{index:02d}000000-0000-4000-8000-000000000000"
+        line = {
+            "type": "user", "uuid": f"u{index}", "sessionId": session,
+            "timestamp": f"{month}-0{1 + index // 3}T10:00:00Z", "message": {"role": "user", "content": "x" * 20_000},
+        }  # fmt: skip
+        (project / f"{session}.jsonl").write_bytes(orjson.dumps(line) + b"\n")
+    plan = P.make_plan(Manifest({}, {}), [str(tmp_path / "projects")])
+    began = [P.first_time((Path(item.record.source)).read_bytes())[:7] for item in plan.items]
+    assert began == sorted(began) and set(began) == set(months)
+    monkeypatch.setattr(writer, "BATCH_BYTES", 4 * 20_200)  # four sessions a batch
+    to = tmp_path / "archive"
+    update(str(tmp_path / "projects"), to)
+    parts = sorted(p.relative_to(to).parts[:3] for p in to.glob("sessions/*/*/*.parquet"))
+    assert parts == [("sessions", "format=claude-code", f"month={month}") for month in months]
+    assert_same(tables(to), tables(str(tmp_path / "projects")))
