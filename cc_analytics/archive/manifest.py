@@ -119,15 +119,19 @@ class Manifest:
     def from_json(cls, data: bytes) -> Manifest:
         document = orjson.loads(data)
         if not is_manifest(document):
-            msg = "not a cc-analytics archive manifest"
+            msg = f"its kind or version is not {KIND!r} {VERSION}"
             raise ValueError(msg)
-        files = {item["source"]: FileRecord(**item) for item in document["files"]}
-        parts = {
-            item["path"]: PartRecord(
-                item["path"], item["table"], item["rows"], tuple((u[0], u[1]) for u in item["units"])
-            )
-            for item in document["parts"]
-        }
+        try:
+            files = {item["source"]: FileRecord(**item) for item in document["files"]}
+            parts = {
+                item["path"]: PartRecord(
+                    item["path"], item["table"], item["rows"], tuple((u[0], u[1]) for u in item["units"])
+                )
+                for item in document["parts"]
+            }
+        except (KeyError, TypeError, IndexError) as error:
+            msg = f"a record is damaged: {type(error).__name__}: {error}"
+            raise ValueError(msg) from None
         return cls(files, parts)
 
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from cc_analytics.archive import layout as L
@@ -31,8 +29,6 @@ GONE = "gone"  # in the manifest, not listed (or unreadable): read from the raw 
 # New files are classified from their first bytes this many at a time (a batch of requests on
 # object storage; 64 kB each, so the heads of a large first run are never all in memory).
 HEADS_AT_ONCE = 256
-# The first time a head holds: Claude Code's RFC 3339 text, ChainlessChain's epoch milliseconds.
-FIRST_TIME = re.compile(rb'"timestamp"\s*:\s*(?:"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d)|(\d{12,14})\b)')
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,63 +121,48 @@ def make_plan(manifest: Manifest, sources: Sources) -> Plan:
             states[listed.path] = Item(record, MODIFIED, listed.size, listed.mtime_ns, listed.tag)
             plan.modified += 1
     taken = {record.raw for record in manifest.files.values()}
-    began: dict[Unit, str] = {}
-    for record, listed, when in _classify(new):
+    for record, listed in _classify(new):
         if record is None:
             plan.skipped += 1
             continue
         record = _unique_raw(record, taken)
         states[listed.path] = Item(record, NEW, listed.size, listed.mtime_ns, listed.tag)
         plan.new += 1
-        if when and (record.unit not in began or when < began[record.unit]):
-            began[record.unit] = when
     plan.kept = len(manifest.files) - plan.same - plan.modified
     wanted: set[Unit] = {item.record.unit for item in states.values() if item.state in (NEW, MODIFIED)}
     items = [item for item in states.values() if item.record.unit in wanted]
     for records in manifest.files_of(wanted).values():
         items.extend(Item(r, GONE, r.size, r.mtime_ns, r.tag) for r in records if r.source not in states)
-    # Sessions that began close together share a batch: its rows then fall in few months, and
-    # a batch writes one Parquet part per table and month (a first run of our 1 GB corpus
-    # writes 54 parts, against 144 in the order of the session ids, which are random).
-    items.sort(
-        key=lambda i: (
-            i.record.format,
-            began.get(i.record.unit, ""),
-            i.record.session_id,
-            i.record.layout != "main",
-            i.record.source,
-        )
-    )
+    items.sort(key=lambda i: (i.record.format, i.record.session_id, i.record.layout != "main", i.record.source))
     plan.items = items
     return plan
 
 
-def _classify(found: list[tuple[Storage, Listed]]) -> list[tuple[FileRecord | None, Listed, str]]:
+def _classify(found: list[tuple[Storage, Listed]]) -> list[tuple[FileRecord | None, Listed]]:
     """Format and session of new files from their first bytes (None: a deleted ChainlessChain
-    transcript, which no loader reads) and the first time they hold (:func:`first_time`),
-    :data:`HEADS_AT_ONCE` files at a time."""
+    transcript, which no loader reads), :data:`HEADS_AT_ONCE` files at a time."""
     by_storage: dict[int, tuple[Storage, list[Listed]]] = {}
     for storage, listed in found:
         by_storage.setdefault(id(storage), (storage, []))[1].append(listed)
-    out: list[tuple[FileRecord | None, Listed, str]] = []
+    out: list[tuple[FileRecord | None, Listed]] = []
     for storage, everything in by_storage.values():
         for start in range(0, len(everything), HEADS_AT_ONCE):
             out.extend(_classify_group(storage, everything[start : start + HEADS_AT_ONCE]))
     return out
 
 
-def _classify_group(storage: Storage, group: list[Listed]) -> list[tuple[FileRecord | None, Listed, str]]:
+def _classify_group(storage: Storage, group: list[Listed]) -> list[tuple[FileRecord | None, Listed]]:
     from cc_analytics.frames.chainless.store import transcript_file
     from cc_analytics.frames.claude.discovery import classify
 
-    out: list[tuple[FileRecord | None, Listed, str]] = []
+    out: list[tuple[FileRecord | None, Listed]] = []
     heads = storage.heads([listed.path for listed in group])
     for listed, head in zip(group, heads, strict=True):
         path = _loader_path(listed.path)
         format = sniff_head(head)
         if format == CHAINLESS:
             if _deleted(storage, listed.path):
-                out.append((None, listed, ""))
+                out.append((None, listed))
                 continue
             file = transcript_file(path, size=listed.size)
         else:
@@ -191,30 +172,8 @@ def _classify_group(storage: Storage, group: list[Listed]) -> list[tuple[FileRec
             listed.path, format, file.session_id, file.agent_id, file.layout, file.project_dir,
             listed.size, listed.mtime_ns, "", base, 0, listed.tag,
         )  # fmt: skip
-        out.append((record, listed, first_time(head)))
+        out.append((record, listed))
     return out
-
-
-def first_time(head: bytes) -> str:
-    """The first ``timestamp`` in a transcript's first bytes, as UTC ``YYYY-MM-DDTHH:MM``
-    (``""`` when there is none): only an order for batching, never a value in a table.
-
-    Examples:
-        >>> first_time(b'{"type":"summary"}\\n{"type":"user","timestamp":"2026-03-01T10:00:00.5Z"}')
-        '2026-03-01T10:00'
-        >>> first_time(b'{"type":"session_start","timestamp":1767225600000}'), first_time(b"[]")
-        ('2026-01-01T00:00', '')
-    """
-    found = FIRST_TIME.search(head)
-    if found is None:
-        return ""
-    text, millis = found.groups()
-    if text is not None:
-        return text.decode("ascii").replace(" ", "T")
-    try:
-        return datetime.fromtimestamp(int(millis) / 1000, UTC).strftime("%Y-%m-%dT%H:%M")
-    except (OverflowError, OSError, ValueError):
-        return ""
 
 
 def _loader_path(source: str) -> Path:

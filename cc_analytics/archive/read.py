@@ -90,18 +90,28 @@ class Archive:
 
         columns = {name: dtype for name, dtype in schema.items() if name != L.FORMAT}
         if isinstance(self.storage, LocalStorage):
+            for path in paths:
+                _check_part(path)
             frame = pl.scan_parquet(paths, hive_partitioning=False, schema=columns)
         else:
-            import io
-
-            frame = pl.concat([pl.read_parquet(io.BytesIO(self.storage.read(p))) for p in paths], how="vertical").lazy()
+            frame = pl.concat([read_part(self.storage, path) for path in paths], how="vertical").lazy()
         return frame.cast(columns)  # type: ignore[arg-type]
 
     def raw_bytes(self, source: str) -> bytes:
         """The bytes of a source file as last archived (by its path or URL as the manifest has it)."""
         from cc_analytics.archive.work import read_raw
+        from cc_analytics.errors import InputError
 
-        return read_raw(self.storage, self.root, self.record(source))
+        record = self.record(source)
+        try:
+            return read_raw(self.storage, self.root, record)
+        except OSError as error:
+            msg = (
+                f"cannot read the archive's copy of {record.source!r}: {error}\n"
+                "Hint: the archive is damaged; restore its raw/ folder from a backup, or archive the "
+                "source again if it still exists."
+            )
+            raise InputError(msg) from None
 
     def record(self, source: str) -> FileRecord:
         """The manifest's record of a source (given as archived, or relative to nothing: a path
@@ -129,6 +139,51 @@ class Archive:
         from cc_analytics.archive.work import transcript_file
 
         return [transcript_file(r) for r in records], [self.raw_bytes(r.source) for r in records]
+
+
+MAGIC = b"PAR1"
+
+
+def _check_part(path: str) -> None:
+    """A local part exists and starts and ends as a Parquet file does (four bytes each end: a
+    part cut short or overwritten is named here, not deep inside a query)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(MAGIC))
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - len(MAGIC)))
+            tail = handle.read()
+    except FileNotFoundError:
+        raise damaged_part(path, "is missing") from None
+    except OSError as error:
+        raise damaged_part(path, f"cannot be read ({error.strerror or error})") from None
+    if size < 3 * len(MAGIC) or head != MAGIC or tail != MAGIC:
+        raise damaged_part(path, f"is not a whole Parquet file ({size:,} bytes)")
+
+
+def read_part(storage: Storage, path: str) -> pl.DataFrame:
+    """One Parquet part, or an :class:`~cc_analytics.errors.InputError` naming it when it is
+    missing or damaged."""
+    import io
+
+    import polars as pl
+
+    try:
+        return pl.read_parquet(io.BytesIO(storage.read(path)))
+    except FileNotFoundError:
+        raise damaged_part(path, "is missing") from None
+    except (OSError, pl.exceptions.ComputeError) as error:
+        raise damaged_part(path, f"cannot be read ({error})") from None
+
+
+def damaged_part(path: str, what: str) -> Exception:
+    from cc_analytics.errors import InputError
+
+    msg = (
+        f"the archive's Parquet part {path!r} {what}\n"
+        "Hint: the archive is damaged; restore it from a backup (its manifest names every part it needs)."
+    )
+    return InputError(msg)
 
 
 def _claude_first(column: str) -> pl.Expr:
@@ -183,8 +238,15 @@ def open_archive(location: str | os.PathLike[str]) -> Archive:
     storage = filesystem(root)
     try:
         manifest = read_manifest(storage, root)
-    except ValueError:
-        manifest = None
+    except ValueError as error:
+        msg = (
+            f"{root!r} holds a {NAME} that is not a readable archive manifest ({error})\n"
+            "Hint: if this is an archive, restore its manifest from a backup; otherwise give an archive's folder."
+        )
+        raise InputError(msg) from None
+    except OSError as error:
+        msg = f"cannot read the archive at {root!r}: {error}\nHint: check the path and its permissions."
+        raise InputError(msg) from None
     if manifest is None:
         msg = f"{root!r} is not an archive (no {NAME})\nHint: create one with `cc-analytics archive SOURCES --to DIR`."
         raise InputError(msg)

@@ -38,6 +38,7 @@ class BatchResult:
     units: tuple[Unit, ...]
     parts: tuple[PartRecord, ...]
     counts: tuple[tuple[str, int], ...]  # bytes_read, and files new, appended, rewritten, touched
+    held: tuple[str, ...] = ()  # sessions left as archived before, each with why
 
 
 def archive_batch(items: list[Item], *, context: Context) -> BatchResult:
@@ -70,16 +71,24 @@ def _archive_batch(items: list[Item], context: Context) -> BatchResult:
     counts = {"bytes_read": 0, "new": 0, "appended": 0, "rewritten": 0, "touched": 0}
     copies: dict[str, Future[tuple[str, bytes]]] = {}
     sources = _read_sources(items)
+    held: list[str] = []
     for unit, members in _by_unit(items).items():
+        try:  # the files gone (or unreadable now) are decoded as last archived: their copies first
+            kept = {
+                item.record.source: read_raw(storage, context.root, item.record)
+                for item in members
+                if item.state != NEW and item.record.source not in sources
+            }
+        except OSError as error:  # the session stays as archived before; nothing of it changes
+            held.append(f"{unit[1]} ({unit[0]}): {error}")
+            continue
         contents: list[tuple[FileRecord, bytes]] = []
         changed = False
         for item in members:
-            record, data = item.record, sources.get(item.record.source)
-            if data is None and item.state == NEW:
-                continue  # vanished since it was listed: the next run will tell
-            if data is None:  # gone, or unreadable now: as last archived
-                data = read_raw(storage, context.root, record)
-            elif item.state in (NEW, MODIFIED):
+            record, data = item.record, kept.get(item.record.source)
+            if data is None and (data := sources.get(record.source)) is None:
+                continue  # new, and vanished since it was listed: the next run will tell
+            if record.source not in kept and item.state in (NEW, MODIFIED):
                 record, how = _refresh(storage, context, item, data, copies)
                 records.append(record)
                 counts[how] += 1
@@ -92,7 +101,7 @@ def _archive_batch(items: list[Item], context: Context) -> BatchResult:
     done = {path: future.result() for path, future in copies.items()}
     records = [replace(r, sha1=done[path][0]) if (path := _copy_path(context, r)) in done else r for r in records]
     storage.write_many({path: copy for path, (_sha1, copy) in done.items()})
-    return BatchResult(tuple(records), tuple(decoded), tuple(parts), tuple(counts.items()))
+    return BatchResult(tuple(records), tuple(decoded), tuple(parts), tuple(counts.items()), tuple(held))
 
 
 def _copy_path(context: Context, record: FileRecord) -> str:
@@ -121,9 +130,25 @@ def _read_sources(items: list[Item]) -> dict[str, bytes]:
 
 
 def read_raw(storage: Storage, root: str, record: FileRecord) -> bytes:
-    """The bytes of a source file as the archive last read them (its raw copy, decompressed)."""
-    compressed = storage.read(f"{root}/{record.copy}")
-    return decompress(compressed, record.size)
+    """The bytes of a source file as the archive last read them (its raw copy, decompressed).
+
+    A copy that is missing or damaged raises :class:`OSError` naming the copy.
+    """
+    path = f"{root}/{record.copy}"
+    try:
+        compressed = storage.read(path)
+    except FileNotFoundError:
+        msg = f"the raw copy {path!r} is missing"
+        raise OSError(msg) from None
+    try:
+        data = decompress(compressed, record.size)
+    except (OSError, ValueError) as error:  # pyarrow's zstd raises OSError on corrupt frames
+        msg = f"the raw copy {path!r} is damaged ({error})"
+        raise OSError(msg) from None
+    if len(data) != record.size:
+        msg = f"the raw copy {path!r} holds {len(data):,} bytes, not the {record.size:,} archived"
+        raise OSError(msg)
+    return data
 
 
 def _refresh(

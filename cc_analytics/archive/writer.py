@@ -57,6 +57,7 @@ class Summary:
     parts_written: int
     parts_removed: int
     bytes_read: int
+    held: tuple[str, ...] = ()  # sessions left as archived before (a raw copy they need is damaged), with why
 
     @property
     def changed(self) -> bool:
@@ -103,7 +104,7 @@ def update(
         if storage.exists(f"{root}/{L.STAGING}"):
             recover(storage, root, manifest)
         plan = make_plan(manifest, sources)
-        summary: dict[str, int] = dict(
+        summary: dict[str, Any] = dict(
             listed=plan.listed, new=0, appended=0, rewritten=0, touched=0, unchanged=plan.same,
             kept=plan.kept, sessions=0, parts_written=0, parts_removed=0, bytes_read=0,
         )  # fmt: skip
@@ -127,13 +128,16 @@ def update(
         records: list[FileRecord] = []
         decoded: set[Unit] = set()
         staged: list[PartRecord] = []
+        held: list[str] = []
         for result in results:
             records.extend(result.records)
             decoded.update(result.units)
             staged.extend(result.parts)
+            held.extend(result.held)
             for name, count in result.counts:
                 summary[name] += count
         summary["sessions"] = len(decoded)
+        summary["held"] = tuple(held)
         holding = manifest.units_of_parts()
         superseded = sorted({path for unit in decoded for path in holding.get(unit, [])})
         staged.extend(_without_units(storage, context, manifest, superseded, decoded, records, plan.items))
@@ -201,14 +205,25 @@ def write_manifest(storage: Storage, root: str, manifest: Manifest) -> None:
 
 
 def _load(storage: Storage, root: str) -> Manifest:
+    """The archive's manifest (empty for a new or empty folder); an :class:`InputError` for
+    anything else at ``root``."""
     try:
         manifest = read_manifest(storage, root)
-    except ValueError:
-        msg = f"{root!r} holds a manifest.json that is not an archive's\nHint: give a new or empty folder."
+        others = [] if manifest is not None else sorted(set(storage.names(root)) - KEEP)
+    except ValueError as error:
+        msg = (
+            f"{root!r} holds a {NAME} that is not a readable archive manifest ({error})\n"
+            "Hint: if this is an archive, restore its manifest from a backup; otherwise give a new or empty folder."
+        )
+        raise InputError(msg) from None
+    except NotADirectoryError:
+        msg = f"{root!r} is not a folder (it, or a folder on its path, is a file)\nHint: give a new or empty folder, or an existing archive."
+        raise InputError(msg) from None
+    except OSError as error:
+        msg = f"cannot read {root!r}: {error.strerror or error}\nHint: check the path and its permissions."
         raise InputError(msg) from None
     if manifest is not None:
         return manifest
-    others = sorted(set(storage.names(root)) - KEEP)
     if others:
         msg = (
             f"{root!r} is not an archive and not empty (it holds {others[0]!r})\n"
@@ -232,6 +247,7 @@ def _without_units(
         return
     import polars as pl
 
+    from cc_analytics.archive.read import read_part
     from cc_analytics.archive.work import parquet_bytes
 
     sources = {item.record.source for item in items if item.record.unit in decoded}
@@ -242,7 +258,7 @@ def _without_units(
         if not keep_units:
             continue
         table = L.table(part.table)
-        frame = pl.read_parquet(storage.read(f"{context.root}/{path}"))
+        frame = read_part(storage, f"{context.root}/{path}")
         if table.key == "session_id":
             dropped = {session for format, session in decoded if format == part.units[0][0]}
             frame = frame.filter(~pl.col("session_id").is_in(list(dropped)))

@@ -76,7 +76,26 @@ def run(args: argparse.Namespace) -> int:
     print(summary.archive)
     if not args.quiet:
         stderr.write(describe(summary) + "\n")
+    if summary.held:
+        stderr.write(held_warning(summary) + "\n")
     return 0
+
+
+def held_warning(summary: Summary) -> str:
+    """The sessions a run left as archived before, because a raw copy they need could not be read."""
+    count = len(summary.held)
+    lines = [
+        f"cc-analytics: warning: {count} session{'s' * (count != 1)} left as archived before: "
+        "a raw copy each needs (its source is gone) could not be read",
+        *(f"  {why}" for why in summary.held[:10]),
+    ]
+    if count > 10:
+        lines.append(f"  … and {count - 10} more")
+    lines.append(
+        "Hint: restore the raw copy from a backup of the archive, or put the source file back; "
+        "the next run decodes the session again."
+    )
+    return "\n".join(lines)
 
 
 def describe(summary: Summary) -> str:

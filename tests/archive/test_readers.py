@@ -88,3 +88,50 @@ def test_sessions_command_from_the_archive(archived: tuple[Corpus, Path, Path]) 
     got = run_cli(["sessions", str(to), "--json", "--quiet"])
     assert got.returncode == 0, got.stderr
     assert got.stdout == expected.stdout and orjson.loads(got.stdout)
+
+
+def test_a_damaged_raw_copy_is_named_by_every_reader(archived: tuple[Corpus, Path, Path]) -> None:
+    from cc_analytics.archive.read import open_archive
+
+    corpus, to, _kept = archived
+    source = next(corpus.claude.glob(f"*/{CLAUDE_SESSION}.jsonl"))
+    copy = to / open_archive(to).manifest.files[str(source)].copy
+    copy.write_bytes(copy.read_bytes()[:-10])
+    _gone(corpus)
+    for args in (
+        ["context", CLAUDE_SESSION, "--archive", str(to)],
+        ["window", str(source), "--uuid", "u", "--archive", str(to)],
+    ):
+        got = run_cli(args)
+        message = got.stderr.decode()
+        assert got.returncode == 1, message
+        assert f"cannot read the archive's copy of {str(source)!r}" in message and str(copy) in message
+        assert "restore its raw/ folder from a backup" in message and "Traceback" not in message
+
+
+@pytest.mark.parametrize("damage", ["cut", "missing"])
+def test_a_damaged_part_is_named_by_readers_and_runs(small: Corpus, tmp_path: Path, damage: str) -> None:
+    import cc_analytics.frames as frames
+    from cc_analytics.archive.read import open_archive
+    from cc_analytics.errors import InputError
+
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    part = next(p for p in open_archive(to).manifest.parts.values() if p.table == "sessions")
+    path = to / part.path
+    if damage == "missing":
+        path.unlink()
+    else:
+        path.write_bytes(path.read_bytes()[:200])
+    what = "is missing" if damage == "missing" else "is not a whole Parquet file"
+    with pytest.raises(InputError, match=f"Parquet part .*{part.path.rpartition('/')[2]}' {what}"):
+        frames.read_sessions(to)
+    got = run_cli(["report", str(to), "--out", str(tmp_path / "report")])
+    assert got.returncode == 1 and b"restore it from a backup" in got.stderr and b"Traceback" not in got.stderr
+    # A run that must rewrite the part (one of its sessions grew) names it too.
+    session = part.units[0]
+    source = next(r.source for r in open_archive(to).manifest.files.values() if r.unit == session)
+    with open(source, "ab") as handle:
+        handle.write(Path(source).read_bytes().splitlines()[0] + b"\n")
+    with pytest.raises(InputError, match="Parquet part"):
+        update(small.sources, to)

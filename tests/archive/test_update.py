@@ -168,6 +168,44 @@ def test_a_grown_file_whose_copy_is_damaged_is_copied_whole(small: Corpus, tmp_p
     assert record.generation == 1
 
 
+@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def test_a_session_whose_gone_file_has_a_damaged_copy_is_held(small: Corpus, tmp_path: Path, damage: str) -> None:
+    # The main file is gone and its raw copy damaged; a subagent file of the session grows. The
+    # session cannot be decoded whole: it stays as archived, the run says so, and once the main
+    # file is back the next run completes it.
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    before = tables(to)
+    subagent = sorted(small.generated.glob("*/*/subagents/*.jsonl"))[0]
+    main = subagent.parent.parent.with_suffix(".jsonl")
+    saved = main.read_bytes()
+    copy = to / open_archive(to).manifest.files[str(main)].copy
+    main.unlink()
+    if damage == "missing":
+        copy.unlink()
+    else:
+        copy.write_bytes(copy.read_bytes()[:100])
+    _append(subagent, [subagent.read_bytes().splitlines()[0]])
+    parts = parquet_files(to)
+    summary = update(small.sources, to)
+    assert len(summary.held) == 1 and summary.held[0].startswith(f"{main.stem} (claude-code): the raw copy")
+    assert summary.sessions == 0 and parquet_files(to) == parts
+    assert_same(tables(to), before)
+    record = open_archive(to).manifest.files[str(subagent)]
+    assert record.size < subagent.stat().st_size  # not taken: the next run reads it again
+    result = run_cli(["archive", *small.sources, "--to", str(to), "--quiet"])
+    assert result.returncode == 0, result.stderr
+    message = result.stderr.decode()
+    assert "warning: 1 session left as archived before" in message and main.stem in message
+    assert "Traceback" not in message
+    main.write_bytes(saved)
+    summary = update(small.sources, to)
+    assert (summary.held, summary.sessions) == ((), 1)
+    fresh = tmp_path / "fresh"
+    update(small.sources, fresh)
+    assert_same(tables(to), tables(fresh))
+
+
 def test_deleted_sources_keep_their_sessions(small: Corpus, tmp_path: Path) -> None:
     to = tmp_path / "archive"
     update(small.sources, to)
@@ -236,6 +274,28 @@ def test_a_folder_that_is_not_an_archive_is_refused(tmp_path: Path, small: Corpu
     (tmp_path / "busy" / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match="not an archive and not empty"):
         update(small.sources, tmp_path / "busy")
+
+
+def test_what_is_at_to_is_checked_before_anything_is_written(tmp_path: Path, small: Corpus) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("mine")
+    for to in (a_file, a_file / "below"):
+        with pytest.raises(InputError, match="is not a folder"):
+            update(small.sources, to)
+    assert a_file.read_text() == "mine"
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    manifest = orjson.loads((to / NAME).read_bytes())
+    del manifest["files"][0]["size"]
+    (to / NAME).write_bytes(orjson.dumps(manifest))
+    kept = snapshot(to)
+    for attempt in (lambda: update(small.sources, to), lambda: open_archive(to)):
+        with pytest.raises(InputError, match="not a readable archive manifest .*a record is damaged"):
+            attempt()
+    assert snapshot(to) == kept
+    result = run_cli(["sessions", str(to)])
+    assert result.returncode == 1 and b"restore its manifest from a backup" in result.stderr
+    assert b"Traceback" not in result.stderr
 
 
 def test_concurrent_run_is_refused(small: Corpus, tmp_path: Path) -> None:
@@ -355,31 +415,3 @@ def test_new_files_are_classified_a_group_at_a_time(
     grouped = P.make_plan(Manifest({}, {}), small.sources)
     assert max(asked) == 3 and sum(asked) == whole.new > 3
     assert grouped.items == whole.items
-
-
-def test_a_first_run_batches_sessions_by_when_they_began(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Session ids are random: in their order every batch held every month, and wrote a part per
-    # table and month. In order of their first time, a batch holds one month here.
-    from cc_analytics.archive import plan as P
-    from cc_analytics.archive import writer
-
-    project = tmp_path / "projects" / "p"
-    project.mkdir(parents=True)
-    months = ["2026-01", "2026-02", "2026-03"]
-    for index in range(12):
-        month = months[index % 3]  # ids in one order, months in another
-        session = f"{index:02d}000000-0000-4000-8000-000000000000"
-        line = {
-            "type": "user", "uuid": f"u{index}", "sessionId": session,
-            "timestamp": f"{month}-0{1 + index // 3}T10:00:00Z", "message": {"role": "user", "content": "x" * 20_000},
-        }  # fmt: skip
-        (project / f"{session}.jsonl").write_bytes(orjson.dumps(line) + b"\n")
-    plan = P.make_plan(Manifest({}, {}), [str(tmp_path / "projects")])
-    began = [P.first_time((Path(item.record.source)).read_bytes())[:7] for item in plan.items]
-    assert began == sorted(began) and set(began) == set(months)
-    monkeypatch.setattr(writer, "BATCH_BYTES", 4 * 20_200)  # four sessions a batch
-    to = tmp_path / "archive"
-    update(str(tmp_path / "projects"), to)
-    parts = sorted(p.relative_to(to).parts[:3] for p in to.glob("sessions/*/*/*.parquet"))
-    assert parts == [("sessions", "format=claude-code", f"month={month}") for month in months]
-    assert_same(tables(to), tables(str(tmp_path / "projects")))
