@@ -47,7 +47,7 @@ def run_batches_dask(
     tracker_was_running = _resource_tracker_running()
     if client is None:
         if scheduler:
-            client = Client(scheduler)
+            client = _connect(Client, scheduler)
         else:
             cluster = LocalCluster(
                 n_workers=workers or os.cpu_count() or 1,
@@ -65,6 +65,19 @@ def run_batches_dask(
             thing.close()
         if owned and not tracker_was_running:
             _stop_resource_tracker()  # the cluster's processes started it: leave none defunct
+
+
+def _connect(client: Callable[[str], Any], scheduler: str) -> Any:
+    """A client of the scheduler at ``scheduler``, or an :class:`InputError` saying why not."""
+    try:
+        return client(scheduler)
+    except (OSError, ValueError, TypeError) as error:  # a timeout is an OSError; a malformed address a ValueError
+        msg = (
+            f"cannot connect to the Dask scheduler at {scheduler!r}: {error}\n"
+            "Hint: give its address as tcp://HOST:8786 and check that the scheduler runs and that this "
+            "machine reaches it (or leave out --scheduler for a LocalCluster)."
+        )
+        raise InputError(msg) from None
 
 
 def _run(

@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest
-from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_url, normalize
+from cc_analytics.archive.storage import (
+    REMOTE_HINT,
+    LocalStorage,
+    Storage,
+    filesystem,
+    is_storage_failure,
+    is_url,
+    normalize,
+    storage_failure_text,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -205,10 +214,20 @@ def archive_root(source: object) -> str | None:
             return root if filesystem(root).exists(f"{root}/{NAME}") else None
         except ImportError:
             return None
+        except Exception as error:
+            if not is_storage_failure(error):
+                raise
+            raise _unreachable(root, error) from error
     path = Path(text).expanduser()
     if not (path / NAME).is_file():
         return None
     return normalize(text)
+
+
+def _unreachable(root: str, error: BaseException) -> Exception:
+    from cc_analytics.errors import InputError
+
+    return InputError(f"cannot reach {root!r}: {storage_failure_text(error)}\nHint: {REMOTE_HINT}.")
 
 
 def is_archive(source: object) -> bool:
@@ -244,7 +263,11 @@ def open_archive(location: str | os.PathLike[str]) -> Archive:
             "Hint: if this is an archive, restore its manifest from a backup; otherwise give an archive's folder."
         )
         raise InputError(msg) from None
-    except OSError as error:
+    except Exception as error:
+        if not is_storage_failure(error):
+            raise
+        if is_url(root):
+            raise _unreachable(root, error) from error
         msg = f"cannot read the archive at {root!r}: {error}\nHint: check the path and its permissions."
         raise InputError(msg) from None
     if manifest is None:

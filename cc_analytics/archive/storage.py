@@ -86,6 +86,35 @@ def normalize(location: str | os.PathLike[str]) -> str:
     return text.rstrip("/") if is_url(text) else local_path(text)
 
 
+# The libraries behind fsspec's object stores, whose own exceptions (no credentials, an
+# endpoint that does not answer) are not OSErrors.
+REMOTE_LIBRARIES = frozenset({"botocore", "aiobotocore", "s3fs", "gcsfs", "google", "adlfs", "azure", "aiohttp"})
+REMOTE_HINT = (
+    "check the URL (the bucket must exist), the credentials and the endpoint: s3fs reads AWS_* "
+    "and FSSPEC_S3_ENDPOINT_URL"
+)
+
+
+def is_storage_failure(error: BaseException) -> bool:
+    """Whether ``error`` is the file system or object store failing (an :class:`OSError`, or
+    an exception of an object store's client library), not a bug of ours.
+
+    Examples:
+        >>> is_storage_failure(OSError(28, "No space left on device")), is_storage_failure(KeyError("x"))
+        (True, False)
+    """
+    if isinstance(error, CCAnalyticsError):
+        return False
+    return isinstance(error, OSError) or type(error).__module__.partition(".")[0] in REMOTE_LIBRARIES
+
+
+def storage_failure_text(error: BaseException) -> str:
+    """``error`` in a line: its type when it is not a plain OSError, and its message."""
+    name = type(error).__name__
+    text = str(error) or name
+    return text if type(error).__module__ == "builtins" else f"{name}: {text}"
+
+
 class Storage:
     """What the archive needs of a file system: list, stat, read, write atomically, rename, remove."""
 

@@ -28,7 +28,16 @@ from typing import TYPE_CHECKING, Any, Literal
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, PartRecord, Unit
 from cc_analytics.archive.plan import Context, Item, Sources, make_plan
-from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_url, normalize
+from cc_analytics.archive.storage import (
+    REMOTE_HINT,
+    LocalStorage,
+    Storage,
+    filesystem,
+    is_storage_failure,
+    is_url,
+    normalize,
+    storage_failure_text,
+)
 from cc_analytics.errors import InputError
 from cc_analytics.frames.engine import Progress
 
@@ -96,6 +105,39 @@ def update(
         msg = f"unknown engine {engine!r}\nHint: use 'local' or 'dask'."
         raise InputError(msg)
     root = normalize(to)
+    try:
+        return _update(sources, root, engine, workers, client, scheduler, on_progress)
+    except Exception as error:
+        if not is_storage_failure(error):
+            raise
+        remote = is_url(root) or _any_url(sources)
+        where, hint = (
+            ("object storage", REMOTE_HINT) if remote else ("the file system", "fix the cause (space, permissions)")
+        )
+        msg = (
+            f"the archive run on {root!r} stopped: {where} failed: {storage_failure_text(error)}\n"
+            f"Hint: {hint}, and run again; the archive reads as before this run (or after it, when the "
+            "failure came once it was committed), and the next run completes it."
+        )
+        raise InputError(msg) from error
+
+
+def _any_url(sources: Sources) -> bool:
+    if sources is None:
+        return False
+    items = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
+    return any(is_url(os.fspath(item)) for item in items)
+
+
+def _update(
+    sources: Sources,
+    root: str,
+    engine: Engine,
+    workers: int | None,
+    client: Any,
+    scheduler: str | None,
+    on_progress: Progress | None,
+) -> Summary:
     storage = filesystem(root)
     _refuse_stores(root)
     _load(storage, root)  # refuse a folder that is not an archive before leaving a lock file in it

@@ -11,6 +11,7 @@ from cc_analytics.archive import update
 from cc_analytics.archive.read import open_archive
 from cc_analytics.frames.engine import _resource_tracker_running, _stop_resource_tracker
 from tests.archive.conftest import Corpus, assert_same, tables
+from tests.conftest import run_cli
 
 distributed = pytest.importorskip("distributed")
 
@@ -50,3 +51,21 @@ def test_dask_engine_starts_its_own_local_cluster(small: Corpus, tmp_path: Path)
     summary = update([str(small.chainless)], tmp_path / "archive", engine="dask", workers=2)
     assert summary.new == summary.listed > 0
     assert_same(tables(tmp_path / "archive"), tables([str(small.chainless)]))
+
+
+def test_a_scheduler_that_cannot_be_reached_is_named(small: Corpus, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
+    env = {"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "2s"}
+    for address, why in ((closed, "Timed out"), ("no-port-here", "missing port number")):
+        to = tmp_path / f"archive-{why.split()[0]}"
+        result = run_cli(
+            ["archive", *small.sources, "--to", str(to), "--engine", "dask", "--scheduler", address], env=env
+        )
+        message = result.stderr.decode()
+        assert result.returncode == 1, message
+        assert f"cannot connect to the Dask scheduler at {address!r}" in message and why in message
+        assert "Traceback" not in message and not list(to.glob("*/**/*.parquet"))

@@ -129,3 +129,22 @@ def test_s3_sources_and_archive_round_trip(s3: object, endpoint: str, tmp_path: 
     s3.pipe_file(f"{BUCKET}/archive/.lock", b'{"host": "elsewhere", "pid": 1, "since": 0}')  # type: ignore[attr-defined]
     with pytest.raises(ArchiveLockedError, match="pid 1 on elsewhere"):
         update(source, archive)
+
+
+def test_object_storage_failures_are_named_not_tracebacks(endpoint: str, small: Corpus) -> None:
+    # A bucket that does not exist, then no credentials at all: what s3fs and botocore raise
+    # (FileNotFoundError, NoCredentialsError) becomes one message naming the URL, exit 1.
+    with_credentials = {**CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL": endpoint}
+    without = {"FSSPEC_S3_ENDPOINT_URL": endpoint, "HOME": str(small.root), "AWS_EC2_METADATA_DISABLED": "true"}
+    cases = [
+        (["archive", *small.sources, "--to", "s3://no-such-bucket/archive"], with_credentials,
+         "the archive run on 's3://no-such-bucket/archive' stopped: object storage failed"),
+        (["archive", *small.sources, "--to", f"s3://{BUCKET}/archive"], without,
+         "NoCredentialsError: Unable to locate credentials"),
+        (["sessions", f"s3://{BUCKET}/archive"], without, f"cannot reach 's3://{BUCKET}/archive': NoCredentialsError"),
+    ]  # fmt: skip
+    for args, env, expected in cases:
+        result = run_cli(args, env=env)
+        message = result.stderr.decode()
+        assert result.returncode == 1, message
+        assert expected in message and "FSSPEC_S3_ENDPOINT_URL" in message and "Traceback" not in message

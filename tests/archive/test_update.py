@@ -298,6 +298,33 @@ def test_what_is_at_to_is_checked_before_anything_is_written(tmp_path: Path, sma
     assert b"Traceback" not in result.stderr
 
 
+def test_a_full_disk_stops_the_run_with_a_message_and_the_next_run_completes(
+    small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    from cc_analytics.archive.storage import LocalStorage
+
+    to = tmp_path / "archive"
+    update(small.sources, to)
+    before = tables(to)
+    _grow(small)
+
+    def full(self: LocalStorage, files: dict[str, bytes]) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", next(iter(files)))
+
+    with monkeypatch.context() as patch:
+        patch.setattr(LocalStorage, "write_many", full)
+        with pytest.raises(InputError, match=r"stopped: the file system failed: \[Errno 28\] No space left") as caught:
+            update(small.sources, to)
+    assert "the next run completes it" in str(caught.value)
+    assert_same(tables(to), before)  # as before the run
+    update(small.sources, to)
+    fresh = tmp_path / "fresh"
+    update(small.sources, fresh)
+    assert_same(tables(to), tables(fresh))
+
+
 def test_concurrent_run_is_refused(small: Corpus, tmp_path: Path) -> None:
     to = tmp_path / "archive"
     update(small.sources, to)
