@@ -489,7 +489,7 @@ def calibration(turns: Frame, *, max_points: int = 2000, bins: int = 40) -> alt.
     high = float(max(pairs["recorded"].max() or 1, pairs["estimated"].max() or 1))
     diagonal = pl.DataFrame({"estimated": [low, high], "recorded": [low, high]})
     scale = alt.Scale(type="log", domain=[low, high])
-    binned = pairs["turns"].max() > 1
+    binned = (pairs["turns"].max() or 0) > 1  # no pairs: an empty chart
     points = (
         alt.Chart(pairs)
         .mark_circle(opacity=0.6, color="#4a6fa5")

@@ -105,3 +105,20 @@ def test_cli_refusal_is_one_error_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.decode().startswith("✖ refusing to overwrite")
     assert result.stdout == b""
+
+
+@pytest.mark.parametrize("content", ["empty", "unreadable"])
+def test_cli_reports_a_source_without_sessions(tmp_path: Path, content: str) -> None:
+    # An empty folder, or one whose only transcript holds no readable line: a report saying so,
+    # as `sessions` says "0 sessions" (the calibration chart had no pairs and raised a TypeError).
+    source = tmp_path / "source"
+    source.mkdir()
+    if content == "unreadable":
+        (source / "noise.jsonl").write_bytes(bytes(range(256)) * 8 + b"\n{not json\n")
+    out = tmp_path / "report"
+    result = run_cli(["report", str(source), "--out", str(out)])
+    assert result.returncode == 0, result.stderr
+    assert (out / "report.html").stat().st_size > 0 and pl.read_parquet(out / "sessions.parquet").height == 0
+    assert b"0 sessions, 0 turns" in result.stderr + result.stdout
+    if content == "unreadable":
+        assert b"unreadable line(s) skipped" in result.stderr + result.stdout
