@@ -104,6 +104,14 @@ def update(
     if engine not in ENGINES:
         msg = f"unknown engine {engine!r}\nHint: use 'local' or 'dask'."
         raise InputError(msg)
+    if not os.fspath(to).strip():
+        msg = f"an empty archive location ({os.fspath(to)!r})\nHint: give a folder or a URL, e.g. --to ~/cc-archive."
+        raise InputError(msg)
+    if sources is not None:
+        from cc_analytics.frames.sources import refuse_empty
+
+        for source in [sources] if isinstance(sources, str | os.PathLike) else sources:
+            refuse_empty(os.fspath(source))
     root = normalize(to)
     try:
         return _update(sources, root, engine, workers, client, scheduler, on_progress)

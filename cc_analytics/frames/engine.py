@@ -149,10 +149,24 @@ def run_batches(
 
 def worker_count(total: int, workers: int | None) -> int:
     """How many processes read ``total`` bytes when ``workers`` are asked for (None: up to
-    two, for corpora over ``PARALLEL_MIN_BYTES``), this one included."""
+    two, for corpora over ``PARALLEL_MIN_BYTES``), this one included.
+
+    Examples:
+        >>> worker_count(10, 3), worker_count(10, None)
+        (3, 1)
+        >>> worker_count(10, 0)
+        Traceback (most recent call last):
+        ...
+        cc_analytics.errors.InputError: workers must be None or a whole number of at least 1, not 0
+    """
     if workers is None:
         return min(MAX_WORKERS, os.cpu_count() or 1) if total > PARALLEL_MIN_BYTES else 1
-    return max(1, workers)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        from cc_analytics.errors import InputError
+
+        msg = f"workers must be None or a whole number of at least 1, not {workers!r}"
+        raise InputError(msg)
+    return workers
 
 
 @contextmanager

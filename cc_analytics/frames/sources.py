@@ -196,6 +196,15 @@ def _explained(exc: OSError, path: Path) -> OSError:
     return exc
 
 
+def refuse_empty(text: str) -> str:
+    """``text``, or an :class:`InputError` when it is empty or blank (``Path("")`` is the
+    current folder: an unset shell variable would otherwise read it silently)."""
+    if not text.strip():
+        msg = f"an empty source ({text!r})\nHint: pass transcript files, folders or globs; '.' for the current folder."
+        raise InputError(msg)
+    return text
+
+
 def expand(source: str | os.PathLike[str]) -> list[Path]:
     """The transcripts of one source (file, folder searched recursively, or glob).
 
@@ -203,7 +212,7 @@ def expand(source: str | os.PathLike[str]) -> list[Path]:
     other than a folder or a regular file (a broken link, a FIFO) is kept, so that the loader
     reports it as a file it cannot read.
     """
-    text = os.fspath(source)
+    text = refuse_empty(os.fspath(source))
     if os.path.isfile(text):  # the common case first: a transcript (or a link to one), one stat
         return [source if isinstance(source, Path) else Path(text)]
     path = Path(text).expanduser()

@@ -442,3 +442,17 @@ def test_new_files_are_classified_a_group_at_a_time(
     grouped = P.make_plan(Manifest({}, {}), small.sources)
     assert max(asked) == 3 and sum(asked) == whole.new > 3
     assert grouped.items == whole.items
+
+
+def test_empty_locations_are_refused(small: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Path("") is the current folder: an unset shell variable must not archive (or read) it.
+    monkeypatch.chdir(tmp_path)
+    for sources, to, message in (
+        ([*small.sources], "", "an empty archive location"),
+        ([""], "archive", "an empty source"),
+    ):
+        with pytest.raises(InputError, match=message):
+            update(sources, to)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [small.root.name]  # nothing written here
+    result = run_cli(["sessions", ""])
+    assert result.returncode == 1 and b"an empty source" in result.stderr

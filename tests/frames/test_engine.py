@@ -113,3 +113,15 @@ def test_memory_is_handed_back_after_each_batch(monkeypatch: pytest.MonkeyPatch)
     assert calls == [0, 0]
     monkeypatch.undo()
     memory.release_memory()  # the real one: glibc's malloc_trim where there is one, else nothing
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_a_worker_count_that_is_not_a_whole_number_of_at_least_one_is_refused(workers: object) -> None:
+    # It used to be taken as 1 (or failed inside min()): the CLI already refused --workers 0.
+    import cc_analytics.frames as frames
+    from cc_analytics.errors import InputError
+    from tests.conftest import ROOT
+
+    with pytest.raises(InputError, match="workers must be None or a whole number of at least 1"):
+        frames.read_sessions(ROOT / "data-samples", workers=workers)  # type: ignore[arg-type]
+    assert frames.read_sessions(ROOT / "data-samples", workers=1).height > 0
