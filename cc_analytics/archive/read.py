@@ -16,16 +16,7 @@ from typing import TYPE_CHECKING
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest
-from cc_analytics.archive.storage import (
-    REMOTE_HINT,
-    LocalStorage,
-    Storage,
-    filesystem,
-    is_storage_failure,
-    is_url,
-    normalize,
-    storage_failure_text,
-)
+from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_storage_failure, is_url, normalize
 
 if TYPE_CHECKING:
     import polars as pl
@@ -225,6 +216,7 @@ def archive_root(source: object) -> str | None:
 
 
 def _unreachable(root: str, error: BaseException) -> Exception:
+    from cc_analytics.archive.storage import REMOTE_HINT, storage_failure_text
     from cc_analytics.errors import InputError
 
     return InputError(f"cannot reach {root!r}: {storage_failure_text(error)}\nHint: {REMOTE_HINT}.")
