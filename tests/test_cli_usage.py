@@ -84,6 +84,7 @@ def test_since_until_and_parquet(tmp_path: Path) -> None:
         (["--by", "model", "--breakdown"], b"does not apply to --by model"),
         (["--by", "hour"], b"invalid choice"),
         (["--force"], b"--force only applies to --parquet"),
+        (["--since", "2026-05-01", "--until", "20260101"], b"--since 2026-05-01 is after --until 20260101"),
     ],
 )
 def test_usage_errors_exit_2(args: list[str], message: bytes) -> None:

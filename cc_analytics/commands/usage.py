@@ -88,14 +88,18 @@ def run(args: argparse.Namespace) -> int:
     from cc_analytics.frames.usage import day_or_instant, resolve_timezone, usage
 
     check_corpus_options(args)
+    bounds = {}
     for option, value in (("--since", args.since), ("--until", args.until), ("--timezone", args.timezone)):
         try:
             if option == "--timezone":
                 zone = resolve_timezone(value)
             elif value is not None:
-                day_or_instant(value)
+                bounds[option] = day_or_instant(value)
         except InputError as exc:
             raise UsageError(f"{option}: {exc}") from None
+    if _after(bounds.get("--since"), bounds.get("--until")):
+        msg = f"--since {args.since} is after --until {args.until}: no request could be kept"
+        raise UsageError(msg)
     if args.breakdown and args.by == "model":
         msg = "--breakdown adds a row per model: it does not apply to --by model"
         raise UsageError(msg)
@@ -225,3 +229,13 @@ def _zone(name: str) -> Any:
     from zoneinfo import ZoneInfo
 
     return ZoneInfo(name)
+
+
+def _after(since: object, until: object) -> bool:
+    """Whether the bound ``since`` falls after ``until`` (two days, or two instants)."""
+    if since is None or until is None or type(since) is not type(until):
+        return False
+    try:
+        return bool(since > until)  # type: ignore[operator]
+    except TypeError:  # an instant with a zone against one without
+        return False
