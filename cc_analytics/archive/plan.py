@@ -72,6 +72,7 @@ class Plan:
     same: int = 0
     kept: int = 0
     skipped: int = 0
+    unreadable: list[str] = field(default_factory=list)  # "path: why" of what could not be stat'ed
 
 
 def default_sources() -> list[str]:
@@ -83,8 +84,9 @@ def default_sources() -> list[str]:
     return [str(path) for path in [*default_roots(), default_sessions_dir()] if path.is_dir()]
 
 
-def listing(sources: Sources) -> list[tuple[Storage, Listed]]:
-    """Every ``*.jsonl`` file of the sources (files, folders, globs, URLs), once each."""
+def listing(sources: Sources, unreadable: list[str] | None = None) -> list[tuple[Storage, Listed]]:
+    """Every ``*.jsonl`` file of the sources (files, folders, globs, URLs), once each; what
+    cannot be stat'ed or listed goes to ``unreadable`` (``path: why``)."""
     if sources is None:
         items: list[str] = default_sources()
     elif isinstance(sources, str | os.PathLike):
@@ -95,7 +97,7 @@ def listing(sources: Sources) -> list[tuple[Storage, Listed]]:
     out: list[tuple[Storage, Listed]] = []
     for source in items:
         storage = filesystem(source)
-        for listed in storage.find(source if is_url(source) else os.path.expanduser(source), SUFFIX):
+        for listed in storage.find(source if is_url(source) else os.path.expanduser(source), SUFFIX, unreadable):
             if listed.path not in seen:
                 seen.add(listed.path)
                 out.append((storage, listed))
@@ -106,7 +108,7 @@ def make_plan(manifest: Manifest, sources: Sources) -> Plan:
     """Compare the listing with the manifest: the units with a new or modified file are decoded
     again, with all their files (a file no longer listed is read from its raw copy)."""
     plan = Plan()
-    found = listing(sources)
+    found = listing(sources, plan.unreadable)
     plan.listed = len(found)
     states: dict[str, Item] = {}
     new: list[tuple[Storage, Listed]] = []

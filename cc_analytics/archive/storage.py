@@ -121,7 +121,9 @@ class Storage:
     def join(self, *parts: str) -> str:
         return posixpath.join(*parts)
 
-    def find(self, source: str, suffix: str) -> list[Listed]:
+    def find(self, source: str, suffix: str, unreadable: list[str] | None = None) -> list[Listed]:
+        """The files named ``*suffix`` of ``source``; what looks like one but cannot be stat'ed
+        (a broken link, a folder that cannot be listed) goes to ``unreadable`` as ``path: why``."""
         raise NotImplementedError
 
     def read(self, path: str) -> bytes:
@@ -187,16 +189,18 @@ class Storage:
 class LocalStorage(Storage):
     """A local file system (POSIX renames; ``flock`` for the writer's lock)."""
 
-    def find(self, source: str, suffix: str) -> list[Listed]:
+    def find(self, source: str, suffix: str, unreadable: list[str] | None = None) -> list[Listed]:
+        failed = [] if unreadable is None else unreadable
         if os.path.isdir(source):
-            return sorted(_walk(os.path.abspath(source), suffix), key=lambda listed: listed.path)
+            return sorted(_walk(os.path.abspath(source), suffix, failed), key=lambda listed: listed.path)
         from cc_analytics.frames.sources import expand
 
         out: list[Listed] = []
         for path in expand(source):
             try:
                 stat = path.stat()
-            except OSError:
+            except OSError as error:
+                failed.append(_unreadable(str(path), error))
                 continue
             if S_ISREG(stat.st_mode):  # a FIFO or a device is never read (it could block)
                 out.append(Listed(os.path.abspath(path), stat.st_size, stat.st_mtime_ns))
@@ -320,7 +324,7 @@ class RemoteStorage(Storage):
         path = self.fs._strip_protocol(path)
         return f"{self.protocol}://{path}"
 
-    def find(self, source: str, suffix: str) -> list[Listed]:
+    def find(self, source: str, suffix: str, unreadable: list[str] | None = None) -> list[Listed]:
         fs = self.fs
         fs.invalidate_cache()
         if GLOB_CHARS.intersection(source):
@@ -434,23 +438,34 @@ class RemoteStorage(Storage):
             self.remove(path)
 
 
-def _walk(folder: str, suffix: str) -> Iterator[Listed]:
+def _walk(folder: str, suffix: str, unreadable: list[str]) -> Iterator[Listed]:
     """``frames.sources.walk`` with one stat a file: regular files (links followed) named
-    ``*suffix``, folders not followed through symbolic links."""
+    ``*suffix``, folders not followed through symbolic links; what cannot be listed or
+    stat'ed goes to ``unreadable``."""
     try:
         entries = list(os.scandir(folder))
-    except OSError:
+    except OSError as error:
+        unreadable.append(_unreadable(folder, error))
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk(entry.path, suffix)
+            yield from _walk(entry.path, suffix, unreadable)
         elif entry.name.endswith(suffix):
             try:
                 stat = entry.stat()
-            except OSError:
+            except OSError as error:
+                unreadable.append(_unreadable(entry.path, error))
                 continue
             if S_ISREG(stat.st_mode):
                 yield Listed(entry.path, stat.st_size, stat.st_mtime_ns)
+
+
+def _unreadable(path: str, error: OSError) -> str:
+    from pathlib import Path
+
+    from cc_analytics.frames.sources import explained
+
+    return f"{path}: {explained(error, Path(path)).strerror or error}"
 
 
 def _holder() -> bytes:

@@ -67,6 +67,7 @@ class Summary:
     parts_removed: int
     bytes_read: int
     held: tuple[str, ...] = ()  # sessions left as archived before (a raw copy they need is damaged), with why
+    unreadable: tuple[str, ...] = ()  # sources that could not be stat'ed or listed (``path: why``), not archived
 
     @property
     def changed(self) -> bool:
@@ -157,6 +158,7 @@ def _update(
         summary: dict[str, Any] = dict(
             listed=plan.listed, new=0, appended=0, rewritten=0, touched=0, unchanged=plan.same,
             kept=plan.kept, sessions=0, parts_written=0, parts_removed=0, bytes_read=0,
+            unreadable=tuple(plan.unreadable),
         )  # fmt: skip
         if not plan.items:
             return Summary(root, **summary)

@@ -75,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
             progress.close()
     print(summary.archive)
     if not args.quiet:
+        if summary.unreadable:
+            count = len(summary.unreadable)
+            stderr.write(
+                f"note: {count} file{'s' * (count != 1)} could not be read and {'were' if count != 1 else 'was'} "
+                f"not archived (first: {summary.unreadable[0]})\n"
+            )
         stderr.write(describe(summary) + "\n")
     if summary.held:
         stderr.write(held_warning(summary) + "\n")

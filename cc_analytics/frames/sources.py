@@ -169,7 +169,7 @@ def open_transcript(path: Path) -> BinaryIO:
     try:
         fd = os.open(path, OPEN_FLAGS)
     except OSError as exc:
-        raise _explained(exc, path) from None
+        raise explained(exc, path) from None
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
@@ -188,7 +188,9 @@ def read_transcript(path: Path, limit: int = -1) -> bytes:
         return handle.read() if limit < 0 else handle.read(limit)
 
 
-def _explained(exc: OSError, path: Path) -> OSError:
+def explained(exc: OSError, path: Path) -> OSError:
+    """``exc`` (raised opening or stat'ing ``path``) with a ``strerror`` saying when the path is a
+    broken symbolic link or a link loop."""
     if exc.errno == errno.ENOENT and os.path.islink(path):
         return OSError(exc.errno, "broken symbolic link", str(path))
     if exc.errno == errno.ELOOP:

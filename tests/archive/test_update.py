@@ -456,3 +456,22 @@ def test_empty_locations_are_refused(small: Corpus, tmp_path: Path, monkeypatch:
     assert sorted(p.name for p in tmp_path.iterdir()) == [small.root.name]  # nothing written here
     result = run_cli(["sessions", ""])
     assert result.returncode == 1 and b"an empty source" in result.stderr
+
+
+def test_links_that_cannot_be_followed_are_named_not_archived(small: Corpus, tmp_path: Path) -> None:
+    # A broken link and a link loop among the sources: the loaders report them as problems; the
+    # archive cannot keep them (nothing to copy), says so, and archives the rest.
+    folder = small.chainless
+    (folder / "dangling.jsonl").symlink_to(tmp_path / "absent.jsonl")
+    (folder / "loop.jsonl").symlink_to(folder / "loop.jsonl")
+    to = tmp_path / "archive"
+    summary = update(small.sources, to)
+    assert sorted(summary.unreadable) == [
+        f"{folder / 'dangling.jsonl'}: broken symbolic link",
+        f"{folder / 'loop.jsonl'}: symbolic link loop",
+    ]
+    assert not any("dangling" in source or "loop" in source for source in open_archive(to).manifest.files)
+    result = run_cli(["archive", *small.sources, "--to", str(to)])
+    message = result.stderr.decode()
+    assert result.returncode == 0 and "note: 2 files could not be read and were not archived (first: " in message
+    assert "nothing to write" in message
