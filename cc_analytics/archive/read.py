@@ -193,9 +193,15 @@ def _claude_first(column: str) -> pl.Expr:
 
 
 def archive_root(source: object) -> str | None:
-    """The root of the archive ``source`` names (a path, URL, or a one-item list of one), else None."""
+    """The root of the archive ``source`` names (a path, URL, or a one-item list of one), else None.
+
+    An archive folder among other sources is an :class:`~cc_analytics.errors.InputError`: it
+    would be read as a folder of transcripts, which it does not hold.
+    """
     if isinstance(source, Sequence) and not isinstance(source, str) and len(source) == 1:
         source = source[0]
+    elif isinstance(source, Sequence) and not isinstance(source, str):
+        _refuse_archive_among(source)
     if not isinstance(source, str | os.PathLike):
         return None
     text = os.fspath(source)
@@ -213,6 +219,20 @@ def archive_root(source: object) -> str | None:
     if not (path / NAME).is_file():
         return None
     return normalize(text)
+
+
+def _refuse_archive_among(sources: Sequence[object]) -> None:
+    for item in sources:
+        if isinstance(item, str | os.PathLike) and not is_url(text := os.fspath(item)):
+            if os.path.isfile(os.path.join(os.path.expanduser(text), NAME)) and is_archive(text):
+                from cc_analytics.errors import InputError
+
+                msg = (
+                    f"{text!r} is an archive: it is read on its own, not beside other sources\n"
+                    "Hint: give the archive as the only source (bring it up to date first with "
+                    "`cc-analytics archive SOURCES --to ARCHIVE`)."
+                )
+                raise InputError(msg)
 
 
 def _unreachable(root: str, error: BaseException) -> Exception:

@@ -135,3 +135,18 @@ def test_a_damaged_part_is_named_by_readers_and_runs(small: Corpus, tmp_path: Pa
         handle.write(Path(source).read_bytes().splitlines()[0] + b"\n")
     with pytest.raises(InputError, match="Parquet part"):
         update(small.sources, to)
+
+
+def test_an_archive_beside_other_sources_is_refused(archived: tuple[Corpus, Path, Path], tmp_path: Path) -> None:
+    # Read as a folder of transcripts it holds none (its copies are .jsonl.zst): the report of
+    # "archive + folder" silently left the archive out.
+    import cc_analytics.frames as frames
+    from cc_analytics.errors import InputError
+
+    corpus, to, kept = archived
+    with pytest.raises(InputError, match="is an archive: it is read on its own"):
+        frames.read_sessions([str(kept), str(to)])
+    result = run_cli(["report", str(to), str(kept), "--out", str(tmp_path / "report")])
+    assert result.returncode == 1 and b"give the archive as the only source" in result.stderr
+    assert not (tmp_path / "report").exists()
+    assert frames.read_sessions([str(to)]).height == frames.read_sessions(corpus.sources).height
