@@ -115,6 +115,21 @@ def human_int(value: int | float | None) -> str:
     return str(int(value))
 
 
+def unread_files_note(count: int, outcome: str, first: str) -> str:
+    """The stderr note for files that could not be read, with the first of them.
+
+    Examples:
+        >>> unread_files_note(2, "skipped", "a.jsonl: permission denied")
+        'note: 2 files could not be read and were skipped (first: a.jsonl: permission denied)'
+        >>> unread_files_note(1, "not archived", "b.jsonl: a broken link")
+        'note: 1 file could not be read and was not archived (first: b.jsonl: a broken link)'
+    """
+    return (
+        f"note: {count} file{'s' * (count != 1)} could not be read and {'were' if count != 1 else 'was'} "
+        f"{outcome} (first: {first})"
+    )
+
+
 def usd(value: float | None, *, partial: bool = False) -> str:
     """Dollars for tables: ``$1,234.57``, ``<$0.01`` under a cent, ``-`` when unknown, and a
     trailing ``*`` when ``partial`` (some requests had no price and are left out).

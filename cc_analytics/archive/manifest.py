@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import orjson
 
 from cc_analytics.archive.layout import raw_path
+from cc_analytics.errors import InputError
 
 NAME = "manifest.json"
 KIND = "cc-analytics-archive"
@@ -133,6 +134,14 @@ class Manifest:
             msg = f"a record is damaged: {type(error).__name__}: {error}"
             raise ValueError(msg) from None
         return cls(files, parts)
+
+
+def unreadable_manifest(root: str, error: Exception, otherwise: str) -> InputError:
+    """The error for a folder whose manifest cannot be read; ``otherwise`` says what to give instead."""
+    return InputError(
+        f"{root!r} holds a {NAME} that is not a readable archive manifest ({error})\n"
+        f"Hint: if this is an archive, restore its manifest from a backup; otherwise give {otherwise}."
+    )
 
 
 def is_manifest(document: object) -> bool:

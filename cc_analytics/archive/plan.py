@@ -84,15 +84,17 @@ def default_sources() -> list[str]:
     return [str(path) for path in [*default_roots(), default_sessions_dir()] if path.is_dir()]
 
 
+def source_items(sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The sources given as one path or URL, or as several, as a list of strings."""
+    if isinstance(sources, str | os.PathLike):
+        return [os.fspath(sources)]
+    return [os.fspath(source) for source in sources]
+
+
 def listing(sources: Sources, unreadable: list[str] | None = None) -> list[tuple[Storage, Listed]]:
     """Every ``*.jsonl`` file of the sources (files, folders, globs, URLs), once each; what
     cannot be stat'ed or listed goes to ``unreadable`` (``path: why``)."""
-    if sources is None:
-        items: list[str] = default_sources()
-    elif isinstance(sources, str | os.PathLike):
-        items = [os.fspath(sources)]
-    else:
-        items = [os.fspath(source) for source in sources]
+    items = default_sources() if sources is None else source_items(sources)
     seen: set[str] = set()
     out: list[tuple[Storage, Listed]] = []
     for source in items:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cc_analytics.archive import layout as L
-from cc_analytics.archive.manifest import NAME, FileRecord, Manifest
+from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
 from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_storage_failure, is_url, normalize
 
 if TYPE_CHECKING:
@@ -270,11 +270,7 @@ def open_archive(location: str | os.PathLike[str]) -> Archive:
     try:
         manifest = read_manifest(storage, root)
     except ValueError as error:
-        msg = (
-            f"{root!r} holds a {NAME} that is not a readable archive manifest ({error})\n"
-            "Hint: if this is an archive, restore its manifest from a backup; otherwise give an archive's folder."
-        )
-        raise InputError(msg) from None
+        raise unreadable_manifest(root, error, "an archive's folder") from None
     except Exception as error:
         if not is_storage_failure(error):
             raise

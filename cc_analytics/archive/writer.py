@@ -26,8 +26,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from cc_analytics.archive import layout as L
-from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, PartRecord, Unit
-from cc_analytics.archive.plan import Context, Item, Sources, make_plan
+from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, PartRecord, Unit, unreadable_manifest
+from cc_analytics.archive.plan import Context, Item, Sources, make_plan, source_items
 from cc_analytics.archive.storage import (
     REMOTE_HINT,
     LocalStorage,
@@ -111,8 +111,8 @@ def update(
     if sources is not None:
         from cc_analytics.frames.sources import refuse_empty
 
-        for source in [sources] if isinstance(sources, str | os.PathLike) else sources:
-            refuse_empty(os.fspath(source))
+        for source in source_items(sources):
+            refuse_empty(source)
     root = normalize(to)
     try:
         return _update(sources, root, engine, workers, client, scheduler, on_progress)
@@ -134,8 +134,7 @@ def update(
 def _any_url(sources: Sources) -> bool:
     if sources is None:
         return False
-    items = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
-    return any(is_url(os.fspath(item)) for item in items)
+    return any(is_url(item) for item in source_items(sources))
 
 
 def _update(
@@ -263,11 +262,7 @@ def _load(storage: Storage, root: str) -> Manifest:
         manifest = read_manifest(storage, root)
         others = [] if manifest is not None else sorted(set(storage.names(root)) - KEEP)
     except ValueError as error:
-        msg = (
-            f"{root!r} holds a {NAME} that is not a readable archive manifest ({error})\n"
-            "Hint: if this is an archive, restore its manifest from a backup; otherwise give a new or empty folder."
-        )
-        raise InputError(msg) from None
+        raise unreadable_manifest(root, error, "a new or empty folder") from None
     except NotADirectoryError:
         msg = f"{root!r} is not a folder (it, or a folder on its path, is a file)\nHint: give a new or empty folder, or an existing archive."
         raise InputError(msg) from None

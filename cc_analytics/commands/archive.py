@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from cc_analytics.commands.corpus import add_workers_option, check_workers
-from cc_analytics.format import ProgressBar
+from cc_analytics.format import ProgressBar, unread_files_note
 
 if TYPE_CHECKING:
     from cc_analytics.archive.writer import Summary
@@ -76,11 +76,8 @@ def run(args: argparse.Namespace) -> int:
     print(summary.archive)
     if not args.quiet:
         if summary.unreadable:
-            count = len(summary.unreadable)
-            stderr.write(
-                f"note: {count} file{'s' * (count != 1)} could not be read and {'were' if count != 1 else 'was'} "
-                f"not archived (first: {summary.unreadable[0]})\n"
-            )
+            note = unread_files_note(len(summary.unreadable), "not archived", summary.unreadable[0])
+            stderr.write(note + "\n")
         stderr.write(describe(summary) + "\n")
     if summary.held:
         stderr.write(held_warning(summary) + "\n")

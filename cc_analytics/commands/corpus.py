@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cc_analytics.errors import InputError, UsageError
-from cc_analytics.format import ProgressBar, unpriced_name, unpriced_note
+from cc_analytics.format import ProgressBar, unpriced_name, unpriced_note, unread_files_note
 
 if TYPE_CHECKING:
     import polars as pl
@@ -148,11 +148,7 @@ def _print_problem_notes(batches: list[pl.DataFrame]) -> None:
     if unreadable.height:
         source, _line, reason = unreadable.row(0)
         count = unreadable.height
-        print(
-            f"note: {count} file{'s' * (count != 1)} could not be read and {'were' if count != 1 else 'was'} "
-            f"skipped (first: {source}: {reason})",
-            file=sys.stderr,
-        )
+        print(unread_files_note(count, "skipped", f"{source}: {reason}"), file=sys.stderr)
     lines = problems.filter(pl.col(S.LINE).is_not_null())
     if lines.height:
         source, line, reason = lines.row(0)
