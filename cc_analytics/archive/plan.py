@@ -78,10 +78,9 @@ class Plan:
 def default_sources() -> list[str]:
     """Both formats' default stores that exist: the Claude Code projects folders and the
     ChainlessChain session store."""
-    from cc_analytics.frames.chainless.store import default_sessions_dir
-    from cc_analytics.frames.claude.discovery import default_roots
+    from cc_analytics.frames.sources import default_stores
 
-    return [str(path) for path in [*default_roots(), default_sessions_dir()] if path.is_dir()]
+    return [str(path) for path in default_stores() if path.is_dir()]
 
 
 def source_items(sources: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:

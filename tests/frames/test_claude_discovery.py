@@ -81,3 +81,21 @@ def test_find_session_collects_main_and_subagents(tmp_path: Path) -> None:
     assert [f.path.name for f in found] == [f"{SESSION}.jsonl", "agent-a1.jsonl", "agent-b2.jsonl"]
     assert find_session("../etc", [projects]) == []
     assert find_session("nope", [projects]) == []
+
+
+def test_walk_orders_as_paths_do_and_a_plan_finds_what_discover_finds(tmp_path: Path) -> None:
+    # Paths order by their parts ("a/b" before "a.b/c"), not by their text; the plan's shortcut
+    # (paths told apart once, not looked for again) gives what discover gives.
+    from cc_analytics.frames.sources import listed_size, plan, walk
+
+    for relative in ("a/b.jsonl", "a.b/c.jsonl", "a-b/d.jsonl", "a/z/e.jsonl", "f.jsonl"):
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text('{"type":"summary"}\n')
+    (tmp_path / "g.jsonl").symlink_to(tmp_path / "f.jsonl")  # the same file twice: kept once
+    found = walk([tmp_path])
+    assert found == sorted(found)
+    assert [p.relative_to(tmp_path).as_posix() for p in found][:2] == ["a/b.jsonl", "a/z/e.jsonl"]
+    assert plan(tmp_path) == {"claude-code": discover([tmp_path])}
+    assert len(plan(tmp_path)["claude-code"]) == 5
+    assert listed_size(tmp_path) == 6 * 19  # a rough size: the link counts as its target

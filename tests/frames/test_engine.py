@@ -8,6 +8,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
+from multiprocessing.process import BaseProcess
 
 import pytest
 
@@ -52,24 +53,42 @@ def test_one_worker_runs_in_process() -> None:
     assert {pid for _ids, pid in results} == {os.getpid()}
 
 
-def test_an_interrupt_while_the_workers_finish_still_ends_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The last batch is in; Ctrl-C or SIGTERM lands while the pool waits for its workers to go.
+def test_an_interrupt_while_the_workers_are_ended_still_reaps_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The last batch is in; Ctrl-C or SIGTERM lands while the pool waits for its killed worker.
     units = [Unit(f"s{index:03}", 10) for index in range(6)]
-    shutdown = ProcessPoolExecutor.shutdown
-    pools: list[ProcessPoolExecutor] = []
+    join = BaseProcess.join
+    interrupted: list[BaseProcess] = []
 
-    def interrupted(self: ProcessPoolExecutor, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        if wait and self not in pools:
-            pools.append(self)
+    def join_interrupted(self: BaseProcess, timeout: float | None = None) -> None:
+        if not interrupted:
+            interrupted.append(self)
             raise KeyboardInterrupt
-        shutdown(self, wait=wait, cancel_futures=cancel_futures)
+        join(self, timeout)
 
-    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", interrupted)
+    monkeypatch.setattr(BaseProcess, "join", join_interrupted)
     with pytest.raises(KeyboardInterrupt):
         list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
-    assert len(pools) == 1
-    assert multiprocessing.active_children() == []  # the worker was ended and reaped
+    assert len(interrupted) == 1
+    assert multiprocessing.active_children() == []  # the worker was killed and reaped
     assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
+    assert not engine._live_pools
+
+
+def test_a_finished_run_kills_its_workers_instead_of_waiting_for_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every result is in: a worker asked to exit would tear down its interpreter first.
+    units = [Unit(f"s{index:03}", 10) for index in range(6)]
+    waits: list[bool] = []
+    shutdown = ProcessPoolExecutor.shutdown
+
+    def watched(self: ProcessPoolExecutor, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        waits.append(wait)
+        shutdown(self, wait=wait, cancel_futures=cancel_futures)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", watched)
+    results = list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
+    assert len({pid for _ids, pid in results}) == 2
+    assert waits == [False]
+    assert multiprocessing.active_children() == []
     assert not engine._live_pools
 
 

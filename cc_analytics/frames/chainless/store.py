@@ -103,16 +103,19 @@ def transcript_file(path: Path, *, size: int | None = None) -> TranscriptFile:
     return TranscriptFile(path, shown(session_id_of(path)), None, MAIN, shown(path.parent.name), size)
 
 
-def resolve(source: Source = None) -> list[TranscriptFile]:
+def resolve(source: Source = None, *, planned: bool = False) -> list[TranscriptFile]:
     """Live transcripts of a file, a folder (its ``*.jsonl``), a glob, TranscriptFiles, or a list.
 
     ``None`` means the default store. A deleted transcript (tombstone or ``.meta.json``) is
     no session however it is named; a path that does not exist raises InputError.
+    ``planned``: ``source`` is a list of transcript paths already expanded and told apart.
 
     Examples:
         >>> resolve([])
         []
     """
+    if planned:  # transcript paths already expanded and told apart (frames.sources.split_by_format)
+        return [transcript_file(p) for p in source if not is_deleted(p)]  # type: ignore[arg-type, union-attr]
     if source is None:
         return [transcript_file(p) for p in live_transcripts()]
     items = [source] if isinstance(source, str | os.PathLike | TranscriptFile) else list(source)

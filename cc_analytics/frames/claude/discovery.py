@@ -67,13 +67,18 @@ def discover(sources: Sequence[str | os.PathLike[str]] | None = None) -> list[Tr
             paths.extend(expand(source))
     seen: set[str] = set()
     real = RealPaths()
-    files: list[TranscriptFile] = []
+    unique: list[Path] = []
     for path in paths:
         key = real(path)
-        if key in seen:
-            continue
-        seen.add(key)
-        files.append(classify(path))
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return classified(unique)
+
+
+def classified(paths: Iterable[Path]) -> list[TranscriptFile]:
+    """The transcripts at ``paths`` (each a different file), in :func:`discover`'s order."""
+    files = [classify(path) for path in paths]
     files.sort(key=lambda f: (f.session_id, f.is_subagent, str(f.path)))
     return files
 
@@ -184,11 +189,15 @@ def _size(path: Path) -> int:
         return 0
 
 
-def resolve(source: Source) -> list[TranscriptFile]:
+def resolve(source: Source, *, planned: bool = False) -> list[TranscriptFile]:
     """Transcript files of ``source``: None (default roots), a path, glob, or a list of them.
 
-    A list of ``TranscriptFile`` is taken as it is.
+    A list of ``TranscriptFile`` is taken as it is. ``planned``: ``source`` is a list of
+    transcript paths already expanded and told apart (what ``frames.sources.split_by_format``
+    gives), taken without looking for them again.
     """
+    if planned:
+        return classified(source)  # type: ignore[arg-type]
     if source is None:
         return discover(None)
     if isinstance(source, str | os.PathLike):
