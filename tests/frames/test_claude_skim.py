@@ -245,6 +245,41 @@ def test_hostile_lines() -> None:
         assert_same_decoding([FAKE], [line])
 
 
+STAMPS = [
+    "2026-03-01T10:00:00.000Z", "2026-03-01T10:00:00Z", "2026-03-01T10:00:00.5Z", "2026-03-01T10:00:00.123456Z",
+    "2026-03-01T10:00:00.1234567Z", "2026-03-01T10:00:00.123456789Z", "2026-03-01T10:00:00.Z",
+    "2024-02-29T23:59:59.999Z", "2023-02-29T00:00:00.000Z", "2100-02-29T00:00:00Z", "2000-02-29T00:00:00Z",
+    "2026-04-31T00:00:00Z", "2026-12-31T23:59:59.999999Z", "2026-06-30T23:59:60Z", "2026-13-01T00:00:00Z",
+    "2026-00-10T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z",
+    "0001-01-01T00:00:00Z", "0000-06-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "1969-12-31T23:59:59.999Z",
+    "1970-01-01T00:00:00Z", "2026-03-01t10:00:00Z", "2026-03-01 10:00:00Z", "2026-03-01T10:00:00z",
+    "2026-03-01T10:00:00+01:00", "2026-03-01T10:00:00.000+00:00", "2026-3-01T10:00:00Z", "2026-03-01T10:00:0aZ",
+    "+2026-03-01T10:00:00Z", "2026-03-01T10:00:00.000ZZ", "", "yesterday", "2026-03-01T10:00:00.\u0030Z",
+]  # fmt: skip
+
+
+def test_timestamps_read_as_microseconds_decode_as_their_text_does() -> None:
+    # The skimmer reads Claude Code's own form to microseconds; every other text is the
+    # walker's to parse. Both give the same times and the same problems.
+    lines = []
+    for stamp in STAMPS:
+        line = json.dumps({**BASE, "timestamp": stamp}, separators=(",", ":"))
+        lines.append(line.replace("\\\\u0030", "\\u0030").encode())
+    raw = b"\n".join(lines)
+    read = [skim(line, 0, len(line), 0, 0) for line in lines]
+    assert read[0] is not None and read[0][2] == 1772359200000000  # microseconds since 1970
+    assert read[27] is not None and read[27][2] == "2026-03-01T10:00:00+01:00"  # the walker's to parse
+    assert_same_decoding([FAKE], [raw])
+    events = decode_files([FAKE], SESSIONS, contents=[raw]).events
+    times = dict(zip(events["line"], events["timestamp"], strict=True))  # line numbers from 1
+    assert times[1].isoformat() == "2026-03-01T10:00:00+00:00"
+    assert times[8].isoformat() == "2024-02-29T23:59:59.999000+00:00"
+    assert times[9] is None and times[12] is None  # no such day
+    assert times[14].isoformat() == "2026-07-01T00:00:00+00:00"  # a leap second is the next minute's first
+    assert 21 not in times  # year 0: the line is dropped
+    assert times[23].isoformat() == "1969-12-31T23:59:59.999000+00:00"
+
+
 def test_strings_at_every_offset_of_a_16_byte_block() -> None:
     # The string scan reads 16 bytes at a time (SSE2), past the line's end up to the data's
     # end: a special byte must be found at any offset, and never beyond its line.

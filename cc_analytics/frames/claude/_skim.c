@@ -11,7 +11,8 @@
  *
  * flags: 1 = identity (uuid, session id, agent id), 2 = blocks (measure content blocks).
  *
- * The tuple (see _walk): kind, subtype, timestamp, cwd, version, model, message id, request id,
+ * The tuple (see _walk): kind, subtype, timestamp (its microseconds since 1970 when in Claude Code's
+ * own form, see stamp_micros; else its text), cwd, version, model, message id, request id,
  * has_envelope, is_sidechain, is_meta, is_compact_summary, is_api_error, has_interrupted_id,
  * the four usage counts, prompt, compact trigger, compact pre-tokens, uuid, session id,
  * agent id (None: not a string), pricing ((row, 5m, 1h, web searches, tier, speed) or None),
@@ -799,6 +800,59 @@ static PyObject *str_or_none(const Val *v) {
     Py_RETURN_NONE;
 }
 
+/* The microseconds since 1970 of a timestamp in the one form Claude Code writes,
+ * YYYY-MM-DDTHH:MM:SS with an optional fraction of 1 to 6 digits, then Z, naming a real day and
+ * a time before a leap second; 0 with *ok = 0 for any other text (the walker's Polars parse
+ * reads it, and decides what it means). */
+static int64_t stamp_micros(const Val *v, int *ok) {
+    *ok = 0;
+    if (v->t != J_STR || v->escaped) return 0;
+    const uint8_t *s = v->s;
+    Py_ssize_t n = v->e - v->s;
+    if (n < 20 || n > 27 || n == 21 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
+        s[n - 1] != 'Z')
+        return 0;
+    static const int at[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+    for (int k = 0; k < 14; k++)
+        if (s[at[k]] < '0' || s[at[k]] > '9') return 0;
+#define TWO(i) ((s[(i)] - '0') * 10 + (s[(i) + 1] - '0'))
+    int year = TWO(0) * 100 + TWO(2), month = TWO(5), day = TWO(8), hour = TWO(11), minute = TWO(14),
+        second = TWO(17);
+#undef TWO
+    int64_t micros = 0;
+    if (n > 20) { /* ".f{1,6}" before the Z */
+        if (s[19] != '.') return 0;
+        int digits = 0;
+        for (Py_ssize_t k = 20; k < n - 1; k++, digits++) {
+            if (s[k] < '0' || s[k] > '9') return 0;
+            micros = micros * 10 + (s[k] - '0');
+        }
+        for (; digits < 6; digits++) micros *= 10;
+    }
+    static const int days_in[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    if (year < 1 || month < 1 || month > 12 || day < 1 || day > days_in[month - 1] + (month == 2 && leap) || hour > 23 ||
+        minute > 59 || second > 59)
+        return 0;
+    /* Days since 1970-01-01 of a proleptic Gregorian date (the civil-from-days inverse). */
+    int y = year - (month <= 2);
+    int era = (y >= 0 ? y : y - 399) / 400;
+    int yoe = y - era * 400;
+    int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+    int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = (int64_t)era * 146097 + doe - 719468;
+    *ok = 1;
+    return ((days * 86400 + hour * 3600 + minute * 60 + second) * 1000000) + micros;
+}
+
+/* A timestamp as the walker keeps it: its microseconds (an int) when in Claude Code's form, else its text. */
+static PyObject *stamp_value(const Val *v) {
+    int ok;
+    int64_t micros = stamp_micros(v, &ok);
+    if (ok) return PyLong_FromLongLong(micros);
+    return str_or_none(v);
+}
+
 static PyObject *kind_str(const Val *v) {
     PyObject *known = NULL;
     if (is_word(v, "user")) known = s_user;
@@ -1150,7 +1204,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
 #define BOOL(x) ((x) ? (Py_INCREF(Py_True), Py_True) : (Py_INCREF(Py_False), Py_False))
     SET(0, kind_str(&P.type));
     SET(1, system ? str_or_none(&P.subtype) : NONE());
-    SET(2, str_or_none(&P.stamp));
+    SET(2, stamp_value(&P.stamp));
     if (!(flags & SKIM_NO_CWD_VERSION)) {
         SET(3, str_or_none(&P.cwd));
         SET(4, str_or_none(&P.version));

@@ -330,8 +330,8 @@ def _events_frame(
 
     data: dict[str, pl.Series] = {}
     for name, values in columns.items():
-        dtype = pl.String() if name == S.TIMESTAMP else S.EVENT_SCALARS[name]
-        data[name] = pl.Series(name, values, dtype=dtype)
+        if name != S.TIMESTAMP:
+            data[name] = pl.Series(name, values, dtype=S.EVENT_SCALARS[name])
     rows = len(columns[S.LINE])
     sparse: list[Sequence[Any]] = list(zip(*pricing, strict=True)) if pricing else [()] * (len(PRICING_COLUMNS) + 1)
     at = pl.Series(sparse[0], dtype=pl.Int64)
@@ -348,15 +348,34 @@ def _events_frame(
     )
     for name, values in zip(FILE_COLUMNS, per_file, strict=True):
         data[name] = pl.Series(name, values, dtype=S.EVENT_SCALARS[name]).gather(which)
-    raw_time = data[S.TIMESTAMP]
-    data[S.TIMESTAMP] = parse_timestamps(raw_time)
+    times, texts = _times(columns[S.TIMESTAMP])
+    data[S.TIMESTAMP] = times
     frame = pl.DataFrame(data)
-    bad_time = frame.select(S.SOURCE_FILE, S.LINE).filter(raw_time.is_not_null() & frame[S.TIMESTAMP].is_null())
-    for source, line in bad_time.iter_rows():
-        problems.append((source, line, "invalid or out-of-range timestamp (line kept, time unknown)"))
+    if texts is not None:
+        bad_time = frame.select(S.SOURCE_FILE, S.LINE).filter(texts.is_not_null() & frame[S.TIMESTAMP].is_null())
+        for source, line in bad_time.iter_rows():
+            problems.append((source, line, "invalid or out-of-range timestamp (line kept, time unknown)"))
     if profile.texts:
         frame = frame.select(list(S.EVENT_SCALARS))
     return frame
+
+
+def _times(values: list[int | str | None]) -> tuple[pl.Series, pl.Series | None]:
+    """The timestamp column of a walk, and the texts among it (None when there is none).
+
+    The C skimmer gives the microseconds of the timestamps it read in Claude Code's own form
+    (an ``int``); every other timestamp is its text, parsed here by :func:`parse_timestamps`.
+    """
+    import polars as pl
+
+    micros = pl.Series(S.TIMESTAMP, [v if v.__class__ is int else None for v in values], dtype=pl.Int64)
+    times = micros.cast(pl.Datetime("us", "UTC"))
+    texts = [v if v.__class__ is str else None for v in values]
+    if texts.count(None) == len(texts):
+        return times, None  # no text among them
+    raw = pl.Series(S.TIMESTAMP, texts, dtype=pl.String)
+    parsed = parse_timestamps(raw)
+    return times.zip_with(micros.is_not_null(), parsed), raw
 
 
 def _columnar(rows: list[tuple[Any, ...]], schema: pl.Schema) -> pl.DataFrame:

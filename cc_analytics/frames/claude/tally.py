@@ -49,6 +49,7 @@ _RFC3339 = re.compile(r"(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(?:\.(\d+))?([Zz]|
 # 2026-03-01T10:00:00.123Z: a UTC time that datetime.fromisoformat reads as the rule above does
 # (not year 0, not a leap second, at most microseconds).
 _CLAUDE_CODE_TIME = re.compile(r"(?!0000)\d{4}-\d\d-\d\dT\d\d:\d\d:[0-5]\d(?:\.\d{1,6})?Z")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 Costs = dict[str, int | None]  # request key → picodollars (None: no price)
 
@@ -156,15 +157,20 @@ def walked_requests(walked: Walked, *, first_line: int = 0) -> Iterator[tuple[st
         yield f"{message}\x00{request_ids[row] or ''}", cost
 
 
-def parse_time(text: str | None) -> datetime | None:
-    """A transcript's RFC 3339 timestamp as an aware UTC time (None when the frames read none).
+def parse_time(text: str | int | None) -> datetime | None:
+    """A transcript's RFC 3339 timestamp as an aware UTC time (None when the frames read none);
+    an ``int`` is the microseconds the C skimmer read of one (see ``decode._times``).
 
     Examples:
         >>> parse_time("2026-03-01T10:00:00.123Z"), parse_time("2026-03-01 11:00:00+01:00").hour
         (datetime.datetime(2026, 3, 1, 10, 0, 0, 123000, tzinfo=datetime.timezone.utc), 10)
         >>> parse_time("2026-03-01T10:00:00"), parse_time("yesterday")
         (None, None)
+        >>> parse_time(1772359200123000)
+        datetime.datetime(2026, 3, 1, 10, 0, 0, 123000, tzinfo=datetime.timezone.utc)
     """
+    if isinstance(text, int):
+        return _EPOCH + timedelta(microseconds=text)
     if text and _CLAUDE_CODE_TIME.fullmatch(text):  # the form Claude Code writes, read as is
         with suppress(ValueError):  # no such day or hour: the rule below says so too
             return datetime.fromisoformat(text)
