@@ -34,7 +34,7 @@ from cc_analytics.interrupts import on_interrupt
 if TYPE_CHECKING:
     import polars as pl
 
-BATCH_BYTES = 32 * 1024 * 1024
+BATCH_BYTES = 64 * 1024 * 1024
 PARALLEL_MIN_BYTES = 96 * 1024 * 1024
 MAX_WORKERS = 2
 WAIT_SLICE_SECONDS = 0.1

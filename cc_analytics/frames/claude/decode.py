@@ -175,9 +175,9 @@ class Profile(NamedTuple):
     @property
     def batch_bytes(self) -> int:
         """Transcript bytes per batch: the engine's default, for every profile. Each batch pays
-        about 20 ms of small Polars queries, so 64 MB batches take 0.5 CPU s less per GB than
-        32 MB ones; but on 2 cores the wall time is the same, and the process tree holds about
-        25 MB more (295 against 270 MB on the 1 GB corpus, where the bound is 300)."""
+        some 40 ms of small Polars queries: on the 1 GB corpus, 64 MB batches took 11% less CPU
+        and 8% less wall time than 32 MB ones, for 20 MB more in the process tree (270 against
+        250 MB, where the bound is 300)."""
         from cc_analytics.frames.engine import BATCH_BYTES
 
         return BATCH_BYTES
