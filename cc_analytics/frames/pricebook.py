@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from decimal import ROUND_HALF_EVEN, Decimal
 from functools import cache
+from operator import mul
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -52,6 +53,7 @@ PRICE_COLUMNS = {
 }
 # The tokens that make up the prompt of a request (what long-context tiers are decided on).
 PROMPT_KINDS = TOKEN_KINDS[:-1]
+_PROMPT_SIZE = len(PROMPT_KINDS)
 SCALE = 12  # prices are held as integers of 1e-12 USD per unit (picodollars)
 EPOCH = date(1970, 1, 1)
 
@@ -145,11 +147,14 @@ def request_picodollars(
     if tiers is None:
         return None
     quantities = [count or 0 for count in counts]
-    prompt = sum(quantities[: len(PROMPT_KINDS)])
-    # Every tier whose threshold the prompt is over counts (a prompt over a tier's threshold
-    # pays that tier's rate for every token), as the vectorised pricing counts them.
-    band = tiers[sum(1 for tier in tiers[1:] if tier.above is not None and prompt > tier.above)]
-    return band.request + sum(quantity * price for quantity, price in zip(quantities, band.per_unit, strict=True))
+    band = tiers[0]
+    if len(tiers) > 1:
+        prompt = sum(quantities[:_PROMPT_SIZE])
+        # Every tier whose threshold the prompt is over counts (a prompt over a tier's threshold
+        # pays that tier's rate for every token), as the vectorised pricing counts them.
+        band = tiers[sum(1 for tier in tiers[1:] if tier.above is not None and prompt > tier.above)]
+    # (The status line prices every request of a session this way: map, not a generator.)
+    return band.request + sum(map(mul, quantities, band.per_unit))  # both in PRICE_COLUMNS order
 
 
 def to_usd(picodollars: int) -> float:

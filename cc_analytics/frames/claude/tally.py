@@ -137,12 +137,13 @@ def walked_requests(walked: Walked, *, first_line: int = 0) -> Iterator[tuple[st
     messages, request_ids, errors = columns[S.MESSAGE_ID], columns[S.REQUEST_ID], columns[S.IS_API_ERROR]
     inputs, creations = columns[S.INPUT_TOKENS], columns[S.CACHE_CREATION_TOKENS]
     reads, outputs = columns[S.CACHE_READ_TOKENS], columns[S.OUTPUT_TOKENS]
+    sources = [str(transcript.path) for transcript in walked.files]
+    file_of_row = walked.file_of_row
     # Only assistant lines with a usage object have pricing rows, and every request is one.
     for row, _five, hour, searches, tier, speed in walked.pricing:
         if kinds[row] != "assistant" or inputs[row] is None or errors[row]:
             continue
-        source = str(walked.files[walked.file_of_row[row]].path)
-        message = messages[row] or f"line:{source}:{lines[row] + first_line}"
+        message = messages[row] or f"line:{sources[file_of_row[row]]}:{lines[row] + first_line}"
         creation = creations[row]
         one_hour = (hour or 0) if creation is None else min(hour or 0, creation)
         five_minutes = None if creation is None else creation - one_hour
