@@ -375,10 +375,15 @@ def test_the_command_imports_only_what_the_line_needs(tmp_path: Path) -> None:
     # orjson and the batch engine's multiprocessing (about 20), argparse with its help formatter
     # and gettext (about 10).
     main = next(iter(sorted(SAMPLES.glob("*/*.jsonl"))))
+    # The command ends with os._exit (no interpreter teardown, no atexit): the probe looks then.
     probe = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print(sorted({n.split('.')[0] for n in sys.modules} & "
-        "{'polars', 'pyarrow', 'orjson', 'multiprocessing', 'concurrent', 'argparse', 'gettext'}), file=sys.stderr))\n"
+        "import os, sys\n"
+        "exit_now = os._exit\n"
+        "def probed(code):\n"
+        "    print(sorted({n.split('.')[0] for n in sys.modules} & {'polars', 'pyarrow', 'orjson', "
+        "'multiprocessing', 'concurrent', 'argparse', 'gettext'}), file=sys.stderr, flush=True)\n"
+        "    exit_now(code)\n"
+        "os._exit = probed\n"
         "from cc_analytics.cli import main\nsys.argv = ['cc-analytics', 'statusline']\nsys.exit(main())"
     )
     env = {**os.environ, "CC_ANALYTICS_CACHE_DIR": str(tmp_path)}

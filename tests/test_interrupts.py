@@ -283,3 +283,23 @@ def test_a_ctrl_c_in_code_polars_called_or_in_a_generators_cleanup_waits_for_pla
         [sys.executable, "-c", textwrap.dedent(INSIDE_A_CALLBACK)], capture_output=True, cwd=ROOT, timeout=60
     )
     assert (done.returncode, done.stdout, done.stderr) == (130, b"built\ncleaned up\n", b"interrupted\n")
+
+
+def test_a_finished_command_exits_without_the_interpreter_teardown(tmp_path: Path) -> None:
+    # The process is the command: once it is done, its output is flushed and it exits at once
+    # (atexit handlers and module teardown are skipped), with the command's own exit code.
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('teardown ran', file=sys.stderr))\n"
+        "from cc_analytics.cli import main\n"
+        f"sys.argv = ['cc-analytics', 'sessions', {str(ROOT / 'data-samples')!r}, '--json', '--quiet']\n"
+        "sys.exit(main())"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert b"teardown ran" not in done.stderr
+    assert len(json.loads(done.stdout)) > 5  # every byte of a large output was flushed
+    missing = subprocess.run(
+        [sys.executable, "-c", probe.replace("data-samples", "no-such-folder")], capture_output=True
+    )
+    assert missing.returncode == 1 and b"no such file or folder" in missing.stderr
