@@ -278,9 +278,18 @@ register(
 
 
 def run_claude_skim(batch: list[bytes]) -> None:
-    """The C skimmer walks what the Python walker walks: the same lists, for every profile it serves."""
+    """The C skimmer walks what the Python walker walks: the same lists, for every profile it
+    serves, but for the timestamps it reads to microseconds (the same instants as their texts)."""
     from cc_analytics.frames.claude import decode
+    from cc_analytics.frames.claude import schema as S
     from cc_analytics.frames.claude.discovery import TranscriptFile
+    from cc_analytics.frames.claude.tally import parse_time
+
+    def same_time(fast: object, pure: object) -> object:
+        if isinstance(fast, int):
+            assert isinstance(pure, str) and parse_time(pure) == parse_time(fast), (fast, pure)
+            return pure
+        return fast
 
     skim = decode.SKIM_LINES
     if skim is None:  # not built (or CC_ANALYTICS_PURE_PYTHON): nothing to compare
@@ -298,6 +307,9 @@ def run_claude_skim(batch: list[bytes]) -> None:
             finally:
                 decode.SKIM_LINES = skim
             walked.append((got.columns, got.blocks.state(), got.problems, got.file_of_row, got.pricing))
+        fast, pure = walked[0][0][S.TIMESTAMP], walked[1][0][S.TIMESTAMP]
+        if len(fast) == len(pure):
+            fast[:] = [same_time(a, b) for a, b in zip(fast, pure, strict=True)]
         assert walked[0] == walked[1], f"the skimmer and the Python walker disagree ({profile})"
 
 
