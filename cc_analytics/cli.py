@@ -63,8 +63,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if argv is None:
                 leave(code)
             return code
-    if argv is None:
-        leave(code)  # every command closes what it writes and ends its workers before it returns
+    if argv is None and sys.getprofile() is None and sys.gettrace() is None:
+        # Every command closes what it writes and ends its workers before it returns. (Under a
+        # profiler or a tracer, coverage for one, the interpreter ends as usual: they write
+        # what they gathered as it does.)
+        leave(code)
     return code
 
 

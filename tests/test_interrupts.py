@@ -303,3 +303,12 @@ def test_a_finished_command_exits_without_the_interpreter_teardown(tmp_path: Pat
         [sys.executable, "-c", probe.replace("data-samples", "no-such-folder")], capture_output=True
     )
     assert missing.returncode == 1 and b"no such file or folder" in missing.stderr
+
+
+def test_under_a_profiler_the_interpreter_ends_as_usual(tmp_path: Path) -> None:
+    # cProfile (and coverage) write what they gathered as the interpreter ends.
+    out = tmp_path / "sessions.prof"
+    command = [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "cc_analytics", "sessions"]
+    done = subprocess.run([*command, str(ROOT / "data-samples"), "--json", "--quiet"], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > 0
