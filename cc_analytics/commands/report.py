@@ -39,7 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 # checker of the "iri" string format that JupyterLab's dependencies install) at import: about
 # 1.5 s, a quarter of a report on 1 GB. No Vega-Lite schema the report validates against uses
 # that format, so this process goes without the module (only when nothing imported it yet).
-SKIPPED_IMPORTS = ("rfc3987_syntax",)
+# Altair also imports its Jupyter chart's machinery when anywidget is installed (anywidget and
+# ipywidgets: a fifth to a third of a second), which a report written to files never uses.
+SKIPPED_IMPORTS = ("rfc3987_syntax", "anywidget")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -122,3 +124,24 @@ def test_cli_reports_a_source_without_sessions(tmp_path: Path, content: str) -> 
     assert b"0 sessions, 0 turns" in result.stderr + result.stdout
     if content == "unreadable":
         assert b"unreadable line(s) skipped" in result.stderr + result.stdout
+
+
+def test_the_report_command_goes_without_the_jupyter_modules(tmp_path: Path) -> None:
+    # Altair would import its Jupyter chart's machinery (anywidget, ipywidgets) and jsonschema
+    # the rfc3987 grammars: a written report needs neither. The probe looks as the command exits.
+    probe = (
+        "import os, sys\n"
+        "exit_now = os._exit\n"
+        "def probed(code):\n"
+        "    print(sorted({n.split('.')[0] for n, m in sys.modules.items() if m} & {'anywidget', 'ipywidgets', "
+        "'rfc3987_syntax', 'altair'}), file=sys.stderr, flush=True)\n"
+        "    exit_now(code)\n"
+        "os._exit = probed\n"
+        "from cc_analytics.cli import main\n"
+        f"sys.argv = ['cc-analytics', 'report', '--samples', '--out', {str(tmp_path / 'report')!r}, '--quiet']\n"
+        "sys.exit(main())"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().strip().splitlines()[-1] == "['altair']"
+    assert (tmp_path / "report" / "report.html").read_text().rstrip().endswith("</html>")
