@@ -257,10 +257,7 @@ def listed_size(source: Source) -> int:
     if source is None:
         _listed(default_stores(), sizes)  # absent stores hold nothing
         return sum(sizes)
-    items: list[str | os.PathLike[str] | TranscriptFile] = (
-        [source] if isinstance(source, str | os.PathLike) else list(source)
-    )
-    for item in items:
+    for item in source_list(source):
         if isinstance(item, TranscriptFile):
             sizes.append(item.size)
             continue
@@ -268,7 +265,7 @@ def listed_size(source: Source) -> int:
         if os.path.isdir(text):
             _listed([Path(text)], sizes)
         else:
-            sizes.extend(map(_size, expand(item)))
+            sizes.extend(map(file_size, expand(item)))
     return sum(sizes)
 
 
@@ -281,11 +278,30 @@ def default_stores() -> list[Path]:
     return [*default_roots(), default_sessions_dir()]
 
 
-def _size(path: Path) -> int:
+def file_size(path: str | os.PathLike[str]) -> int:
+    """The size of the file at ``path`` in bytes, 0 when it cannot be stat'ed (gone, unreadable):
+    a size only orders and batches the work, and the read that follows reports the failure.
+
+    Examples:
+        >>> file_size("/no/such/file.jsonl")
+        0
+    """
     try:
         return os.stat(path).st_size
     except OSError:
         return 0
+
+
+def source_list(source: Source) -> list[str | os.PathLike[str] | TranscriptFile]:
+    """``source`` (one path, several, or None for none) as a list of its items.
+
+    Examples:
+        >>> source_list("a.jsonl"), source_list(["a", "b"]), source_list(None)
+        (['a.jsonl'], ['a', 'b'], [])
+    """
+    if isinstance(source, str | os.PathLike):
+        return [source]
+    return list(source or [])
 
 
 def _parts(text: str) -> list[str]:
@@ -351,12 +367,11 @@ class RealPaths:
 
 def split_by_format(source: Source) -> dict[str, list[Path]]:
     """The files of ``source`` grouped by the format their content shows (see :func:`sniff_format`)."""
-    items: Sequence[object] = [source] if isinstance(source, str | os.PathLike) else list(source or [])
     out: dict[str, list[Path]] = {CLAUDE: [], CHAINLESS: []}
     seen: set[str] = set()
     real = RealPaths()
-    for item in items:
-        paths = [item.path] if isinstance(item, TranscriptFile) else expand(item)  # type: ignore[arg-type]
+    for item in source_list(source):
+        paths = [item.path] if isinstance(item, TranscriptFile) else expand(item)
         for path in paths:
             key = real(path)
             if key not in seen:

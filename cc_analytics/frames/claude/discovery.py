@@ -20,7 +20,17 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from cc_analytics.frames.sources import SUFFIX, RealPaths, Source, TranscriptFile, expand, read_transcript, shown, walk
+from cc_analytics.frames.sources import (
+    SUFFIX,
+    RealPaths,
+    Source,
+    TranscriptFile,
+    expand,
+    file_size,
+    read_transcript,
+    shown,
+    walk,
+)
 
 CONFIG_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_CONFIG = Path("~/.claude")
@@ -91,7 +101,7 @@ def classify(path: Path, *, size: int | None = None, head: bytes | None = None) 
     """
     stem = shown(path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem)
     parent = path.parent
-    size = _size(path) if size is None else size
+    size = file_size(path) if size is None else size
 
     def peek() -> str | None:
         return peek_session_id(path) if head is None else session_id_in(head)
@@ -180,13 +190,6 @@ def session_files(main: Path, *, peeked: dict[str, str | None] | None = None) ->
             found.append(classify(path, head=f'"sessionId":"{session}"'.encode() if session else b""))
     mine = [f for f in found if f.session_id == own.session_id]
     return sorted(mine, key=lambda f: (f.is_subagent, str(f.path)))
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def resolve(source: Source, *, planned: bool = False) -> list[TranscriptFile]:
