@@ -53,6 +53,41 @@ def test_write_report_and_parquet_round_trip(data, tmp_path: Path) -> None:
     write_report(data, tmp_path / "out")  # our own report folder may be rewritten
 
 
+def test_a_failed_page_leaves_no_file_and_no_new_folder(data, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Parquet files are written on a thread while the page is drawn: when drawing fails,
+    # the writing is waited for and nothing of it stays, neither temporaries nor final names.
+    import cc_analytics.report as R
+
+    def broken(_data: object) -> str:
+        raise RuntimeError("no page")
+
+    monkeypatch.setattr(R, "render_html", broken)
+    with pytest.raises(RuntimeError, match="no page"):
+        write_report(data, tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+    kept = tmp_path / "kept"
+    monkeypatch.undo()
+    first = write_report(data, kept)
+    before = {p.name: p.read_bytes() for p in kept.iterdir()}
+    monkeypatch.setattr(R, "render_html", broken)
+    with pytest.raises(RuntimeError, match="no page"):
+        write_report(data, kept)
+    assert {p.name: p.read_bytes() for p in kept.iterdir()} == before, "an earlier report stays whole"
+    assert sorted(first) == sorted(before)
+
+
+def test_a_failed_parquet_write_is_raised(data, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cc_analytics.report as R
+
+    def full(_jobs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(R, "_write_parquet", full)
+    with pytest.raises(OSError, match="No space left"):
+        write_report(data, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 def test_refuses_folders_it_does_not_own(data, tmp_path: Path) -> None:
     other = tmp_path / "notes"
     other.mkdir()
