@@ -321,6 +321,13 @@ LAYOUTS = {
     "only declined lines": b"{d}\n{d}\n[1]\n{d}",
     "not JSON among clean lines": b"{c}\nnot json\n{c}\n{{\n{c}\n\xff\n{c}\n{c}",
     "a truncated last line": b'{c}\n{c}\n{"type":"user","uuid":',
+    # The skimmer parses a line to the end of its object, then looks for its line feed:
+    # ({s}: a clean line with a line feed after its first comma, {v}: after its first colon)
+    "an object split over two lines": b"{c}\n{s}\n{c}\n{s}",
+    "a line feed where a value goes": b"{c}\n{v}\n{c}\n{\n}\n{c}",
+    "text after the object": b"{c} {c}\n{c}x\n{c}\t \r\n{c}\r\r\n{c} \n{c}\r",
+    "two objects on a line": b"{c}{c}\n{c}\n",
+    "a line feed inside a string": b'{c}\n{"type":"user","uuid":"a\nb"}\n{c}',
 }
 
 
@@ -329,7 +336,11 @@ def test_line_layouts_decode_the_same(layout: str) -> None:
     template = LAYOUTS[layout]
     cases = []
     for clean in clean_lines():
-        cases.append(template.replace(b"{c}", clean).replace(b"{d}", DECLINED))
+        split = clean.replace(b',"', b',\n"', 1)
+        value = clean.replace(b'":', b'":\n', 1)
+        cases.append(
+            template.replace(b"{c}", clean).replace(b"{d}", DECLINED).replace(b"{s}", split).replace(b"{v}", value)
+        )
     mixed = template
     for clean in clean_lines():  # a different clean line at each place (cwd and version change)
         mixed = mixed.replace(b"{c}", clean, 1)

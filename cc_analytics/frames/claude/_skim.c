@@ -189,7 +189,9 @@ static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end, con
 
 static inline void skip_ws(Parser *P) {
     const uint8_t *p = P->p, *start = p;
-    while (p < P->end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    /* No line feed: a line's bytes hold none, and skim_lines parses to the end of the data
+     * (a line feed inside the object ends the line there, and the line is declined). */
+    while (p < P->end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
     if (p != start && P->canonical_depth) P->canonical = 0;
     P->p = p;
 }
@@ -939,7 +941,10 @@ typedef struct {
         if (cond) goto decline; \
     } while (0)
 
-/* Skim the line data[start:end] (0 <= start < end <= size, the size of the data). Returns 1 with out[] filled
+/* Skim the line data[start:end] (0 <= start < end <= size, the size of the data; end < 0: the
+ * line runs to the first line feed after the object, or the end of the data, and *line_end is
+ * set to where it ends when 1 is returned; a line is then read once, not also searched for its
+ * end). Returns 1 with out[] filled
  * with new references (the values of skim()'s tuple; with SKIM_NO_CWD_VERSION, out[3] and out[4]
  * stay NULL and the caller reads cwd_version[0] and [1], spans into the data), 0 where the walker must read the line,
  * -1 on error (an exception set). out[] is all NULL unless 1 is returned. */
@@ -948,7 +953,7 @@ typedef struct {
 #define SKIM_NO_CWD_VERSION 4
 
 static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row,
-                     long flags, PyObject **out, Val *cwd_version) {
+                     long flags, PyObject **out, Val *cwd_version, Py_ssize_t *line_end) {
     PyObject *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
     PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
     PyObject *usage[4] = {NULL, NULL, NULL, NULL};
@@ -963,7 +968,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
     int identity = (flags & 1) != 0, measure = (flags & 2) != 0;
     memset(&P, 0, sizeof(P));
     P.p = data + start;
-    P.end = data + end;
+    P.end = data + (end < 0 ? size : end);
     P.limit = data + size;
     blocks_len = 0;
     keys_len = 0;
@@ -972,7 +977,12 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
     memset(&top, 0, sizeof(top));
     DECLINE_IF(!parse_value(&P, &top, C_TOP));
     skip_ws(&P);
-    DECLINE_IF(P.p != P.end);
+    if (end < 0) {
+        DECLINE_IF(P.p != P.end && *P.p != '\n');
+        *line_end = P.p - data;
+    } else {
+        DECLINE_IF(P.p != P.end);
+    }
 
     /* The rules of _walk, for lines on which none of them reports a problem. */
     DECLINE_IF(P.type.t != J_STR || P.type.escaped);
@@ -1313,7 +1323,7 @@ static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
         goto done;
     }
-    int got = skim_line(d.data, d.size, start, end, row, flags, out, NULL);
+    int got = skim_line(d.data, d.size, start, end, row, flags, out, NULL, NULL);
     if (got < 0) goto done;
     if (got == 0) {
         result = Py_None;
@@ -1472,23 +1482,28 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     PyObject *result = NULL, *out[RESULT_SIZE];
     Val cwd_version[2];
     const uint8_t *data = d.data, *end = data + d.size;
-    /* Lines are cut on LF only; each LF-separated segment counts, empty ones are skipped. */
+    /* Lines are cut on LF only; each LF-separated segment counts, empty ones are skipped. A
+     * line starting with "{" is skimmed to its end; any other, or one declined, is searched for
+     * its end and handed to the walker unless empty. */
     while (start <= d.size) {
-        const uint8_t *p = data + start, *stop = line_end(p, end);
-        Py_ssize_t stop_at = stop - data;
+        const uint8_t *p = data + start;
         number++;
-        if (stop_at > start) {
-            int got = *p == '{' ? skim_line(data, d.size, start, stop_at, PyList_GET_SIZE(lines), flags, out,
-                                            cwd_version)
-                                : 0;
+        if (start < d.size && *p == '{') {
+            Py_ssize_t skimmed_to;
+            int got = skim_line(data, d.size, start, -1, PyList_GET_SIZE(lines), flags, out, cwd_version, &skimmed_to);
             if (got < 0) goto done;
-            if (got == 0) {
-                result = Py_BuildValue("(nnn)", start, stop_at, number);
-                goto done;
+            if (got == 1) {
+                int appended = append_line(sink, out, cwd_version, state, number);
+                for (int k = 0; k < RESULT_SIZE; k++) Py_XDECREF(out[k]);
+                if (!appended) goto done;
+                start = skimmed_to + 1;
+                continue;
             }
-            int appended = append_line(sink, out, cwd_version, state, number);
-            for (int k = 0; k < RESULT_SIZE; k++) Py_XDECREF(out[k]);
-            if (!appended) goto done;
+        }
+        Py_ssize_t stop_at = line_end(p, end) - data;
+        if (stop_at > start) {
+            result = Py_BuildValue("(nnn)", start, stop_at, number);
+            goto done;
         }
         start = stop_at + 1;
     }
