@@ -163,13 +163,18 @@ def test_cli_reports_a_source_without_sessions(tmp_path: Path, content: str) -> 
 
 def test_the_report_command_goes_without_the_jupyter_modules(tmp_path: Path) -> None:
     # Altair would import its Jupyter chart's machinery (anywidget, ipywidgets) and jsonschema
-    # the rfc3987 grammars: a written report needs neither. The probe looks as the command exits.
+    # the rfc3987 grammars and its other optional format checkers: a written report needs none
+    # of them. The probe looks as the command exits.
+    from cc_analytics.commands.report import SKIPPED_IMPORTS
+
+    watched = {"ipywidgets", "altair", *SKIPPED_IMPORTS}
+    assert {"rfc3987_syntax", "anywidget", "isoduration", "webcolors"} <= watched
     probe = (
         "import os, sys\n"
         "exit_now = os._exit\n"
         "def probed(code):\n"
-        "    print(sorted({n.split('.')[0] for n, m in sys.modules.items() if m} & {'anywidget', 'ipywidgets', "
-        "'rfc3987_syntax', 'altair'}), file=sys.stderr, flush=True)\n"
+        f"    print(sorted({{n.split('.')[0] for n, m in sys.modules.items() if m}} & {watched!r}), "
+        "file=sys.stderr, flush=True)\n"
         "    exit_now(code)\n"
         "os._exit = probed\n"
         "from cc_analytics.cli import main\n"
