@@ -38,6 +38,19 @@ def test_load_reads_both_formats(data) -> None:
     assert data.sessions[S.COST_USD].sum() == pytest.approx(data.requests[S.COST_USD].sum(), rel=1e-12)
 
 
+def test_load_calls_meanwhile_while_its_workers_start(data) -> None:
+    # The report command imports its charts' modules while the worker processes start: the
+    # pool is started (and not yet taken by the reading) when ``meanwhile`` runs.
+    from cc_analytics.frames import engine
+
+    seen: list[list[int]] = []
+    loaded = load(samples=True, workers=2, meanwhile=lambda: seen.append(list(engine._started.values())))
+    assert seen == [[1]]
+    assert not engine._started, "the started pool was taken by the reading, or ended"
+    assert loaded.sessions.equals(data.sessions) and loaded.turns.equals(data.turns)
+    assert loaded.requests.equals(data.requests)
+
+
 def test_write_report_and_parquet_round_trip(data, tmp_path: Path) -> None:
     written = write_report(data, tmp_path / "out")
     names = ["report.html", "requests.parquet", "sessions.parquet", "turns.parquet"]
