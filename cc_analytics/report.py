@@ -160,14 +160,10 @@ def load(
         >>> sorted(data.sessions["format"].unique())
         ['chainlesschain', 'claude-code']
     """
-    from cc_analytics.archive.read import archive_root
     from cc_analytics.frames.api import plan, read_tables
-    from cc_analytics.frames.engine import workers_started
-    from cc_analytics.frames.sources import WORKER_MODULES, listed_size
+    from cc_analytics.frames.sources import workers_ahead
 
-    listing: Source = sample_sources() if samples else (list(sources) if sources else None)
-    listed = 0 if listing is not None and archive_root(listing) else listed_size(listing)
-    with workers_started(listed, workers, imports=list(WORKER_MODULES.values())):
+    with workers_ahead(sample_sources() if samples else (list(sources) if sources else None), workers):
         if meanwhile is not None:
             meanwhile()
         if samples:

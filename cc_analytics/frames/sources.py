@@ -15,7 +15,8 @@ import io
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import BinaryIO, Literal, NamedTuple
@@ -267,6 +268,28 @@ def listed_size(source: Source) -> int:
         else:
             sizes.extend(map(file_size, expand(item)))
     return sum(sizes)
+
+
+@contextmanager
+def workers_ahead(source: Source, workers: int | None) -> Iterator[None]:
+    """Start the worker processes that reading ``source`` will use (None: both formats'
+    default stores) before its files are planned, from the size of one listing of its
+    folders (:func:`listed_size`; an archive, which holds no transcripts to decode, starts
+    none). They import Polars and the format packages while this process plans; the next
+    run that asks for as many takes them, and the ones nobody took end with the block.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> with workers_ahead(folder, None):  # an empty folder: nothing is started
+        ...     pass
+    """
+    from cc_analytics.archive.read import archive_root
+    from cc_analytics.frames.engine import workers_started
+
+    listed = 0 if source is not None and archive_root(source) else listed_size(source)
+    with workers_started(listed, workers, imports=list(WORKER_MODULES.values())):
+        yield
 
 
 def default_stores() -> list[Path]:
