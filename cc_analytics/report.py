@@ -163,14 +163,14 @@ def load(
     from cc_analytics.frames.api import plan, read_tables
     from cc_analytics.frames.sources import workers_ahead
 
-    with workers_ahead(sample_sources() if samples else (list(sources) if sources else None), workers):
+    given: Source = sample_sources() if samples else (sources or None)
+    with workers_ahead(given, workers) as root:
         if meanwhile is not None:
             meanwhile()
-        if samples:
-            chosen: Source | Plan = sample_sources()
-            used = [str(p) for p in sample_sources()]
-        elif sources:
-            chosen, used = sources, [os.fspath(s) for s in sources]
+        if given is not None:
+            # The archive found, or the files planned: neither is looked for again.
+            chosen: Source | Plan = root if root is not None else plan(given)
+            used = [os.fspath(s) for s in given]
         else:
             found = plan(None)
             chosen = found

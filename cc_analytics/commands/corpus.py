@@ -82,16 +82,15 @@ class Corpus:
 
 def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
-    from cc_analytics.archive.read import archive_root, open_archive
+    from cc_analytics.archive.read import open_archive
     from cc_analytics.frames.sources import plan, workers_ahead
 
     source: Any = args.sources or None
-    root = None if source is None else archive_root(source)
     # The workers start before the files are planned, from the size of a quick listing: they
     # import Polars while this process plans (a third of a second on 2,700 files) and imports it.
     # A run that asks for another number of them (a corpus whose formats are mixed, near the
     # threshold) starts its own, and these end unused.
-    with workers_ahead(source, args.workers):
+    with workers_ahead(source, args.workers) as root:
         if root is None:
             source = plan(source)  # the files by format, found once (Polars is not imported yet)
             files = sum(len(found) for found in source.values())

@@ -271,25 +271,31 @@ def listed_size(source: Source) -> int:
 
 
 @contextmanager
-def workers_ahead(source: Source, workers: int | None) -> Iterator[None]:
+def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
     """Start the worker processes that reading ``source`` will use (None: both formats'
     default stores) before its files are planned, from the size of one listing of its
-    folders (:func:`listed_size`; an archive, which holds no transcripts to decode, starts
-    none). They import Polars and the format packages while this process plans; the next
-    run that asks for as many takes them, and the ones nobody took end with the block.
+    folders (:func:`listed_size`). They import Polars and the format packages while this
+    process plans; the next run that asks for as many takes them, and the ones nobody took
+    end with the block. Yields the root of the archive ``source`` names (which holds no
+    transcripts to decode: no worker is started), else None, so that the caller need not
+    look for one again (on object storage, a request).
 
     Examples:
         >>> import tempfile, pathlib
         >>> folder = pathlib.Path(tempfile.mkdtemp())
-        >>> with workers_ahead(folder, None):  # an empty folder: nothing is started
-        ...     pass
+        >>> with workers_ahead(folder, None) as root:  # an empty folder: nothing is started
+        ...     root is None
+        True
     """
     from cc_analytics.archive.read import archive_root
     from cc_analytics.frames.engine import workers_started
 
-    listed = 0 if source is not None and archive_root(source) else listed_size(source)
-    with workers_started(listed, workers, imports=list(WORKER_MODULES.values())):
-        yield
+    root = None if source is None else archive_root(source)
+    if root is not None:  # not even when asked for (--workers N): they would end unused
+        yield root
+        return
+    with workers_started(listed_size(source), workers, imports=list(WORKER_MODULES.values())):
+        yield None
 
 
 def default_stores() -> list[Path]:

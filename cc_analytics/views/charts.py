@@ -313,7 +313,7 @@ def daily_trend(sessions: Frame) -> alt.VConcatChart:
         )
         .properties(width=WIDTH, height=110)
     )
-    return alt.vconcat(top, bottom).resolve_scale(color="independent")
+    return alt.vconcat(top, bottom, resolve=_INDEPENDENT_COLOURS)
 
 
 def comparison(sessions: Frame, *, by: Literal["model", "project"] = "model") -> alt.HConcatChart:

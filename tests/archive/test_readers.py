@@ -150,3 +150,21 @@ def test_an_archive_beside_other_sources_is_refused(archived: tuple[Corpus, Path
     assert result.returncode == 1 and b"give the archive as the only source" in result.stderr
     assert not (tmp_path / "report").exists()
     assert frames.read_sessions([str(to)]).height == frames.read_sessions(corpus.sources).height
+
+
+def test_workers_ahead_names_an_archive_and_starts_no_worker(
+    archived: tuple[Corpus, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The archive is looked for once, by workers_ahead, and its callers take the root it yields;
+    # an archive holds nothing to decode, so no worker starts even when two are asked for.
+    from cc_analytics.frames import engine
+    from cc_analytics.frames.sources import workers_ahead
+
+    corpus, to, _kept = archived
+    with workers_ahead([str(to)], 2) as root:
+        assert root is not None and Path(root) == to.resolve()
+        assert not engine._started
+    with workers_ahead(corpus.sources, 2) as root:
+        assert root is None
+        assert list(engine._started.values()) == [1]
+    assert not engine._started
