@@ -24,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from functools import partial
-from multiprocessing import get_context
+from multiprocessing import current_process, get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from cc_analytics.errors import WorkerError
@@ -210,6 +210,16 @@ def _import_all(modules: Sequence[str]) -> None:
 
 def _new_pool(spawned: int) -> ProcessPoolExecutor:
     """A pool of ``spawned`` workers, registered so that an interrupt ends it."""
+    if getattr(current_process(), "_inheriting", False):
+        # A worker process re-runs the caller's script as it starts: without the guard, the
+        # script's own call asks for workers again, here, and multiprocessing's error for it
+        # does not say which line of the script to change.
+        msg = (
+            "worker processes were asked for while a worker process was starting: the script that asks for "
+            "workers (workers=N or None) runs again in each of them\n"
+            'Hint: put the script\'s code under `if __name__ == "__main__":`, or pass workers=1.'
+        )
+        raise WorkerError(msg)
     tracker_was_running = _resource_tracker_running()
     pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"), initializer=_share_cores, initargs=(spawned,))
     _live_pools[pool] = tracker_was_running
@@ -284,7 +294,8 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
         end_workers(pool)
         if isinstance(exc, BrokenProcessPool):  # the OOM killer, kill -9: say so plainly
             msg = (
-                "a worker process ended abruptly while reading transcripts (killed, or out of memory?)\n"
+                "a worker process ended abruptly while reading transcripts (killed, out of memory, or it "
+                "failed as it started: see the error printed above, if any)\n"
                 "Hint: run it again; with --workers 1 (workers=1) every batch is read in this process."
             )
             raise WorkerError(msg) from exc
@@ -392,7 +403,9 @@ def _stop_resource_tracker() -> None:
     tracker = resource_tracker._resource_tracker
     pid = getattr(tracker, "_pid", None)
     stop = getattr(tracker, "_stop", None)
-    if stop is None:
+    if stop is None or pid is None:
+        # Not running, or this is a worker process, which uses its parent's: not ours to stop
+        # (its _stop would wait for a process id it does not have).
         return
     try:
         stop()

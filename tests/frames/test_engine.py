@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 import pytest
 
@@ -144,3 +146,35 @@ def test_a_worker_count_that_is_not_a_whole_number_of_at_least_one_is_refused(wo
     with pytest.raises(InputError, match="workers must be None or a whole number of at least 1"):
         frames.read_sessions(ROOT / "data-samples", workers=workers)  # type: ignore[arg-type]
     assert frames.read_sessions(ROOT / "data-samples", workers=1).height > 0
+
+
+SCRIPT_WITHOUT_GUARD = """
+from cc_analytics.frames.claude.discovery import TranscriptFile
+from cc_analytics.frames.engine import run_batches
+
+files = [TranscriptFile(f"{n}.jsonl", f"s{n}", None, "main", "p", 10) for n in range(4)]
+print(list(run_batches(len, files, workers=2, batch_bytes=10)))
+"""
+
+
+def test_a_script_without_the_main_guard_is_told_which_line_to_change(tmp_path: Path) -> None:
+    script = tmp_path / "no_guard.py"
+    script.write_text(SCRIPT_WITHOUT_GUARD)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode != 0
+    # The worker says why it cannot start, the script says a worker failed as it started.
+    assert 'put the script\'s code under `if __name__ == "__main__":`' in done.stderr
+    assert "failed as it started" in done.stderr
+    assert "TypeError" not in done.stderr and "leaked semaphore" not in done.stderr
+
+
+def test_a_resource_tracker_this_process_did_not_start_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Inherited:  # a worker process's view of its parent's tracker: a descriptor, no process id
+        _pid = None
+        _fd = 99
+
+        def _stop(self) -> None:
+            pytest.fail("a worker stopped its parent's resource tracker")
+
+    monkeypatch.setattr(resource_tracker, "_resource_tracker", Inherited())
+    engine._stop_resource_tracker()
