@@ -1341,6 +1341,413 @@ done:
     return result;
 }
 
+/* --- Columns: a typed, growable column the walker appends to (instead of a list) ----------- *
+ *
+ * Column("i64" | "bool" | "str") holds what pl.Series(values, dtype) would build from a list
+ * of ints, bools or strs with None for null, as Arrow buffers: a validity bitmap, the values
+ * (int64, one byte per bool, or UTF-8 bytes) and, for strings, int64 offsets. skim_lines
+ * writes to it without a Python object per value reaching a list; the Python walker calls
+ * append(value) for the lines it reads; arrow() hands the buffers out (copies) for pyarrow. */
+enum { COL_I64 = 0, COL_BOOL = 1, COL_STR = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    int kind;
+    Py_ssize_t length, nulls;
+    char *data;
+    Py_ssize_t data_len, data_cap;
+    int64_t *offsets; /* COL_STR: length + 1 entries */
+    Py_ssize_t offsets_cap;
+    uint8_t *valid; /* bit i: row i is not null */
+    Py_ssize_t valid_cap;
+} Column;
+
+static PyTypeObject ColumnType;
+
+static int grow(void **buffer, Py_ssize_t *cap, Py_ssize_t need, Py_ssize_t item) {
+    if (need <= *cap) return 1;
+    Py_ssize_t size = *cap ? *cap : 1024;
+    while (size < need) size *= 2;
+    void *bigger = PyMem_Realloc(*buffer, (size_t)(size * item));
+    if (!bigger) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    *buffer = bigger;
+    *cap = size;
+    return 1;
+}
+
+/* Room for one more row; its validity bit set to `valid`. */
+static int column_row(Column *c, int valid) {
+    Py_ssize_t row = c->length;
+    if (!grow((void **)&c->valid, &c->valid_cap, row / 8 + 1, 1)) return 0;
+    if (row % 8 == 0) c->valid[row / 8] = 0;
+    if (valid) c->valid[row / 8] |= (uint8_t)(1u << (row % 8));
+    else c->nulls++;
+    if (c->kind == COL_STR) {
+        if (!grow((void **)&c->offsets, &c->offsets_cap, row + 2, sizeof(int64_t))) return 0;
+        if (row == 0) c->offsets[0] = 0;
+        c->offsets[row + 1] = (int64_t)c->data_len;
+    }
+    c->length++;
+    return 1;
+}
+
+static int column_null(Column *c) {
+    if (c->kind == COL_I64) {
+        if (!grow((void **)&c->data, &c->data_cap, c->data_len + 8, 1)) return 0;
+        memset(c->data + c->data_len, 0, 8);
+        c->data_len += 8;
+    } else if (c->kind == COL_BOOL) {
+        if (!grow((void **)&c->data, &c->data_cap, c->data_len + 1, 1)) return 0;
+        c->data[c->data_len++] = 0;
+    }
+    return column_row(c, 0);
+}
+
+static int column_i64(Column *c, int64_t value) {
+    if (!grow((void **)&c->data, &c->data_cap, c->data_len + 8, 1)) return 0;
+    memcpy(c->data + c->data_len, &value, 8);
+    c->data_len += 8;
+    return column_row(c, 1);
+}
+
+static int column_bool(Column *c, int value) {
+    if (!grow((void **)&c->data, &c->data_cap, c->data_len + 1, 1)) return 0;
+    c->data[c->data_len++] = (char)(value ? 1 : 0);
+    return column_row(c, 1);
+}
+
+static int column_utf8(Column *c, const char *text, Py_ssize_t n) {
+    if (!grow((void **)&c->data, &c->data_cap, c->data_len + n, 1)) return 0;
+    memcpy(c->data + c->data_len, text, (size_t)n);
+    c->data_len += n;
+    return column_row(c, 1);
+}
+
+/* Append a Python value: None, or an int / bool / str as the column's kind takes. */
+static int column_append(Column *c, PyObject *value) {
+    if (value == Py_None) return column_null(c);
+    if (c->kind == COL_I64) {
+        if (!PyLong_Check(value) || PyBool_Check(value)) {
+            PyErr_Format(PyExc_TypeError, "an int64 column takes int or None, not %.80s", Py_TYPE(value)->tp_name);
+            return 0;
+        }
+        long long v = PyLong_AsLongLong(value);
+        if (v == -1 && PyErr_Occurred()) return 0;
+        return column_i64(c, (int64_t)v);
+    }
+    if (c->kind == COL_BOOL) {
+        if (!PyBool_Check(value)) {
+            PyErr_Format(PyExc_TypeError, "a bool column takes bool or None, not %.80s", Py_TYPE(value)->tp_name);
+            return 0;
+        }
+        return column_bool(c, value == Py_True);
+    }
+    if (!PyUnicode_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "a str column takes str or None, not %.80s", Py_TYPE(value)->tp_name);
+        return 0;
+    }
+    Py_ssize_t n;
+    const char *text = PyUnicode_AsUTF8AndSize(value, &n);
+    if (!text) return 0;
+    return column_utf8(c, text, n);
+}
+
+static PyObject *Column_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    const char *kind;
+    static char *names[] = {"kind", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s", names, &kind)) return NULL;
+    int k = strcmp(kind, "i64") == 0 ? COL_I64 : strcmp(kind, "bool") == 0 ? COL_BOOL : strcmp(kind, "str") == 0 ? COL_STR : -1;
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "Column kind: 'i64', 'bool' or 'str'");
+        return NULL;
+    }
+    Column *c = (Column *)type->tp_alloc(type, 0);
+    if (!c) return NULL;
+    c->kind = k;
+    return (PyObject *)c;
+}
+
+static void Column_dealloc(Column *c) {
+    PyMem_Free(c->data);
+    PyMem_Free(c->offsets);
+    PyMem_Free(c->valid);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static Py_ssize_t Column_len(Column *c) { return c->length; }
+
+static PyObject *Column_append(Column *c, PyObject *value) {
+    if (!column_append(c, value)) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Column_clear(Column *c, PyObject *Py_UNUSED(ignored)) {
+    PyMem_Free(c->data);
+    PyMem_Free(c->offsets);
+    PyMem_Free(c->valid);
+    c->data = NULL;
+    c->offsets = NULL;
+    c->valid = NULL;
+    c->length = c->nulls = c->data_len = c->data_cap = c->offsets_cap = c->valid_cap = 0;
+    Py_RETURN_NONE;
+}
+
+static const char *KIND_NAMES[] = {"i64", "bool", "str"};
+
+/* (kind, length, nulls, validity bytes, offsets bytes or None, data bytes): the state of the column. */
+static PyObject *Column_arrow(Column *c, PyObject *Py_UNUSED(ignored)) {
+    Py_ssize_t valid_bytes = (c->length + 7) / 8;
+    PyObject *offsets;
+    if (c->kind == COL_STR) {
+        int64_t zero = 0;
+        offsets = c->length ? PyBytes_FromStringAndSize((const char *)c->offsets, (Py_ssize_t)((c->length + 1) * 8))
+                            : PyBytes_FromStringAndSize((const char *)&zero, 8);
+    } else {
+        offsets = Py_NewRef(Py_None);
+    }
+    if (!offsets) return NULL;
+    return Py_BuildValue("(snnNNN)", KIND_NAMES[c->kind], c->length, c->nulls,
+                         PyBytes_FromStringAndSize((const char *)c->valid, valid_bytes), offsets,
+                         PyBytes_FromStringAndSize(c->data, c->data_len));
+}
+
+/* A column from the state arrow() gave (a worker's column, unpickled). */
+static PyObject *column_from_arrow(PyObject *module, PyObject *args) {
+    (void)module;
+    const char *kind;
+    Py_ssize_t length, nulls;
+    Py_buffer valid, data;
+    PyObject *offsets;
+    if (!PyArg_ParseTuple(args, "snny*Oy*", &kind, &length, &nulls, &valid, &offsets, &data)) return NULL;
+    PyObject *made = NULL;
+    PyObject *kind_args = Py_BuildValue("(s)", kind);
+    Column *c = kind_args ? (Column *)Column_new(&ColumnType, kind_args, NULL) : NULL;
+    Py_XDECREF(kind_args);
+    if (!c) goto done;
+    Py_buffer off = {0};
+    int has_off = 0;
+    if (c->kind == COL_STR) {
+        if (PyObject_GetBuffer(offsets, &off, PyBUF_SIMPLE) < 0) goto done;
+        has_off = 1;
+    }
+    Py_ssize_t need_valid = (length + 7) / 8;
+    if (length < 0 || nulls < 0 || nulls > length || valid.len < need_valid ||
+        (c->kind == COL_STR && off.len != (length + 1) * 8) ||
+        (c->kind == COL_I64 && data.len != length * 8) || (c->kind == COL_BOOL && data.len != length)) {
+        PyErr_SetString(PyExc_ValueError, "column_from_arrow: buffers that do not fit the length");
+        if (has_off) PyBuffer_Release(&off);
+        goto done;
+    }
+    if (!grow((void **)&c->valid, &c->valid_cap, need_valid + 1, 1) ||
+        !grow((void **)&c->data, &c->data_cap, data.len + 1, 1) ||
+        (c->kind == COL_STR && !grow((void **)&c->offsets, &c->offsets_cap, length + 2, sizeof(int64_t)))) {
+        if (has_off) PyBuffer_Release(&off);
+        goto done;
+    }
+    memcpy(c->valid, valid.buf, (size_t)need_valid);
+    memcpy(c->data, data.buf, (size_t)data.len);
+    if (has_off) {
+        memcpy(c->offsets, off.buf, (size_t)off.len);
+        PyBuffer_Release(&off);
+    }
+    c->length = length;
+    c->nulls = nulls;
+    c->data_len = data.len;
+    made = (PyObject *)c;
+    c = NULL;
+done:
+    Py_XDECREF(c);
+    PyBuffer_Release(&valid);
+    PyBuffer_Release(&data);
+    return made;
+}
+
+/* The Arrow C data interface (its public specification), enough to hand a column to Polars
+ * through the PyCapsule protocol (__arrow_c_array__) without pyarrow: one array, no children. */
+#define ARROW_FLAG_NULLABLE 2
+
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+static void release_schema(struct ArrowSchema *schema) { schema->release = NULL; }
+
+/* The array's buffers live in one block (private_data): pointers, validity, offsets, values. */
+static void release_array(struct ArrowArray *array) {
+    free(array->private_data);
+    array->release = NULL;
+}
+
+static void schema_capsule_free(PyObject *capsule) {
+    struct ArrowSchema *schema = PyCapsule_GetPointer(capsule, "arrow_schema");
+    if (schema) {
+        if (schema->release) schema->release(schema);
+        free(schema);
+    }
+}
+
+static void array_capsule_free(PyObject *capsule) {
+    struct ArrowArray *array = PyCapsule_GetPointer(capsule, "arrow_array");
+    if (array) {
+        if (array->release) array->release(array);
+        free(array);
+    }
+}
+
+static const char *ARROW_FORMATS[] = {"l", "b", "U"};
+
+/* __arrow_c_array__(requested_schema=None): (schema capsule, array capsule) of a copy of the
+ * column (its own buffers keep growing); bools as Arrow's bits. */
+static PyObject *Column_arrow_c_array(Column *c, PyObject *args, PyObject *kwds) {
+    PyObject *requested = Py_None;
+    static char *names[] = {"requested_schema", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", names, &requested)) return NULL;
+    (void)requested; /* the column's own type is the only one offered */
+    Py_ssize_t n = c->length, valid_bytes = c->nulls ? (n + 7) / 8 : 0;
+    Py_ssize_t value_bytes = c->kind == COL_BOOL ? (n + 7) / 8 : c->data_len;
+    Py_ssize_t offset_bytes = c->kind == COL_STR ? (n + 1) * 8 : 0;
+    size_t header = 3 * sizeof(void *);
+    char *block = malloc(header + (size_t)valid_bytes + (size_t)offset_bytes + (size_t)value_bytes + 8);
+    struct ArrowSchema *schema = calloc(1, sizeof(*schema));
+    struct ArrowArray *array = calloc(1, sizeof(*array));
+    if (!block || !schema || !array) {
+        free(block);
+        free(schema);
+        free(array);
+        return PyErr_NoMemory();
+    }
+    const void **buffers = (const void **)block;
+    char *at = block + header;
+    char *validity = valid_bytes ? at : NULL;
+    if (valid_bytes) memcpy(validity, c->valid, (size_t)valid_bytes);
+    at += valid_bytes;
+    char *offsets = NULL;
+    if (c->kind == COL_STR) {
+        offsets = at;
+        if (n) memcpy(offsets, c->offsets, (size_t)offset_bytes);
+        else memset(offsets, 0, 8);
+        at += offset_bytes;
+    }
+    char *values = at;
+    if (c->kind == COL_BOOL) {
+        memset(values, 0, (size_t)value_bytes);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (c->data[i]) values[i / 8] |= (char)(1u << (i % 8));
+    } else if (value_bytes) {
+        memcpy(values, c->data, (size_t)value_bytes);
+    }
+    buffers[0] = validity;
+    if (c->kind == COL_STR) {
+        buffers[1] = offsets;
+        buffers[2] = values;
+    } else {
+        buffers[1] = values;
+    }
+    *schema = (struct ArrowSchema){ARROW_FORMATS[c->kind], "", NULL, ARROW_FLAG_NULLABLE, 0, NULL, NULL,
+                                   release_schema, NULL};
+    *array = (struct ArrowArray){n, c->nulls, 0, c->kind == COL_STR ? 3 : 2, 0, buffers, NULL, NULL,
+                                 release_array, block};
+    PyObject *schema_capsule = PyCapsule_New(schema, "arrow_schema", schema_capsule_free);
+    if (!schema_capsule) {
+        free(schema);
+        release_array(array);
+        free(array);
+        return NULL;
+    }
+    PyObject *array_capsule = PyCapsule_New(array, "arrow_array", array_capsule_free);
+    if (!array_capsule) {
+        Py_DECREF(schema_capsule);
+        release_array(array);
+        free(array);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", schema_capsule, array_capsule);
+}
+
+static PyObject *Column_reduce(Column *c, PyObject *Py_UNUSED(ignored)) {
+    PyObject *state = Column_arrow(c, NULL);
+    if (!state) return NULL;
+    PyObject *module = PyImport_ImportModule("cc_analytics.frames.claude._skim");
+    PyObject *restore = module ? PyObject_GetAttrString(module, "column_from_arrow") : NULL;
+    Py_XDECREF(module);
+    if (!restore) {
+        Py_DECREF(state);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", restore, state);
+}
+
+/* Two columns are equal when they hold the same kind and values (their Arrow state). */
+static PyObject *Column_richcompare(PyObject *a, PyObject *b, int op) {
+    if ((op != Py_EQ && op != Py_NE) || !Py_IS_TYPE(a, &ColumnType) || !Py_IS_TYPE(b, &ColumnType))
+        Py_RETURN_NOTIMPLEMENTED;
+    PyObject *left = Column_arrow((Column *)a, NULL), *right = left ? Column_arrow((Column *)b, NULL) : NULL;
+    PyObject *result = right ? PyObject_RichCompare(left, right, op) : NULL;
+    Py_XDECREF(left);
+    Py_XDECREF(right);
+    return result;
+}
+
+static PyMethodDef Column_methods[] = {
+    {"append", (PyCFunction)Column_append, METH_O, "append(value): None, or an int / bool / str as the column's kind takes."},
+    {"clear", (PyCFunction)Column_clear, METH_NOARGS, "clear(): no rows, no memory kept."},
+    {"arrow", (PyCFunction)Column_arrow, METH_NOARGS,
+     "arrow() -> (kind, length, nulls, validity, offsets or None, data): the column's Arrow buffers (copies)."},
+    {"__reduce__", (PyCFunction)Column_reduce, METH_NOARGS, NULL},
+    {"__arrow_c_array__", (PyCFunction)(void (*)(void))Column_arrow_c_array, METH_VARARGS | METH_KEYWORDS,
+     "__arrow_c_array__(requested_schema=None): the column through the Arrow PyCapsule interface (a copy)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods Column_sequence = {
+    .sq_length = (lenfunc)Column_len,
+};
+
+static PyTypeObject ColumnType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cc_analytics.frames.claude._skim.Column",
+    .tp_basicsize = sizeof(Column),
+    .tp_dealloc = (destructor)Column_dealloc,
+    .tp_as_sequence = &Column_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Column(kind): a typed column the walker appends to ('i64', 'bool' or 'str'), as Arrow buffers.",
+    .tp_methods = Column_methods,
+    .tp_richcompare = Column_richcompare,
+    .tp_hash = PyObject_HashNotImplemented,
+    .tp_new = Column_new,
+};
+
+static inline int is_sink_column(PyObject *slot) { return PyList_Check(slot) || Py_IS_TYPE(slot, &ColumnType); }
+
+/* Append to a sink slot: a list, or a Column. */
+static inline int sink_append(PyObject *slot, PyObject *value) {
+    if (Py_IS_TYPE(slot, &ColumnType)) return column_append((Column *)slot, value);
+    return PyList_Append(slot, value) == 0;
+}
+
 /* The sink of skim_lines: the walker's lists, at the index of the value they take in skim's
  * tuple (None at CWD and VERSION, and at the identity lists without identity), then the
  * pricing list, the five block lists (or None: blocks not kept), the line numbers, the agent
@@ -1370,11 +1777,18 @@ static int same_str(const Val *v, PyObject *last) {
  * (state: [want cwd, last version]). 0 on error. */
 static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, PyObject *state, Py_ssize_t number) {
     PyObject *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
-    PyObject *value = PyLong_FromSsize_t(number);
-    if (!value) return 0;
-    int failed = PyList_Append(PyTuple_GET_ITEM(sink, SINK_LINES), value) < 0;
-    Py_DECREF(value);
-    if (failed) return 0;
+    PyObject *value;
+    int failed;
+    PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES);
+    if (Py_IS_TYPE(lines, &ColumnType)) {
+        if (!column_i64((Column *)lines, (int64_t)number)) return 0;
+    } else {
+        value = PyLong_FromSsize_t(number);
+        if (!value) return 0;
+        failed = PyList_Append(lines, value) < 0;
+        Py_DECREF(value);
+        if (failed) return 0;
+    }
     /* cwd: only on the first line of a file that has one; version: only where it changes */
     const Val *cwd = &cwd_version[0], *version = &cwd_version[1];
     if (PyList_GET_ITEM(state, 0) == Py_True && cwd->t == J_STR) {
@@ -1384,7 +1798,7 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
     } else {
         value = Py_NewRef(Py_None);
     }
-    failed = PyList_Append(PyTuple_GET_ITEM(sink, SINK_CWD), value) < 0;
+    failed = !sink_append(PyTuple_GET_ITEM(sink, SINK_CWD), value);
     Py_DECREF(value);
     if (failed) return 0;
     value = NULL;
@@ -1400,7 +1814,7 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
         else Py_CLEAR(value);
     }
     if (!value) value = Py_NewRef(Py_None);
-    failed = PyList_Append(PyTuple_GET_ITEM(sink, SINK_VERSION), value) < 0;
+    failed = !sink_append(PyTuple_GET_ITEM(sink, SINK_VERSION), value);
     Py_DECREF(value);
     if (failed) return 0;
     for (Py_ssize_t k = 0; k < RESULT_SIZE; k++) {
@@ -1411,15 +1825,20 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
         } else if (k == SINK_BLOCKS) {
             if (value == Py_None || blocks == Py_None) continue;
             for (Py_ssize_t c = 0; c < 5; c++) {
-                PyObject *column = PyTuple_GET_ITEM(blocks, c);
-                Py_ssize_t at = PyList_GET_SIZE(column);
-                if (PyList_SetSlice(column, at, at, PyTuple_GET_ITEM(value, c)) < 0) return 0;
+                PyObject *column = PyTuple_GET_ITEM(blocks, c), *items = PyTuple_GET_ITEM(value, c);
+                if (Py_IS_TYPE(column, &ColumnType)) {
+                    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++)
+                        if (!column_append((Column *)column, PyList_GET_ITEM(items, i))) return 0;
+                } else {
+                    Py_ssize_t at = PyList_GET_SIZE(column);
+                    if (PyList_SetSlice(column, at, at, items) < 0) return 0;
+                }
             }
         } else {
             PyObject *list = PyTuple_GET_ITEM(sink, k);
             if (list == Py_None) continue;
             if (k == SINK_AGENT && value == Py_None) value = PyTuple_GET_ITEM(sink, SINK_PATH_AGENT);
-            if (PyList_Append(list, value) < 0) return 0;
+            if (!sink_append(list, value)) return 0;
         }
     }
     return 1;
@@ -1440,20 +1859,20 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     PyObject *sink = args[3], *state = args[4];
     PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES);
-    if (!PyList_CheckExact(lines)) {
-        PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's line numbers are not a list");
+    if (!is_sink_column(lines)) {
+        PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's line numbers are not a list or Column");
         return NULL;
     }
     for (Py_ssize_t k = 0; k < SINK_PRICING; k++) {
         PyObject *list = PyTuple_GET_ITEM(sink, k);
-        if (k != SINK_CWD && k != SINK_VERSION && list != Py_None && !PyList_Check(list)) {
-            PyErr_SetString(PyExc_TypeError, "skim_lines: a column of the sink is not a list");
+        if (k != SINK_CWD && k != SINK_VERSION && list != Py_None && !is_sink_column(list)) {
+            PyErr_SetString(PyExc_TypeError, "skim_lines: a column of the sink is not a list or Column");
             return NULL;
         }
     }
-    if (!PyList_Check(PyTuple_GET_ITEM(sink, SINK_CWD)) || !PyList_Check(PyTuple_GET_ITEM(sink, SINK_VERSION)) ||
+    if (!is_sink_column(PyTuple_GET_ITEM(sink, SINK_CWD)) || !is_sink_column(PyTuple_GET_ITEM(sink, SINK_VERSION)) ||
         !PyList_Check(PyTuple_GET_ITEM(sink, SINK_PRICING))) {
-        PyErr_SetString(PyExc_TypeError, "skim_lines: cwd, version and pricing must be lists");
+        PyErr_SetString(PyExc_TypeError, "skim_lines: cwd and version must be lists or Columns, pricing a list");
         return NULL;
     }
     PyObject *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
@@ -1463,7 +1882,7 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
             return NULL;
         }
         for (Py_ssize_t c = 0; c < 5; c++) {
-            if (!PyList_Check(PyTuple_GET_ITEM(blocks, c))) {
+            if (!is_sink_column(PyTuple_GET_ITEM(blocks, c))) {
                 PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five lists");
                 return NULL;
             }
@@ -1490,7 +1909,7 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         number++;
         if (start < d.size && *p == '{') {
             Py_ssize_t skimmed_to;
-            int got = skim_line(data, d.size, start, -1, PyList_GET_SIZE(lines), flags, out, cwd_version, &skimmed_to);
+            int got = skim_line(data, d.size, start, -1, PyObject_Length(lines), flags, out, cwd_version, &skimmed_to);
             if (got < 0) goto done;
             if (got == 1) {
                 int appended = append_line(sink, out, cwd_version, state, number);
@@ -1525,6 +1944,8 @@ static PyMethodDef skim_methods[] = {
      "they keep to the walker's lists (sink), cwd and version as the walker keeps them (state:\n"
      "[want cwd, last version], updated); returns the span and number of the first line the\n"
      "walker must read, or None at the end of the data."},
+    {"column_from_arrow", (PyCFunction)column_from_arrow, METH_VARARGS,
+     "column_from_arrow(kind, length, nulls, validity, offsets, data) -> Column: the inverse of Column.arrow()."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1544,5 +1965,12 @@ PyMODINIT_FUNC PyInit__skim(void) {
         !intern(&s_user, "user") || !intern(&s_assistant, "assistant") || !intern(&s_system, "system") ||
         !intern(&s_attachment, "attachment"))
         return NULL;
-    return PyModule_Create(&skim_module);
+    if (PyType_Ready(&ColumnType) < 0) return NULL;
+    PyObject *module = PyModule_Create(&skim_module);
+    if (!module) return NULL;
+    if (PyModule_AddObjectRef(module, "Column", (PyObject *)&ColumnType) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }
