@@ -27,6 +27,11 @@
  * number) for the Python walker, which then calls it again from the next line; None at the end
  * of the data. A file of clean lines is one call.
  *
+ * A column of the sink may be a Column (below) instead of a list: the typed columns the batch
+ * profiles keep, Arrow buffers that Polars takes through the Arrow PyCapsule interface. The
+ * line's strings and flags, and its blocks, are then written to them as the line is skimmed,
+ * without a Python object each.
+ *
  * Strings are scanned 16 bytes at a time with SSE2 where the compiler targets it (x86-64), with
  * a portable 8-byte fallback (also forced by defining SKIM_PORTABLE); every byte is validated.
  *
@@ -927,420 +932,6 @@ static void measure_raw(const uint8_t *p, const uint8_t *e, Measure *m) {
     }
 }
 
-/* --- The line ------------------------------------------------------------------------------ */
-
-typedef struct {
-    PyObject *kind; /* borrowed constant */
-    PyObject *name; /* new reference or NULL (None) */
-    int is_error;   /* -1: None */
-    long long tokens;
-} OutBlock;
-
-#define DECLINE_IF(cond) \
-    do {                 \
-        if (cond) goto decline; \
-    } while (0)
-
-/* Skim the line data[start:end] (0 <= start < end <= size, the size of the data; end < 0: the
- * line runs to the first line feed after the object, or the end of the data, and *line_end is
- * set to where it ends when 1 is returned; a line is then read once, not also searched for its
- * end). Returns 1 with out[] filled
- * with new references (the values of skim()'s tuple; with SKIM_NO_CWD_VERSION, out[3] and out[4]
- * stay NULL and the caller reads cwd_version[0] and [1], spans into the data), 0 where the walker must read the line,
- * -1 on error (an exception set). out[] is all NULL unless 1 is returned. */
-#define SKIM_IDENTITY 1
-#define SKIM_BLOCKS 2
-#define SKIM_NO_CWD_VERSION 4
-
-static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row,
-                     long flags, PyObject **out, Val *cwd_version, Py_ssize_t *line_end) {
-    PyObject *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
-    PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
-    PyObject *usage[4] = {NULL, NULL, NULL, NULL};
-    OutBlock *out_blocks = NULL;
-    Py_ssize_t out_count = 0, nblocks = 0;
-    int has_pricing = 0, synthetic = 0, ok = 0, status = 0;
-    int user, assistant, system, attachment, envelope, sidechain, meta, summary, api_error;
-    Parser P;
-    Block dummy; /* P.block is never NULL: keys outside blocks compare against its input */
-    Val top;
-    for (int k = 0; k < RESULT_SIZE; k++) out[k] = NULL;
-    int identity = (flags & 1) != 0, measure = (flags & 2) != 0;
-    memset(&P, 0, sizeof(P));
-    P.p = data + start;
-    P.end = data + (end < 0 ? size : end);
-    P.limit = data + size;
-    blocks_len = 0;
-    keys_len = 0;
-    P.block = &dummy;
-    DECLINE_IF(*P.p != '{');
-    memset(&top, 0, sizeof(top));
-    DECLINE_IF(!parse_value(&P, &top, C_TOP));
-    skip_ws(&P);
-    if (end < 0) {
-        DECLINE_IF(P.p != P.end && *P.p != '\n');
-        *line_end = P.p - data;
-    } else {
-        DECLINE_IF(P.p != P.end);
-    }
-
-    /* The rules of _walk, for lines on which none of them reports a problem. */
-    DECLINE_IF(P.type.t != J_STR || P.type.escaped);
-    user = is_word(&P.type, "user");
-    assistant = is_word(&P.type, "assistant");
-    system = is_word(&P.type, "system");
-    attachment = is_word(&P.type, "attachment");
-    envelope = user || assistant || system || attachment;
-    if (envelope) {
-        DECLINE_IF(P.uuid.t != J_STR || P.session.t != J_STR || P.stamp.t != J_STR);
-        DECLINE_IF(P.stamp.escaped);
-        DECLINE_IF(P.stamp.e - P.stamp.s >= 4 && memcmp(P.stamp.s, "0000", 4) == 0);
-    }
-    sidechain = flag(&P.sidechain);
-    meta = flag(&P.meta);
-    summary = flag(&P.summary);
-    api_error = flag(&P.api_error);
-    DECLINE_IF(sidechain < 0 || meta < 0 || summary < 0 || api_error < 0);
-
-    nblocks = blocks_len;
-    out_blocks = PyMem_Malloc((size_t)(nblocks + 1) * sizeof(OutBlock));
-    if (!out_blocks) {
-        PyErr_NoMemory();
-        goto error;
-    }
-
-    if (user) {
-        Val *content = P.message.t == J_OBJ ? &P.mcontent : NULL;
-        DECLINE_IF(content == NULL || (content->t != J_STR && content->t != J_ARR));
-        if (content->t == J_STR) {
-            prompt = str_of(content);
-            if (!prompt) goto error;
-            out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(content->m.units, content->m.cjk)};
-        } else {
-            Py_ssize_t texts = 0, bytes = 0, units = 0, cjk = 0;
-            int ascii = 1;
-            for (Py_ssize_t k = 0; k < nblocks; k++) {
-                Block *b = &blocks_buf[k];
-                DECLINE_IF(b->type.t == J_STR && b->type.escaped);
-                if (is_word(&b->type, "text")) {
-                    if (b->text.t == J_STR) {
-                        texts++;
-                        bytes += b->text.e - b->text.s;
-                        units += b->text.m.units;
-                        cjk += b->text.m.cjk;
-                        ascii = ascii && b->text.m.ascii;
-                    }
-                } else if (is_word(&b->type, "tool_result")) {
-                    Measure m;
-                    if (b->content.t == J_STR) m = b->content.m;
-                    else if (b->content.t == J_ARR) {
-                        DECLINE_IF(b->item_bad);
-                        m = b->results;
-                    } else goto decline;
-                    int error = flag(&b->is_error);
-                    DECLINE_IF(error < 0);
-                    out_blocks[out_count++] = (OutBlock){k_tool_result, NULL, error, tokens_of(m.units, m.cjk)};
-                }
-            }
-            if (texts) {
-                bytes += texts - 1;
-                if (!reserve_text(bytes)) {
-                    PyErr_NoMemory();
-                    goto error;
-                }
-                char *d = text_buf;
-                Py_ssize_t seen = 0;
-                for (Py_ssize_t k = 0; k < nblocks; k++) {
-                    Block *b = &blocks_buf[k];
-                    if (!is_word(&b->type, "text") || b->text.t != J_STR) continue;
-                    if (seen++) *d++ = ' ';
-                    if (b->text.escaped) d += unescape(b->text.s, b->text.e, d);
-                    else {
-                        memcpy(d, b->text.s, (size_t)(b->text.e - b->text.s));
-                        d += b->text.e - b->text.s;
-                    }
-                }
-                prompt = ascii ? ascii_str(text_buf, d - text_buf) : PyUnicode_DecodeUTF8(text_buf, d - text_buf, NULL);
-                if (!prompt) goto error;
-                units += texts - 1;
-                out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(units, cjk)};
-            }
-        }
-    } else if (assistant) {
-        DECLINE_IF(P.message.t != J_OBJ);
-        Val *content = &P.mcontent;
-        DECLINE_IF(content->t != J_ARR && content->t != J_ABSENT && content->t != J_NULL);
-        if (content->t == J_ARR) {
-            DECLINE_IF(P.content_not_object);
-            for (Py_ssize_t k = 0; k < nblocks; k++) {
-                Block *b = &blocks_buf[k];
-                DECLINE_IF(b->type.t == J_STR && b->type.escaped);
-                if (is_word(&b->type, "text")) {
-                    DECLINE_IF(b->text.t != J_STR);
-                    out_blocks[out_count++] = (OutBlock){k_text, NULL, -1, tokens_of(b->text.m.units, b->text.m.cjk)};
-                } else if (is_word(&b->type, "thinking")) {
-                    DECLINE_IF(b->thinking.t != J_STR);
-                    out_blocks[out_count++] =
-                        (OutBlock){k_thinking, NULL, -1, tokens_of(b->thinking.m.units, b->thinking.m.cjk)};
-                } else if (is_word(&b->type, "tool_use")) {
-                    Measure payload;
-                    if (b->input.t == J_ABSENT) {
-                        payload.units = 4; /* null */
-                        payload.cjk = 0;
-                    } else {
-                        DECLINE_IF(!b->input_canonical);
-                        measure_raw(b->input_s, b->input_e, &payload);
-                    }
-                    Py_ssize_t units = payload.units, cjk = payload.cjk;
-                    PyObject *name = NULL;
-                    if (b->name.t == J_STR) {
-                        units += b->name.m.units;
-                        cjk += b->name.m.cjk;
-                        if (measure) {
-                            name = str_of(&b->name);
-                            if (!name) goto error;
-                        }
-                    }
-                    out_blocks[out_count++] = (OutBlock){k_tool_use, name, -1, tokens_of(units, cjk)};
-                }
-            }
-        }
-        if (P.usage.t == J_OBJ) {
-            /* An empty usage object reads as no usage (_usage); pricing is kept all the same. */
-            for (int k = 0; k < 4 && !P.usage.empty; k++) {
-                Val *v = &P.counts[k];
-                if (v->t == J_ABSENT || v->t == J_NULL) usage[k] = PyLong_FromLong(0);
-                else if (v->t == J_INT) usage[k] = PyLong_FromLongLong(v->i);
-                else goto decline;
-                if (!usage[k]) goto error;
-            }
-            if (P.creation.t != J_OBJ) {
-                memset(&P.five, 0, sizeof(Val));
-                memset(&P.hour, 0, sizeof(Val));
-            }
-            if (P.server.t != J_OBJ) memset(&P.searches, 0, sizeof(Val));
-            if ((ok = optional_int(&P.five, &five)) <= 0) goto failed;
-            if ((ok = optional_int(&P.hour, &hour)) <= 0) goto failed;
-            if ((ok = optional_int(&P.searches, &searches)) <= 0) goto failed;
-            if ((ok = optional_str(&P.tier, &tier)) <= 0) goto failed;
-            if ((ok = optional_str(&P.speed, &speed)) <= 0) goto failed;
-            has_pricing = 1;
-            goto priced;
-        failed:
-            if (ok < 0) goto error;
-            goto decline;
-        priced:;
-        } else {
-            DECLINE_IF(P.usage.t != J_ABSENT && P.usage.t != J_NULL);
-        }
-        synthetic = is_word(&P.model, "<synthetic>");
-        DECLINE_IF(P.model.t == J_STR && P.model.escaped);
-    } else if (system) {
-        DECLINE_IF(P.subtype.t == J_STR && P.subtype.escaped);
-        if (is_word(&P.subtype, "compact_boundary")) {
-            if (P.compact.t == J_OBJ) {
-                if (P.trigger.t == J_STR) {
-                    trigger = str_of(&P.trigger);
-                    if (!trigger) goto error;
-                }
-                if (P.pre.t == J_INT) {
-                    pre = PyLong_FromLongLong(P.pre.i);
-                    if (!pre) goto error;
-                }
-            }
-        } else if (P.content.t == J_STR && P.content.e > P.content.s) {
-            out_blocks[out_count++] =
-                (OutBlock){k_system, NULL, -1, tokens_of(P.content.m.units, P.content.m.cjk)};
-        }
-        synthetic = is_word(&P.subtype, "api_error");
-    } else if (attachment) {
-        if (P.attachment.t == J_OBJ) {
-            DECLINE_IF(P.attach_type.t == J_STR && P.attach_type.escaped);
-            if (is_word(&P.attach_type, "queued_command") && P.attach_prompt.t == J_STR &&
-                P.attach_prompt.e > P.attach_prompt.s) {
-                out_blocks[out_count++] =
-                    (OutBlock){k_prompt, NULL, -1, tokens_of(P.attach_prompt.m.units, P.attach_prompt.m.cjk)};
-            }
-        }
-    }
-
-    if (has_pricing) {
-        pricing = PyTuple_New(6);
-        if (!pricing) goto error;
-        PyTuple_SET_ITEM(pricing, 0, PyLong_FromSsize_t(row));
-        PyTuple_SET_ITEM(pricing, 1, five);
-        PyTuple_SET_ITEM(pricing, 2, hour);
-        PyTuple_SET_ITEM(pricing, 3, searches);
-        PyTuple_SET_ITEM(pricing, 4, tier);
-        PyTuple_SET_ITEM(pricing, 5, speed);
-        five = hour = searches = tier = speed = NULL;
-        if (!PyTuple_GET_ITEM(pricing, 0)) goto error;
-    }
-    if (measure && out_count) {
-        blocks = PyTuple_New(5);
-        if (!blocks) goto error;
-        for (int c = 0; c < 5; c++) {
-            PyObject *column = PyList_New(out_count);
-            if (!column) goto error;
-            PyTuple_SET_ITEM(blocks, c, column);
-        }
-        for (Py_ssize_t k = 0; k < out_count; k++) {
-            OutBlock *o = &out_blocks[k];
-            PyObject *r = PyLong_FromSsize_t(row), *t = PyLong_FromLongLong(o->tokens);
-            if (!r || !t) {
-                Py_XDECREF(r);
-                Py_XDECREF(t);
-                goto error;
-            }
-            PyObject *name = o->name ? o->name : Py_None;
-            PyObject *error = o->is_error < 0 ? Py_None : o->is_error ? Py_True : Py_False;
-            o->name = NULL;
-            if (name == Py_None) Py_INCREF(name);
-            Py_INCREF(error);
-            Py_INCREF(o->kind);
-            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 0), k, r);
-            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 1), k, o->kind);
-            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 2), k, name);
-            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 3), k, error);
-            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 4), k, t);
-        }
-    }
-
-#define SET(i, value)                           \
-    do {                                        \
-        if (!(out[(i)] = (value))) goto error;  \
-    } while (0)
-#define NONE() (Py_INCREF(Py_None), Py_None)
-#define BOOL(x) ((x) ? (Py_INCREF(Py_True), Py_True) : (Py_INCREF(Py_False), Py_False))
-    SET(0, kind_str(&P.type));
-    SET(1, system ? str_or_none(&P.subtype) : NONE());
-    SET(2, stamp_value(&P.stamp));
-    if (!(flags & SKIM_NO_CWD_VERSION)) {
-        SET(3, str_or_none(&P.cwd));
-        SET(4, str_or_none(&P.version));
-    }
-    SET(5, assistant ? str_or_none(&P.model) : NONE());
-    SET(6, assistant ? str_or_none(&P.id) : NONE());
-    SET(7, assistant ? str_or_none(&P.request) : NONE());
-    SET(8, BOOL(envelope));
-    SET(9, BOOL(sidechain));
-    SET(10, BOOL(meta));
-    SET(11, BOOL(summary));
-    SET(12, BOOL(synthetic || api_error));
-    SET(13, BOOL(user && P.interrupted.t == J_STR));
-    for (int k = 0; k < 4; k++) {
-        SET(14 + k, usage[k] ? usage[k] : NONE());
-        usage[k] = NULL;
-    }
-    SET(18, prompt ? prompt : NONE());
-    prompt = NULL;
-    SET(19, trigger ? trigger : NONE());
-    trigger = NULL;
-    SET(20, pre ? pre : NONE());
-    pre = NULL;
-    SET(21, identity ? str_or_none(&P.uuid) : NONE());
-    SET(22, identity ? str_or_none(&P.session) : NONE());
-    SET(23, identity ? str_or_none(&P.agent) : NONE());
-    SET(24, pricing ? pricing : NONE());
-    pricing = NULL;
-    SET(25, blocks ? blocks : NONE());
-    blocks = NULL;
-#undef SET
-#undef NONE
-#undef BOOL
-    PyMem_Free(out_blocks);
-    if (cwd_version) {
-        cwd_version[0] = P.cwd;
-        cwd_version[1] = P.version;
-    }
-    return 1;
-
-decline:
-    status = 0;
-    goto cleanup;
-error:
-    status = -1;
-cleanup:
-    for (int k = 0; k < RESULT_SIZE; k++) Py_CLEAR(out[k]);
-    if (out_blocks) {
-        for (Py_ssize_t k = 0; k < out_count; k++) Py_XDECREF(out_blocks[k].name);
-        PyMem_Free(out_blocks);
-    }
-    for (int k = 0; k < 4; k++) Py_XDECREF(usage[k]);
-    Py_XDECREF(prompt);
-    Py_XDECREF(trigger);
-    Py_XDECREF(pre);
-    Py_XDECREF(pricing);
-    Py_XDECREF(blocks);
-    Py_XDECREF(five);
-    Py_XDECREF(hour);
-    Py_XDECREF(searches);
-    Py_XDECREF(tier);
-    Py_XDECREF(speed);
-    return status;
-}
-
-/* The bytes of an object with the buffer protocol (bytes without a copy). */
-typedef struct {
-    const uint8_t *data;
-    Py_ssize_t size;
-    Py_buffer view;
-    int has_view;
-} Data;
-
-static int data_of(PyObject *raw, Data *d) {
-    d->has_view = 0;
-    if (PyBytes_CheckExact(raw)) {
-        d->data = (const uint8_t *)PyBytes_AS_STRING(raw);
-        d->size = PyBytes_GET_SIZE(raw);
-        return 1;
-    }
-    if (PyObject_GetBuffer(raw, &d->view, PyBUF_SIMPLE) < 0) return 0;
-    d->has_view = 1;
-    d->data = d->view.buf;
-    d->size = d->view.len;
-    return 1;
-}
-
-static void data_release(Data *d) {
-    if (d->has_view) PyBuffer_Release(&d->view);
-}
-
-static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
-        return NULL;
-    }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
-    Py_ssize_t row = PyLong_AsSsize_t(args[3]);
-    long flags = PyLong_AsLong(args[4]) & (SKIM_IDENTITY | SKIM_BLOCKS);
-    if (PyErr_Occurred()) return NULL;
-    Data d;
-    if (!data_of(args[0], &d)) return NULL;
-    PyObject *out[RESULT_SIZE], *result = NULL;
-    if (start < 0 || end > d.size || start >= end) {
-        PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
-        goto done;
-    }
-    int got = skim_line(d.data, d.size, start, end, row, flags, out, NULL, NULL);
-    if (got < 0) goto done;
-    if (got == 0) {
-        result = Py_None;
-        Py_INCREF(result);
-        goto done;
-    }
-    result = PyTuple_New(RESULT_SIZE);
-    if (!result) {
-        for (int k = 0; k < RESULT_SIZE; k++) Py_DECREF(out[k]);
-        goto done;
-    }
-    for (int k = 0; k < RESULT_SIZE; k++) PyTuple_SET_ITEM(result, k, out[k]);
-done:
-    data_release(&d);
-    return result;
-}
-
 /* --- Columns: a typed, growable column the walker appends to (instead of a list) ----------- *
  *
  * Column("i64" | "bool" | "str") holds what pl.Series(values, dtype) would build from a list
@@ -1748,6 +1339,468 @@ static inline int sink_append(PyObject *slot, PyObject *value) {
     return PyList_Append(slot, value) == 0;
 }
 
+/* --- The line ------------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject *kind; /* borrowed constant */
+    PyObject *name; /* new reference or NULL (None) */
+    int is_error;   /* -1: None */
+    long long tokens;
+} OutBlock;
+
+#define DECLINE_IF(cond) \
+    do {                 \
+        if (cond) goto decline; \
+    } while (0)
+
+/* Skim the line data[start:end] (0 <= start < end <= size, the size of the data; end < 0: the
+ * line runs to the first line feed after the object, or the end of the data, and *line_end is
+ * set to where it ends when 1 is returned; a line is then read once, not also searched for its
+ * end). Returns 1 with out[] filled
+ * with new references (the values of skim()'s tuple; with SKIM_NO_CWD_VERSION, out[3] and out[4]
+ * stay NULL and the caller reads cwd_version[0] and [1], spans into the data), 0 where the walker must read the line,
+ * -1 on error (an exception set). out[] is all NULL unless 1 is returned. */
+#define SKIM_IDENTITY 1
+#define SKIM_BLOCKS 2
+#define SKIM_NO_CWD_VERSION 4
+
+static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row,
+                     long flags, PyObject **out, Val *cwd_version, Py_ssize_t *line_end, Column **block_sink,
+                     PyObject *sink) {
+    PyObject *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
+    PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
+    PyObject *usage[4] = {NULL, NULL, NULL, NULL};
+    OutBlock *out_blocks = NULL;
+    Py_ssize_t out_count = 0, nblocks = 0;
+    int has_pricing = 0, synthetic = 0, ok = 0, status = 0;
+    int user, assistant, system, attachment, envelope, sidechain, meta, summary, api_error;
+    Parser P;
+    Block dummy; /* P.block is never NULL: keys outside blocks compare against its input */
+    Val top;
+    for (int k = 0; k < RESULT_SIZE; k++) out[k] = NULL;
+    int identity = (flags & 1) != 0, measure = (flags & 2) != 0;
+    memset(&P, 0, sizeof(P));
+    P.p = data + start;
+    P.end = data + (end < 0 ? size : end);
+    P.limit = data + size;
+    blocks_len = 0;
+    keys_len = 0;
+    P.block = &dummy;
+    DECLINE_IF(*P.p != '{');
+    memset(&top, 0, sizeof(top));
+    DECLINE_IF(!parse_value(&P, &top, C_TOP));
+    skip_ws(&P);
+    if (end < 0) {
+        DECLINE_IF(P.p != P.end && *P.p != '\n');
+        *line_end = P.p - data;
+    } else {
+        DECLINE_IF(P.p != P.end);
+    }
+
+    /* The rules of _walk, for lines on which none of them reports a problem. */
+    DECLINE_IF(P.type.t != J_STR || P.type.escaped);
+    user = is_word(&P.type, "user");
+    assistant = is_word(&P.type, "assistant");
+    system = is_word(&P.type, "system");
+    attachment = is_word(&P.type, "attachment");
+    envelope = user || assistant || system || attachment;
+    if (envelope) {
+        DECLINE_IF(P.uuid.t != J_STR || P.session.t != J_STR || P.stamp.t != J_STR);
+        DECLINE_IF(P.stamp.escaped);
+        DECLINE_IF(P.stamp.e - P.stamp.s >= 4 && memcmp(P.stamp.s, "0000", 4) == 0);
+    }
+    sidechain = flag(&P.sidechain);
+    meta = flag(&P.meta);
+    summary = flag(&P.summary);
+    api_error = flag(&P.api_error);
+    DECLINE_IF(sidechain < 0 || meta < 0 || summary < 0 || api_error < 0);
+
+    nblocks = blocks_len;
+    out_blocks = PyMem_Malloc((size_t)(nblocks + 1) * sizeof(OutBlock));
+    if (!out_blocks) {
+        PyErr_NoMemory();
+        goto error;
+    }
+
+    if (user) {
+        Val *content = P.message.t == J_OBJ ? &P.mcontent : NULL;
+        DECLINE_IF(content == NULL || (content->t != J_STR && content->t != J_ARR));
+        if (content->t == J_STR) {
+            prompt = str_of(content);
+            if (!prompt) goto error;
+            out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(content->m.units, content->m.cjk)};
+        } else {
+            Py_ssize_t texts = 0, bytes = 0, units = 0, cjk = 0;
+            int ascii = 1;
+            for (Py_ssize_t k = 0; k < nblocks; k++) {
+                Block *b = &blocks_buf[k];
+                DECLINE_IF(b->type.t == J_STR && b->type.escaped);
+                if (is_word(&b->type, "text")) {
+                    if (b->text.t == J_STR) {
+                        texts++;
+                        bytes += b->text.e - b->text.s;
+                        units += b->text.m.units;
+                        cjk += b->text.m.cjk;
+                        ascii = ascii && b->text.m.ascii;
+                    }
+                } else if (is_word(&b->type, "tool_result")) {
+                    Measure m;
+                    if (b->content.t == J_STR) m = b->content.m;
+                    else if (b->content.t == J_ARR) {
+                        DECLINE_IF(b->item_bad);
+                        m = b->results;
+                    } else goto decline;
+                    int error = flag(&b->is_error);
+                    DECLINE_IF(error < 0);
+                    out_blocks[out_count++] = (OutBlock){k_tool_result, NULL, error, tokens_of(m.units, m.cjk)};
+                }
+            }
+            if (texts) {
+                bytes += texts - 1;
+                if (!reserve_text(bytes)) {
+                    PyErr_NoMemory();
+                    goto error;
+                }
+                char *d = text_buf;
+                Py_ssize_t seen = 0;
+                for (Py_ssize_t k = 0; k < nblocks; k++) {
+                    Block *b = &blocks_buf[k];
+                    if (!is_word(&b->type, "text") || b->text.t != J_STR) continue;
+                    if (seen++) *d++ = ' ';
+                    if (b->text.escaped) d += unescape(b->text.s, b->text.e, d);
+                    else {
+                        memcpy(d, b->text.s, (size_t)(b->text.e - b->text.s));
+                        d += b->text.e - b->text.s;
+                    }
+                }
+                prompt = ascii ? ascii_str(text_buf, d - text_buf) : PyUnicode_DecodeUTF8(text_buf, d - text_buf, NULL);
+                if (!prompt) goto error;
+                units += texts - 1;
+                out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(units, cjk)};
+            }
+        }
+    } else if (assistant) {
+        DECLINE_IF(P.message.t != J_OBJ);
+        Val *content = &P.mcontent;
+        DECLINE_IF(content->t != J_ARR && content->t != J_ABSENT && content->t != J_NULL);
+        if (content->t == J_ARR) {
+            DECLINE_IF(P.content_not_object);
+            for (Py_ssize_t k = 0; k < nblocks; k++) {
+                Block *b = &blocks_buf[k];
+                DECLINE_IF(b->type.t == J_STR && b->type.escaped);
+                if (is_word(&b->type, "text")) {
+                    DECLINE_IF(b->text.t != J_STR);
+                    out_blocks[out_count++] = (OutBlock){k_text, NULL, -1, tokens_of(b->text.m.units, b->text.m.cjk)};
+                } else if (is_word(&b->type, "thinking")) {
+                    DECLINE_IF(b->thinking.t != J_STR);
+                    out_blocks[out_count++] =
+                        (OutBlock){k_thinking, NULL, -1, tokens_of(b->thinking.m.units, b->thinking.m.cjk)};
+                } else if (is_word(&b->type, "tool_use")) {
+                    Measure payload;
+                    if (b->input.t == J_ABSENT) {
+                        payload.units = 4; /* null */
+                        payload.cjk = 0;
+                    } else {
+                        DECLINE_IF(!b->input_canonical);
+                        measure_raw(b->input_s, b->input_e, &payload);
+                    }
+                    Py_ssize_t units = payload.units, cjk = payload.cjk;
+                    PyObject *name = NULL;
+                    if (b->name.t == J_STR) {
+                        units += b->name.m.units;
+                        cjk += b->name.m.cjk;
+                        if (measure) {
+                            name = str_of(&b->name);
+                            if (!name) goto error;
+                        }
+                    }
+                    out_blocks[out_count++] = (OutBlock){k_tool_use, name, -1, tokens_of(units, cjk)};
+                }
+            }
+        }
+        if (P.usage.t == J_OBJ) {
+            /* An empty usage object reads as no usage (_usage); pricing is kept all the same. */
+            for (int k = 0; k < 4 && !P.usage.empty; k++) {
+                Val *v = &P.counts[k];
+                if (v->t == J_ABSENT || v->t == J_NULL) usage[k] = PyLong_FromLong(0);
+                else if (v->t == J_INT) usage[k] = PyLong_FromLongLong(v->i);
+                else goto decline;
+                if (!usage[k]) goto error;
+            }
+            if (P.creation.t != J_OBJ) {
+                memset(&P.five, 0, sizeof(Val));
+                memset(&P.hour, 0, sizeof(Val));
+            }
+            if (P.server.t != J_OBJ) memset(&P.searches, 0, sizeof(Val));
+            if ((ok = optional_int(&P.five, &five)) <= 0) goto failed;
+            if ((ok = optional_int(&P.hour, &hour)) <= 0) goto failed;
+            if ((ok = optional_int(&P.searches, &searches)) <= 0) goto failed;
+            if ((ok = optional_str(&P.tier, &tier)) <= 0) goto failed;
+            if ((ok = optional_str(&P.speed, &speed)) <= 0) goto failed;
+            has_pricing = 1;
+            goto priced;
+        failed:
+            if (ok < 0) goto error;
+            goto decline;
+        priced:;
+        } else {
+            DECLINE_IF(P.usage.t != J_ABSENT && P.usage.t != J_NULL);
+        }
+        synthetic = is_word(&P.model, "<synthetic>");
+        DECLINE_IF(P.model.t == J_STR && P.model.escaped);
+    } else if (system) {
+        DECLINE_IF(P.subtype.t == J_STR && P.subtype.escaped);
+        if (is_word(&P.subtype, "compact_boundary")) {
+            if (P.compact.t == J_OBJ) {
+                if (P.trigger.t == J_STR) {
+                    trigger = str_of(&P.trigger);
+                    if (!trigger) goto error;
+                }
+                if (P.pre.t == J_INT) {
+                    pre = PyLong_FromLongLong(P.pre.i);
+                    if (!pre) goto error;
+                }
+            }
+        } else if (P.content.t == J_STR && P.content.e > P.content.s) {
+            out_blocks[out_count++] =
+                (OutBlock){k_system, NULL, -1, tokens_of(P.content.m.units, P.content.m.cjk)};
+        }
+        synthetic = is_word(&P.subtype, "api_error");
+    } else if (attachment) {
+        if (P.attachment.t == J_OBJ) {
+            DECLINE_IF(P.attach_type.t == J_STR && P.attach_type.escaped);
+            if (is_word(&P.attach_type, "queued_command") && P.attach_prompt.t == J_STR &&
+                P.attach_prompt.e > P.attach_prompt.s) {
+                out_blocks[out_count++] =
+                    (OutBlock){k_prompt, NULL, -1, tokens_of(P.attach_prompt.m.units, P.attach_prompt.m.cjk)};
+            }
+        }
+    }
+
+    if (has_pricing) {
+        pricing = PyTuple_New(6);
+        if (!pricing) goto error;
+        PyTuple_SET_ITEM(pricing, 0, PyLong_FromSsize_t(row));
+        PyTuple_SET_ITEM(pricing, 1, five);
+        PyTuple_SET_ITEM(pricing, 2, hour);
+        PyTuple_SET_ITEM(pricing, 3, searches);
+        PyTuple_SET_ITEM(pricing, 4, tier);
+        PyTuple_SET_ITEM(pricing, 5, speed);
+        five = hour = searches = tier = speed = NULL;
+        if (!PyTuple_GET_ITEM(pricing, 0)) goto error;
+    }
+    if (measure && out_count && block_sink) {
+        /* Five typed columns to append to: the blocks go there now, out[25] stays None. */
+        for (Py_ssize_t k = 0; k < out_count; k++) {
+            OutBlock *o = &out_blocks[k];
+            Py_ssize_t n;
+            const char *kind = PyUnicode_AsUTF8AndSize(o->kind, &n);
+            int ok = kind && column_i64(block_sink[0], (int64_t)row) && column_utf8(block_sink[1], kind, n) &&
+                     (o->name ? column_append(block_sink[2], o->name) : column_null(block_sink[2])) &&
+                     (o->is_error < 0 ? column_null(block_sink[3]) : column_bool(block_sink[3], o->is_error)) &&
+                     column_i64(block_sink[4], (int64_t)o->tokens);
+            Py_CLEAR(o->name);
+            if (!ok) goto error;
+        }
+    } else if (measure && out_count) {
+        blocks = PyTuple_New(5);
+        if (!blocks) goto error;
+        for (int c = 0; c < 5; c++) {
+            PyObject *column = PyList_New(out_count);
+            if (!column) goto error;
+            PyTuple_SET_ITEM(blocks, c, column);
+        }
+        for (Py_ssize_t k = 0; k < out_count; k++) {
+            OutBlock *o = &out_blocks[k];
+            PyObject *r = PyLong_FromSsize_t(row), *t = PyLong_FromLongLong(o->tokens);
+            if (!r || !t) {
+                Py_XDECREF(r);
+                Py_XDECREF(t);
+                goto error;
+            }
+            PyObject *name = o->name ? o->name : Py_None;
+            PyObject *error = o->is_error < 0 ? Py_None : o->is_error ? Py_True : Py_False;
+            o->name = NULL;
+            if (name == Py_None) Py_INCREF(name);
+            Py_INCREF(error);
+            Py_INCREF(o->kind);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 0), k, r);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 1), k, o->kind);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 2), k, name);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 3), k, error);
+            PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 4), k, t);
+        }
+    }
+
+#define SET(i, value)                           \
+    do {                                        \
+        if (!(out[(i)] = (value))) goto error;  \
+    } while (0)
+#define NONE() (Py_INCREF(Py_None), Py_None)
+#define BOOL(x) ((x) ? (Py_INCREF(Py_True), Py_True) : (Py_INCREF(Py_False), Py_False))
+    /* A typed column of the sink takes a string or flag now (no object made for it); out[i] is
+     * then Ellipsis, which append_line skips. */
+#define TYPED(i) (sink && Py_IS_TYPE(PyTuple_GET_ITEM(sink, (i)), &ColumnType) ? (Column *)PyTuple_GET_ITEM(sink, (i)) : NULL)
+#define STR(i, cond, v)                                                  \
+    do {                                                                 \
+        Column *typed_ = TYPED(i);                                       \
+        if (typed_ && (!(cond) || (v)->t != J_STR || !(v)->escaped)) {   \
+            if (!((cond) && (v)->t == J_STR                              \
+                      ? column_utf8(typed_, (const char *)(v)->s, (v)->e - (v)->s) \
+                      : column_null(typed_)))                            \
+                goto error;                                              \
+            out[(i)] = Py_NewRef(Py_Ellipsis);                           \
+        } else {                                                         \
+            SET(i, (cond) ? str_or_none(v) : NONE());                    \
+        }                                                                \
+    } while (0)
+#define FLAG(i, x)                                                       \
+    do {                                                                 \
+        Column *typed_ = TYPED(i);                                       \
+        if (typed_) {                                                    \
+            if (!column_bool(typed_, (x))) goto error;                   \
+            out[(i)] = Py_NewRef(Py_Ellipsis);                           \
+        } else {                                                         \
+            SET(i, BOOL(x));                                             \
+        }                                                                \
+    } while (0)
+    if (TYPED(0)) STR(0, 1, &P.type);
+    else SET(0, kind_str(&P.type)); /* the common kinds are interned: one object for every line */
+    STR(1, system, &P.subtype);
+    SET(2, stamp_value(&P.stamp));
+    if (!(flags & SKIM_NO_CWD_VERSION)) {
+        SET(3, str_or_none(&P.cwd));
+        SET(4, str_or_none(&P.version));
+    }
+    STR(5, assistant, &P.model);
+    STR(6, assistant, &P.id);
+    STR(7, assistant, &P.request);
+    FLAG(8, envelope);
+    FLAG(9, sidechain);
+    FLAG(10, meta);
+    FLAG(11, summary);
+    FLAG(12, synthetic || api_error);
+    FLAG(13, user && P.interrupted.t == J_STR);
+    for (int k = 0; k < 4; k++) {
+        SET(14 + k, usage[k] ? usage[k] : NONE());
+        usage[k] = NULL;
+    }
+    SET(18, prompt ? prompt : NONE());
+    prompt = NULL;
+    SET(19, trigger ? trigger : NONE());
+    trigger = NULL;
+    SET(20, pre ? pre : NONE());
+    pre = NULL;
+    STR(21, identity, &P.uuid);
+    STR(22, identity, &P.session);
+    if (identity && P.agent.t != J_STR && TYPED(23)) {
+        SET(23, NONE()); /* append_line puts the path's agent id there */
+    } else {
+        STR(23, identity, &P.agent);
+    }
+    SET(24, pricing ? pricing : NONE());
+    pricing = NULL;
+    SET(25, blocks ? blocks : NONE());
+    blocks = NULL;
+#undef SET
+#undef NONE
+#undef BOOL
+#undef TYPED
+#undef STR
+#undef FLAG
+    PyMem_Free(out_blocks);
+    if (cwd_version) {
+        cwd_version[0] = P.cwd;
+        cwd_version[1] = P.version;
+    }
+    return 1;
+
+decline:
+    status = 0;
+    goto cleanup;
+error:
+    status = -1;
+cleanup:
+    for (int k = 0; k < RESULT_SIZE; k++) Py_CLEAR(out[k]);
+    if (out_blocks) {
+        for (Py_ssize_t k = 0; k < out_count; k++) Py_XDECREF(out_blocks[k].name);
+        PyMem_Free(out_blocks);
+    }
+    for (int k = 0; k < 4; k++) Py_XDECREF(usage[k]);
+    Py_XDECREF(prompt);
+    Py_XDECREF(trigger);
+    Py_XDECREF(pre);
+    Py_XDECREF(pricing);
+    Py_XDECREF(blocks);
+    Py_XDECREF(five);
+    Py_XDECREF(hour);
+    Py_XDECREF(searches);
+    Py_XDECREF(tier);
+    Py_XDECREF(speed);
+    return status;
+}
+
+/* The bytes of an object with the buffer protocol (bytes without a copy). */
+typedef struct {
+    const uint8_t *data;
+    Py_ssize_t size;
+    Py_buffer view;
+    int has_view;
+} Data;
+
+static int data_of(PyObject *raw, Data *d) {
+    d->has_view = 0;
+    if (PyBytes_CheckExact(raw)) {
+        d->data = (const uint8_t *)PyBytes_AS_STRING(raw);
+        d->size = PyBytes_GET_SIZE(raw);
+        return 1;
+    }
+    if (PyObject_GetBuffer(raw, &d->view, PyBUF_SIMPLE) < 0) return 0;
+    d->has_view = 1;
+    d->data = d->view.buf;
+    d->size = d->view.len;
+    return 1;
+}
+
+static void data_release(Data *d) {
+    if (d->has_view) PyBuffer_Release(&d->view);
+}
+
+static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t row = PyLong_AsSsize_t(args[3]);
+    long flags = PyLong_AsLong(args[4]) & (SKIM_IDENTITY | SKIM_BLOCKS);
+    if (PyErr_Occurred()) return NULL;
+    Data d;
+    if (!data_of(args[0], &d)) return NULL;
+    PyObject *out[RESULT_SIZE], *result = NULL;
+    if (start < 0 || end > d.size || start >= end) {
+        PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
+        goto done;
+    }
+    int got = skim_line(d.data, d.size, start, end, row, flags, out, NULL, NULL, NULL, NULL);
+    if (got < 0) goto done;
+    if (got == 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    result = PyTuple_New(RESULT_SIZE);
+    if (!result) {
+        for (int k = 0; k < RESULT_SIZE; k++) Py_DECREF(out[k]);
+        goto done;
+    }
+    for (int k = 0; k < RESULT_SIZE; k++) PyTuple_SET_ITEM(result, k, out[k]);
+done:
+    data_release(&d);
+    return result;
+}
+
 /* The sink of skim_lines: the walker's lists, at the index of the value they take in skim's
  * tuple (None at CWD and VERSION, and at the identity lists without identity), then the
  * pricing list, the five block lists (or None: blocks not kept), the line numbers, the agent
@@ -1820,6 +1873,7 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
     for (Py_ssize_t k = 0; k < RESULT_SIZE; k++) {
         if (k == SINK_CWD || k == SINK_VERSION) continue;
         value = out[k];
+        if (value == Py_Ellipsis) continue; /* appended to its typed column by skim_line */
         if (k == SINK_PRICING) {
             if (value != Py_None && PyList_Append(PyTuple_GET_ITEM(sink, SINK_PRICING), value) < 0) return 0;
         } else if (k == SINK_BLOCKS) {
@@ -1896,6 +1950,17 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     long flags = (PyTuple_GET_ITEM(sink, SINK_IDENTITY) != Py_None ? SKIM_IDENTITY : 0) |
                  (blocks != Py_None ? SKIM_BLOCKS : 0) | SKIM_NO_CWD_VERSION;
+    /* Blocks kept in five typed columns are appended to them as each line is skimmed. */
+    Column *block_columns_of[5], **block_columns = NULL;
+    if (blocks != Py_None) {
+        int typed = 1;
+        for (Py_ssize_t c = 0; c < 5; c++) {
+            PyObject *column = PyTuple_GET_ITEM(blocks, c);
+            typed &= Py_IS_TYPE(column, &ColumnType);
+            block_columns_of[c] = (Column *)column;
+        }
+        if (typed) block_columns = block_columns_of;
+    }
     Data d;
     if (!data_of(args[0], &d)) return NULL;
     PyObject *result = NULL, *out[RESULT_SIZE];
@@ -1909,7 +1974,8 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         number++;
         if (start < d.size && *p == '{') {
             Py_ssize_t skimmed_to;
-            int got = skim_line(data, d.size, start, -1, PyObject_Length(lines), flags, out, cwd_version, &skimmed_to);
+            int got = skim_line(data, d.size, start, -1, PyObject_Length(lines), flags, out, cwd_version, &skimmed_to,
+                                block_columns, sink);
             if (got < 0) goto done;
             if (got == 1) {
                 int appended = append_line(sink, out, cwd_version, state, number);
