@@ -1369,7 +1369,8 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
                      PyObject *sink) {
     PyObject *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
     PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
-    PyObject *usage[4] = {NULL, NULL, NULL, NULL};
+    int64_t usage[4] = {0, 0, 0, 0}; /* the four counts, where has_usage */
+    int has_usage = 0;
     OutBlock *out_blocks = NULL;
     Py_ssize_t out_count = 0, nblocks = 0;
     int has_pricing = 0, synthetic = 0, ok = 0, status = 0;
@@ -1522,11 +1523,11 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
             /* An empty usage object reads as no usage (_usage); pricing is kept all the same. */
             for (int k = 0; k < 4 && !P.usage.empty; k++) {
                 Val *v = &P.counts[k];
-                if (v->t == J_ABSENT || v->t == J_NULL) usage[k] = PyLong_FromLong(0);
-                else if (v->t == J_INT) usage[k] = PyLong_FromLongLong(v->i);
+                if (v->t == J_ABSENT || v->t == J_NULL) usage[k] = 0;
+                else if (v->t == J_INT) usage[k] = v->i;
                 else goto decline;
-                if (!usage[k]) goto error;
             }
+            has_usage = !P.usage.empty;
             if (P.creation.t != J_OBJ) {
                 memset(&P.five, 0, sizeof(Val));
                 memset(&P.hour, 0, sizeof(Val));
@@ -1682,8 +1683,13 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
     FLAG(12, synthetic || api_error);
     FLAG(13, user && P.interrupted.t == J_STR);
     for (int k = 0; k < 4; k++) {
-        SET(14 + k, usage[k] ? usage[k] : NONE());
-        usage[k] = NULL;
+        Column *typed_ = TYPED(14 + k);
+        if (typed_) {
+            if (!(has_usage ? column_i64(typed_, usage[k]) : column_null(typed_))) goto error;
+            out[14 + k] = Py_NewRef(Py_Ellipsis);
+        } else {
+            SET(14 + k, has_usage ? PyLong_FromLongLong(usage[k]) : NONE());
+        }
     }
     SET(18, prompt ? prompt : NONE());
     prompt = NULL;
@@ -1726,7 +1732,6 @@ cleanup:
         for (Py_ssize_t k = 0; k < out_count; k++) Py_XDECREF(out_blocks[k].name);
         PyMem_Free(out_blocks);
     }
-    for (int k = 0; k < 4; k++) Py_XDECREF(usage[k]);
     Py_XDECREF(prompt);
     Py_XDECREF(trigger);
     Py_XDECREF(pre);
