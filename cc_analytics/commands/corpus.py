@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from cc_analytics.errors import InputError, UsageError
 from cc_analytics.format import ProgressBar, unpriced_name, unpriced_note, unread_files_note
+from cc_analytics.frames.memory import KeptFrames
 
 if TYPE_CHECKING:
     import polars as pl
@@ -75,7 +76,7 @@ class Corpus:
     """What one read of the sources gave: the rows, the requests and what went wrong."""
 
     files: int = 0
-    frames: list[pl.DataFrame] = field(default_factory=list)
+    frames: KeptFrames = field(default_factory=KeptFrames)
     unpriced: dict[str, int] = field(default_factory=dict)  # model [mode] -> requests without a price
     problems: list[pl.DataFrame] = field(default_factory=list)
 

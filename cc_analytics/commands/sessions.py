@@ -71,11 +71,9 @@ def run(args: argparse.Namespace) -> int:
             yield tables.sessions, tables.requests, tables.problems
 
     corpus = read_corpus(args, reader)
-    import polars as pl
-
     from cc_analytics.frames import schema as S
 
-    table = pl.concat(corpus.frames) if corpus.frames else pl.DataFrame(schema=S.SESSIONS_SCHEMA)
+    table = corpus.frames.concat(S.SESSIONS_SCHEMA)
     table = table.sort([S.LAST_TIME, S.SESSION_ID], descending=[True, False], nulls_last=True)
     print_notes(args, corpus)
     write_output(args, table, "sessions", lambda: _print_table(table))

@@ -81,8 +81,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import polars as pl
-
     from cc_analytics.frames import schema as S
     from cc_analytics.frames.api import iter_requests
     from cc_analytics.frames.usage import day_or_instant, resolve_timezone, usage
@@ -109,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             yield requests, requests, problems
 
     corpus = read_corpus(args, reader)
-    requests = pl.concat(corpus.frames) if corpus.frames else pl.DataFrame(schema=S.REQUESTS_SCHEMA)
+    requests = corpus.frames.concat(S.REQUESTS_SCHEMA)
     # A block is active when it has not ended yet, by the wall clock (as ccusage decides it).
     now = datetime.now(UTC)
     table = usage(
