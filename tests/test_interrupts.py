@@ -217,14 +217,17 @@ def test_a_file_being_written_is_removed(tmp_path: Path, sig: str, mode: str) ->
     assert list(tmp_path.iterdir()) == []
 
 
+# The Ctrl-C is sent to the main thread (pthread_kill), where it waits, blocked, until it is
+# unblocked: sent to the process, the watchdog thread could take it, and the handler would run in
+# the main thread at whatever point it had reached by then (a flaky test, seen once in CI).
 LIBRARY_FIRST = """
-import os, signal
+import signal, threading
 from cc_analytics.interrupts import exit_code, exit_promptly, leave
 
 with exit_promptly(restore=False):
     try:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        os.kill(os.getpid(), signal.SIGINT)  # Polars' handler has seen it; ours has not run yet
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # Polars' handler has seen it; ours has not run yet
         raise KeyboardInterrupt  # as Polars raises one out of a query
     except KeyboardInterrupt as interrupt:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # ours runs now, mid-cleanup
@@ -243,12 +246,12 @@ def test_a_ctrl_c_that_polars_raised_first_is_not_raised_again_in_the_cleanup() 
 
 
 INSIDE_A_CALLBACK = """
-import os, signal, time
+import signal, threading, time
 from cc_analytics.interrupts import exit_code, exit_promptly, leave
 
 def ctrl_c_now():
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    os.kill(os.getpid(), signal.SIGINT)
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # the handler runs at once
 
 # Python code of Polars' own, as its native code calls it back (to build a data type, say).
