@@ -20,7 +20,7 @@ from cc_analytics.frames.claude.discovery import discover
 from tests.conftest import ROOT
 
 try:
-    from cc_analytics.frames.claude._skim import Column, column_from_arrow
+    from cc_analytics.frames.claude._skim import Column, column_from_state
 except ImportError:
     pytest.skip(
         "the C extension (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
@@ -59,9 +59,9 @@ def test_a_column_holds_what_a_list_builds(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(VALUES))
-def test_a_column_survives_pickling_and_its_arrow_state(kind: str) -> None:
+def test_a_column_survives_pickling_and_its_state(kind: str) -> None:
     made = column(kind, VALUES[kind])
-    for copy in (pickle.loads(pickle.dumps(made)), column_from_arrow(*made.arrow())):
+    for copy in (pickle.loads(pickle.dumps(made)), column_from_state(*made.state())):
         assert copy == made and not (copy != made)
         assert_series_equal(series(copy, "c", DTYPES[kind]), series(made, "c", DTYPES[kind]))
     assert made != column(kind, VALUES[kind][:-1])
@@ -84,9 +84,9 @@ def test_a_column_refuses_what_its_list_could_not_become() -> None:
         Column("str").append("\ud800")
     with pytest.raises(ValueError, match="Column kind"):
         Column("f64")
-    kind, length, nulls, valid, offsets, data = column("i64", [1, 2, 3]).arrow()
+    kind, length, nulls, valid, offsets, data = column("i64", [1, 2, 3]).state()
     with pytest.raises(ValueError, match="do not fit the length"):
-        column_from_arrow(kind, length + 1, nulls, valid, offsets, data)
+        column_from_state(kind, length + 1, nulls, valid, offsets, data)
 
 
 def test_the_column_kinds_are_the_event_columns_types() -> None:
@@ -127,7 +127,7 @@ def test_a_decode_in_typed_columns_equals_one_in_lists(monkeypatch: pytest.Monke
 
 
 def test_a_walk_in_typed_columns_crosses_to_another_process(tmp_path: Path) -> None:
-    # A worker hands its walk back pickled (the columns as their Arrow state in one marshal blob).
+    # A worker hands its walk back pickled (the columns as their state in one marshal blob).
     files = transcripts()
     walked = walk_files(files, TURNS)
     again = pickle.loads(pickle.dumps(walked))

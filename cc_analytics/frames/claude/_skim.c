@@ -938,7 +938,8 @@ static void measure_raw(const uint8_t *p, const uint8_t *e, Measure *m) {
  * of ints, bools or strs with None for null, as Arrow buffers: a validity bitmap, the values
  * (int64, one byte per bool, or UTF-8 bytes) and, for strings, int64 offsets. skim_lines
  * writes to it without a Python object per value reaching a list; the Python walker calls
- * append(value) for the lines it reads; arrow() hands the buffers out (copies) for pyarrow. */
+ * append(value) for the lines it reads; Polars reads it through __arrow_c_array__ (a copy, bools
+ * as bits), and state() / column_from_state() carry it to another process. */
 enum { COL_I64 = 0, COL_BOOL = 1, COL_STR = 2 };
 
 typedef struct {
@@ -1061,10 +1062,19 @@ static PyObject *Column_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     return (PyObject *)c;
 }
 
-static void Column_dealloc(Column *c) {
+/* No rows, no memory kept. */
+static void column_empty(Column *c) {
     PyMem_Free(c->data);
     PyMem_Free(c->offsets);
     PyMem_Free(c->valid);
+    c->data = NULL;
+    c->offsets = NULL;
+    c->valid = NULL;
+    c->length = c->nulls = c->data_len = c->data_cap = c->offsets_cap = c->valid_cap = 0;
+}
+
+static void Column_dealloc(Column *c) {
+    column_empty(c);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
 
@@ -1076,20 +1086,14 @@ static PyObject *Column_append(Column *c, PyObject *value) {
 }
 
 static PyObject *Column_clear(Column *c, PyObject *Py_UNUSED(ignored)) {
-    PyMem_Free(c->data);
-    PyMem_Free(c->offsets);
-    PyMem_Free(c->valid);
-    c->data = NULL;
-    c->offsets = NULL;
-    c->valid = NULL;
-    c->length = c->nulls = c->data_len = c->data_cap = c->offsets_cap = c->valid_cap = 0;
+    column_empty(c);
     Py_RETURN_NONE;
 }
 
 static const char *KIND_NAMES[] = {"i64", "bool", "str"};
 
 /* (kind, length, nulls, validity bytes, offsets bytes or None, data bytes): the state of the column. */
-static PyObject *Column_arrow(Column *c, PyObject *Py_UNUSED(ignored)) {
+static PyObject *Column_state(Column *c, PyObject *Py_UNUSED(ignored)) {
     Py_ssize_t valid_bytes = (c->length + 7) / 8;
     PyObject *offsets;
     if (c->kind == COL_STR) {
@@ -1105,8 +1109,8 @@ static PyObject *Column_arrow(Column *c, PyObject *Py_UNUSED(ignored)) {
                          PyBytes_FromStringAndSize(c->data, c->data_len));
 }
 
-/* A column from the state arrow() gave (a worker's column, unpickled). */
-static PyObject *column_from_arrow(PyObject *module, PyObject *args) {
+/* A column from the state state() gave (a worker's column, unpickled). */
+static PyObject *column_from_state(PyObject *module, PyObject *args) {
     (void)module;
     const char *kind;
     Py_ssize_t length, nulls;
@@ -1128,7 +1132,7 @@ static PyObject *column_from_arrow(PyObject *module, PyObject *args) {
     if (length < 0 || nulls < 0 || nulls > length || valid.len < need_valid ||
         (c->kind == COL_STR && off.len != (length + 1) * 8) ||
         (c->kind == COL_I64 && data.len != length * 8) || (c->kind == COL_BOOL && data.len != length)) {
-        PyErr_SetString(PyExc_ValueError, "column_from_arrow: buffers that do not fit the length");
+        PyErr_SetString(PyExc_ValueError, "column_from_state: buffers that do not fit the length");
         if (has_off) PyBuffer_Release(&off);
         goto done;
     }
@@ -1263,15 +1267,10 @@ static PyObject *Column_arrow_c_array(Column *c, PyObject *args, PyObject *kwds)
     *array = (struct ArrowArray){n, c->nulls, 0, c->kind == COL_STR ? 3 : 2, 0, buffers, NULL, NULL,
                                  release_array, block};
     PyObject *schema_capsule = PyCapsule_New(schema, "arrow_schema", schema_capsule_free);
-    if (!schema_capsule) {
-        free(schema);
-        release_array(array);
-        free(array);
-        return NULL;
-    }
-    PyObject *array_capsule = PyCapsule_New(array, "arrow_array", array_capsule_free);
+    if (!schema_capsule) free(schema);
+    PyObject *array_capsule = schema_capsule ? PyCapsule_New(array, "arrow_array", array_capsule_free) : NULL;
     if (!array_capsule) {
-        Py_DECREF(schema_capsule);
+        Py_XDECREF(schema_capsule);
         release_array(array);
         free(array);
         return NULL;
@@ -1280,10 +1279,10 @@ static PyObject *Column_arrow_c_array(Column *c, PyObject *args, PyObject *kwds)
 }
 
 static PyObject *Column_reduce(Column *c, PyObject *Py_UNUSED(ignored)) {
-    PyObject *state = Column_arrow(c, NULL);
+    PyObject *state = Column_state(c, NULL);
     if (!state) return NULL;
     PyObject *module = PyImport_ImportModule("cc_analytics.frames.claude._skim");
-    PyObject *restore = module ? PyObject_GetAttrString(module, "column_from_arrow") : NULL;
+    PyObject *restore = module ? PyObject_GetAttrString(module, "column_from_state") : NULL;
     Py_XDECREF(module);
     if (!restore) {
         Py_DECREF(state);
@@ -1292,11 +1291,11 @@ static PyObject *Column_reduce(Column *c, PyObject *Py_UNUSED(ignored)) {
     return Py_BuildValue("(NN)", restore, state);
 }
 
-/* Two columns are equal when they hold the same kind and values (their Arrow state). */
+/* Two columns are equal when they hold the same kind and values (their state). */
 static PyObject *Column_richcompare(PyObject *a, PyObject *b, int op) {
     if ((op != Py_EQ && op != Py_NE) || !Py_IS_TYPE(a, &ColumnType) || !Py_IS_TYPE(b, &ColumnType))
         Py_RETURN_NOTIMPLEMENTED;
-    PyObject *left = Column_arrow((Column *)a, NULL), *right = left ? Column_arrow((Column *)b, NULL) : NULL;
+    PyObject *left = Column_state((Column *)a, NULL), *right = left ? Column_state((Column *)b, NULL) : NULL;
     PyObject *result = right ? PyObject_RichCompare(left, right, op) : NULL;
     Py_XDECREF(left);
     Py_XDECREF(right);
@@ -1306,8 +1305,8 @@ static PyObject *Column_richcompare(PyObject *a, PyObject *b, int op) {
 static PyMethodDef Column_methods[] = {
     {"append", (PyCFunction)Column_append, METH_O, "append(value): None, or an int / bool / str as the column's kind takes."},
     {"clear", (PyCFunction)Column_clear, METH_NOARGS, "clear(): no rows, no memory kept."},
-    {"arrow", (PyCFunction)Column_arrow, METH_NOARGS,
-     "arrow() -> (kind, length, nulls, validity, offsets or None, data): the column's Arrow buffers (copies)."},
+    {"state", (PyCFunction)Column_state, METH_NOARGS,
+     "state() -> (kind, length, nulls, validity, offsets or None, data): the column's buffers (copies; bools a byte each)."},
     {"__reduce__", (PyCFunction)Column_reduce, METH_NOARGS, NULL},
     {"__arrow_c_array__", (PyCFunction)(void (*)(void))Column_arrow_c_array, METH_VARARGS | METH_KEYWORDS,
      "__arrow_c_array__(requested_schema=None): the column through the Arrow PyCapsule interface (a copy)."},
@@ -2015,8 +2014,8 @@ static PyMethodDef skim_methods[] = {
      "they keep to the walker's lists (sink), cwd and version as the walker keeps them (state:\n"
      "[want cwd, last version], updated); returns the span and number of the first line the\n"
      "walker must read, or None at the end of the data."},
-    {"column_from_arrow", (PyCFunction)column_from_arrow, METH_VARARGS,
-     "column_from_arrow(kind, length, nulls, validity, offsets, data) -> Column: the inverse of Column.arrow()."},
+    {"column_from_state", (PyCFunction)column_from_state, METH_VARARGS,
+     "column_from_state(kind, length, nulls, validity, offsets, data) -> Column: the inverse of Column.state()."},
     {NULL, NULL, 0, NULL},
 };
 

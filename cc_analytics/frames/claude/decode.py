@@ -69,16 +69,16 @@ SKIM_LINES: Callable[[bytes, int, int, tuple[Any, ...], list[Any]], tuple[int, i
 # Its typed columns (``Column``), which the batch profiles keep their columns in instead of lists
 # (Arrow buffers, handed to Polars without a Python object per value): None likewise.
 COLUMN: Callable[[str], Any] | None
-COLUMN_FROM_ARROW: Callable[..., Any] | None
+COLUMN_FROM_STATE: Callable[..., Any] | None
 if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-    SKIM_LINES = COLUMN = COLUMN_FROM_ARROW = None
+    SKIM_LINES = COLUMN = COLUMN_FROM_STATE = None
 else:
     try:
         from cc_analytics.frames.claude._skim import Column as COLUMN  # type: ignore[no-redef]
-        from cc_analytics.frames.claude._skim import column_from_arrow as COLUMN_FROM_ARROW  # type: ignore[no-redef]
+        from cc_analytics.frames.claude._skim import column_from_state as COLUMN_FROM_STATE  # type: ignore[no-redef]
         from cc_analytics.frames.claude._skim import skim_lines as SKIM_LINES  # type: ignore[no-redef]
     except ImportError:
-        SKIM_LINES = COLUMN = COLUMN_FROM_ARROW = None
+        SKIM_LINES = COLUMN = COLUMN_FROM_STATE = None
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"
@@ -283,13 +283,18 @@ class Walked(NamedTuple):
         return _unmarshal_walked, (self.files, self.profile, marshal.dumps(lists))
 
 
+def _new_column(kind: str | None, columnar: bool) -> Any:
+    """A typed column of ``kind`` for a columnar profile, else (or with no kind) a list."""
+    return COLUMN(kind) if columnar and kind is not None else []  # type: ignore[misc]
+
+
 def _marshalled(values: Any) -> Any:
-    """A list as it is, a typed column as its Arrow state (a tuple: marshal writes bytes)."""
-    return values if type(values) is list else tuple(values.arrow())
+    """A list as it is, a typed column as its state (a tuple: marshal writes bytes)."""
+    return values if type(values) is list else tuple(values.state())
 
 
 def _unmarshalled(values: Any) -> Any:
-    return values if type(values) is list else COLUMN_FROM_ARROW(*values)  # type: ignore[misc]
+    return values if type(values) is list else COLUMN_FROM_STATE(*values)  # type: ignore[misc]
 
 
 def _unmarshal_walked(files: Sequence[TranscriptFile], profile: Profile, data: bytes) -> Walked:
@@ -324,17 +329,10 @@ def walk_files(
     files: Sequence[TranscriptFile], profile: Profile = EVENTS, *, contents: Sequence[bytes] | None = None
 ) -> Walked:
     """The first half of :func:`decode_files`: every line rule applied, nothing built in Polars."""
-    columns: dict[str, Any] = (
-        {name: COLUMN(COLUMN_KINDS[name]) if name in COLUMN_KINDS else [] for name in profile.columns}  # type: ignore[misc]
-        if profile.columnar
-        else {name: [] for name in profile.columns}
-    )
+    columnar = profile.columnar
+    columns: dict[str, Any] = {name: _new_column(COLUMN_KINDS.get(name), columnar) for name in profile.columns}
     blocks: Blocks = (
-        _TextBlocks()
-        if profile.texts
-        else _MeasuredBlocks(columnar=profile.columnar)
-        if profile.blocks
-        else _NoBlocks()
+        _TextBlocks() if profile.texts else _MeasuredBlocks(columnar=columnar) if profile.blocks else _NoBlocks()
     )
     problems: Problems = []
     pricing: Pricing = []
@@ -536,13 +534,9 @@ class _MeasuredBlocks:
 
     def __init__(self, *, columnar: bool = False) -> None:
         # Lists, or typed columns (see COLUMN) for a columnar profile: both take append().
-        kinds = BLOCK_COLUMN_KINDS if columnar and COLUMN is not None else ()
-        made = [COLUMN(kind) for kind in kinds] if kinds else [[], [], [], [], []]  # type: ignore[misc]
-        self.row: Any = made[0]
-        self.kind: Any = made[1]
-        self.name: Any = made[2]
-        self.is_error: Any = made[3]
-        self.tokens: Any = made[4]
+        self.row, self.kind, self.name, self.is_error, self.tokens = (
+            _new_column(kind, columnar) for kind in BLOCK_COLUMN_KINDS
+        )
         self.wide_index: list[int] = []
         self.wide_text: list[str] = []
         from cc_analytics.frames.estimate import text_tokens
