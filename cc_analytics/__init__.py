@@ -3,10 +3,18 @@
 Imports: nothing at import time. The root stays cheap: the public names resolve lazily
 (PEP 562) to the module that owns them, so ``import cc_analytics`` loads no Polars.
 
+The verbs read every registered format at once, as ``pl.read_*`` read files:
+``read_sessions``, ``read_turns``, ``read_requests``, ``read_problems``, ``read_events``,
+``read_usage``, ``read_tables`` (and their lazy ``scan_*`` twins); ``formats()`` lists the
+formats (``FormatPlugin`` is the interface a new one implements).
+
 Examples:
     >>> import cc_analytics
     >>> cc_analytics.__version__
     '0.2.0'
+    >>> sessions = cc_analytics.read_sessions(cc_analytics.SAMPLES_DIR)
+    >>> sorted(set(sessions["format"])) == sorted(plugin.name for plugin in cc_analytics.formats())
+    True
 """
 
 from __future__ import annotations
@@ -19,6 +27,29 @@ _EXPORTS = {
     "CCAnalyticsError": "cc_analytics.errors",
     "InputError": "cc_analytics.errors",
     "SchemaError": "cc_analytics.errors",
+    **dict.fromkeys(
+        (
+            "scan_sessions",
+            "read_sessions",
+            "scan_turns",
+            "read_turns",
+            "scan_problems",
+            "read_problems",
+            "scan_events",
+            "read_events",
+            "scan_requests",
+            "read_requests",
+            "iter_requests",
+            "read_usage",
+            "read_tables",
+            "iter_tables",
+            "Tables",
+        ),
+        "cc_analytics.frames.api",
+    ),
+    "formats": "cc_analytics.frames.registry",
+    "FormatPlugin": "cc_analytics.frames.plugin",
+    "SAMPLES_DIR": "cc_analytics.report",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

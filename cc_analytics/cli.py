@@ -29,7 +29,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="cc-analytics",
-        description="Analytics for Claude Code and ChainlessChain session transcripts.",
+        description="Analytics for AI coding-agent session transcripts (Claude Code, Codex and more: see `sessions --help`).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else (only,):

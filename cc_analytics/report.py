@@ -51,7 +51,6 @@ OUTPUTS = (REPORT_HTML, SESSIONS_PARQUET, TURNS_PARQUET, REQUESTS_PARQUET)
 MARKER = '<meta name="generator" content="cc-analytics report">'
 FORMAT = S.FORMAT
 OCCUPANCY_SOURCE = S.OCCUPANCY_SOURCE
-CLAUDE = S.CLAUDE
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "data-samples"
 TOP_SESSIONS = 20
 COST_HEADERS = ("format", "project", "session", "cost", "requests", "tokens", "started", "models")
@@ -133,11 +132,11 @@ class ReportData:
 
 
 def sample_sources() -> list[Path]:
-    """The sessions under ``data-samples/`` (present in a source checkout), both formats."""
-    if not (SAMPLES_DIR / "claude" / "projects").is_dir():
+    """The sessions under ``data-samples/`` (present in a source checkout), every format."""
+    if not any(SAMPLES_DIR.glob("*/**/*.jsonl")):
         msg = f"no samples at {SAMPLES_DIR}\nHint: run `make samples` in a source checkout."
         raise InputError(msg)
-    return [SAMPLES_DIR / "claude" / "projects", SAMPLES_DIR / "chainless"]
+    return [SAMPLES_DIR]
 
 
 def load(
@@ -156,12 +155,13 @@ def load(
     modules then, instead of after the reading, when the workers' core would stand idle).
 
     Examples:
+        >>> from cc_analytics.frames.registry import names
         >>> data = load(samples=True)
-        >>> sorted(data.sessions["format"].unique())
-        ['chainlesschain', 'claude-code']
+        >>> set(data.sessions["format"]) == set(names())
+        True
     """
     from cc_analytics.frames.api import plan, read_tables
-    from cc_analytics.frames.sources import workers_ahead
+    from cc_analytics.frames.sources import default_stores, workers_ahead
 
     given: Source = sample_sources() if samples else (sources or None)
     with workers_ahead(given, workers) as root:
@@ -174,7 +174,8 @@ def load(
         else:
             found = plan(None)
             chosen = found
-            used = sorted({_store_of(f) for files in found.values() for f in files})
+            stores = default_stores()
+            used = sorted({_store_of(f, stores) for files in found.values() for f in files})
             if not found:
                 chosen = sample_sources()
                 used = ["data-samples (no sessions found under the default stores)"]
@@ -183,21 +184,18 @@ def load(
     return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests)
 
 
-def _store_of(transcript: TranscriptFile) -> str:
+def _store_of(transcript: TranscriptFile, stores: list[Path]) -> str:
+    """The default store ``transcript`` was found in (the deepest that holds it), else its folder."""
     path = transcript.path
-    return str(path.parent.parent if path.parent.parent.name == "projects" else path.parent)
-
-
-# ------------------------------------------------------------------ writing
+    holding = [store for store in stores if store in path.parents]
+    return str(max(holding, key=lambda store: len(store.parts)) if holding else path.parent)
 
 
 def forbidden_roots() -> list[Path]:
-    """Folders a report must never be written into: Claude config dirs, the ChainlessChain store."""
-    from cc_analytics.frames.chainless.store import default_sessions_dir
-    from cc_analytics.frames.claude.discovery import default_roots
+    """Folders a report must never be written into: every agent's own (``FormatPlugin.protected_roots``)."""
+    from cc_analytics.frames.sources import protected_roots
 
-    roots = [root.parent for root in default_roots()] + [Path("~/.claude").expanduser()]
-    return [*roots, default_sessions_dir()]
+    return protected_roots()
 
 
 def check_out_dir(out: Path) -> Path:
@@ -281,7 +279,6 @@ def report_charts(data: ReportData) -> list[tuple[str, str, object]]:
     from cc_analytics.views import charts as C
 
     sessions, turns = data.sessions, data.turns
-    claude = sessions.filter(pl.col(FORMAT) == CLAUDE)
     out: list[tuple[str, str, object]] = [
         (
             "peak-distribution",
@@ -301,7 +298,7 @@ def report_charts(data: ReportData) -> list[tuple[str, str, object]]:
         (
             "daily-trend",
             "Tokens per day (each API request counted once), sessions started and compactions.",
-            C.daily_trend(claude if claude.height else sessions),
+            C.daily_trend(sessions),
         ),
         (
             "cost-per-day",
@@ -339,10 +336,9 @@ def report_charts(data: ReportData) -> list[tuple[str, str, object]]:
 
 def _kpis(data: ReportData) -> list[tuple[str, str]]:
     s = data.sessions
-    claude = s.filter(pl.col(FORMAT) == CLAUDE)
     fraction = (s[S.PEAK_OCCUPANCY] / s[S.WINDOW]).drop_nulls()
     token_cols = [S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS]
-    tokens = int(claude.select(pl.sum_horizontal(token_cols).sum()).item() or 0) if claude.height else 0
+    tokens = int(s.select(pl.sum_horizontal(token_cols).sum()).item() or 0) if s.height else 0
     cost = s[S.COST_USD].sum() if s[S.COST_USD].null_count() < s.height else None
     unpriced = int(s[S.UNPRICED_REQUESTS].sum() or 0)
     cost_note = f"{unpriced} request(s) without a price left out" if unpriced else "every request priced, offline"
@@ -350,19 +346,27 @@ def _kpis(data: ReportData) -> list[tuple[str, str]]:
         (
             "sessions",
             f"{s.height}",
-            f"{claude.height} Claude Code · {s.height - claude.height} ChainlessChain",
+            _by_format(s),
         ),
         (
             "turns",
             group_thousands(data.turns.filter(~pl.col(S.IS_SUBAGENT_FILE)).height),
-            "Claude Code main transcripts",
+            "main transcripts",
         ),
         ("tokens", f"{tokens / 1e6:.1f}M", "input + cache + output, deduplicated"),
         ("cost", usd(cost, partial=bool(unpriced)), cost_note),
-        ("compactions", f"{int(claude[S.COMPACTIONS].sum() or 0)}", "auto and manual"),
+        ("compactions", f"{int(s[S.COMPACTIONS].sum() or 0)}", "auto and manual"),
         ("median peak", f"{(fraction.median() or 0) * 100:.0f}%", "of the window"),
         ("above 90%", f"{int((fraction > 0.9).sum())}", f"{int((fraction > 0.7).sum())} above 70%"),
     ]
+
+
+def _by_format(sessions: pl.DataFrame) -> str:
+    """``12 Claude Code · 3 OpenAI Codex CLI``: the sessions of each format, in the registry's order."""
+    from cc_analytics.frames.registry import formats
+
+    counts = dict(sessions.group_by(FORMAT).len().iter_rows())
+    return " · ".join(f"{counts[p.name]} {p.label}" for p in formats() if counts.get(p.name)) or "none"
 
 
 def _cell(value: object, *, css: str = "") -> str:

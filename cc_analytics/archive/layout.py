@@ -67,8 +67,8 @@ def partition(format: str, month: str | None) -> str:
     """The Hive partition folder of a format and month.
 
     Examples:
-        >>> partition("claude-code", "2026-03"), partition("chainlesschain", None)
-        ('format=claude-code/month=2026-03', 'format=chainlesschain/month=__HIVE_DEFAULT_PARTITION__')
+        >>> partition("myagent", "2026-03"), partition("myagent", None)
+        ('format=myagent/month=2026-03', 'format=myagent/month=__HIVE_DEFAULT_PARTITION__')
     """
     return f"{FORMAT}={format}/{MONTH}={month or NULL_PARTITION}"
 
@@ -82,10 +82,10 @@ def raw_base(format: str, project_dir: str, layout: str, source: str) -> str:
     """The raw copy of a source, relative to the root, before its generation and ``.zst``.
 
     Examples:
-        >>> raw_base("claude-code", "-home-p", "subagents-dir", "/h/.claude/projects/-home-p/s/subagents/agent-a.jsonl")
-        'raw/claude-code/-home-p/s/subagents/agent-a.jsonl'
-        >>> raw_base("chainlesschain", "sessions", "main", "s3://bucket/sessions/x.jsonl")
-        'raw/chainlesschain/sessions/x.jsonl'
+        >>> raw_base("myagent", "-home-p", "subagents-dir", "/h/.myagent/projects/-home-p/s/subagents/agent-a.jsonl")
+        'raw/myagent/-home-p/s/subagents/agent-a.jsonl'
+        >>> raw_base("myagent", "sessions", "main", "s3://bucket/sessions/x.jsonl")
+        'raw/myagent/sessions/x.jsonl'
     """
     parts = source.rstrip("/").split("/")
     depth = 3 if layout == "subagents-dir" else 1

@@ -1,10 +1,10 @@
 """What an archive run has to do: list the sources, compare them with the manifest, and pick
 the units to decode again.
 
-Imports: the standard library, ``frames.sources`` and the format packages' discovery
-modules (no Polars: a run with nothing to do only lists and stats). A listed file whose size
-and modification time equal the manifest's is not read; a new file's first bytes tell its
-format and, for Claude Code files not named after their session, its session id.
+Imports: the standard library, ``frames.sources`` and the format registry (each plugin's
+``classify`` and ``deleted``; no Polars: a run with nothing to do only lists and stats). A
+listed file whose size and modification time equal the manifest's is not read; a new file's
+first bytes tell its format and, where its name does not say so, its session.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import FileRecord, Manifest, Unit
 from cc_analytics.archive.storage import Listed, Storage, filesystem, is_url
-from cc_analytics.frames.sources import CHAINLESS, SUFFIX, sniff_head
+from cc_analytics.frames.sources import SUFFIX, read_transcript, sniff_head
 
 Sources = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
 
@@ -142,8 +142,9 @@ def make_plan(manifest: Manifest, sources: Sources) -> Plan:
 
 
 def _classify(found: list[tuple[Storage, Listed]]) -> list[tuple[FileRecord | None, Listed]]:
-    """Format and session of new files from their first bytes (None: a deleted ChainlessChain
-    transcript, which no loader reads), :data:`HEADS_AT_ONCE` files at a time."""
+    """Format and session of new files from their first bytes (None: a transcript its agent
+    marked deleted, or a file no format recognises, which no loader reads), :data:`HEADS_AT_ONCE`
+    files at a time."""
     by_storage: dict[int, tuple[Storage, list[Listed]]] = {}
     for storage, listed in found:
         by_storage.setdefault(id(storage), (storage, []))[1].append(listed)
@@ -155,21 +156,19 @@ def _classify(found: list[tuple[Storage, Listed]]) -> list[tuple[FileRecord | No
 
 
 def _classify_group(storage: Storage, group: list[Listed]) -> list[tuple[FileRecord | None, Listed]]:
-    from cc_analytics.frames.chainless.store import transcript_file
-    from cc_analytics.frames.claude.discovery import classify
+    from cc_analytics.frames.registry import UNRECOGNIZED, get
 
     out: list[tuple[FileRecord | None, Listed]] = []
     heads = storage.heads([listed.path for listed in group])
     for listed, head in zip(group, heads, strict=True):
         path = _loader_path(listed.path)
         format = sniff_head(head)
-        if format == CHAINLESS:
-            if _deleted(storage, listed.path):
-                out.append((None, listed))
-                continue
-            file = transcript_file(path, size=listed.size)
-        else:
-            file = classify(path, size=listed.size, head=head)
+        plugin = get(format)
+        read = storage.read if is_url(listed.path) else _read_local
+        if format == UNRECOGNIZED or plugin.deleted(listed.path, storage.exists, read):
+            out.append((None, listed))
+            continue
+        file = plugin.classify(path, size=listed.size, head=head)
         base = L.raw_base(format, file.project_dir, file.layout, listed.path)
         record = FileRecord(
             listed.path, format, file.session_id, file.agent_id, file.layout, file.project_dir,
@@ -179,27 +178,14 @@ def _classify_group(storage: Storage, group: list[Listed]) -> list[tuple[FileRec
     return out
 
 
+def _read_local(path: str) -> bytes:
+    # Opened as the loaders open transcripts: a FIFO named like a meta file never blocks the run.
+    return read_transcript(Path(path))
+
+
 def _loader_path(source: str) -> Path:
     # The loaders classify by path components; a URL's are those after the scheme.
     return Path(source.partition("://")[2] if is_url(source) else source)
-
-
-def _deleted(storage: Storage, source: str) -> bool:
-    """A ChainlessChain transcript with a tombstone or a ``"deleted": true`` meta file."""
-    if not is_url(source):
-        from cc_analytics.frames.chainless.store import is_deleted
-
-        return is_deleted(Path(source))
-    import orjson
-
-    stem = source[: -len(SUFFIX)]
-    if storage.exists(stem + ".tombstone"):
-        return True
-    try:
-        document = orjson.loads(storage.read(stem + ".meta.json"))
-    except (OSError, orjson.JSONDecodeError):
-        return False
-    return isinstance(document, dict) and document.get("deleted") is True
 
 
 def _unique_raw(record: FileRecord, taken: set[str]) -> FileRecord:

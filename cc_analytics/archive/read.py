@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
@@ -41,7 +41,7 @@ class Archive:
     manifest: Manifest
 
     def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
-        """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its schema, both formats unless
+        """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its schema, every format unless
         ``format`` names one.
 
         Examples:
@@ -50,9 +50,10 @@ class Archive:
             >>> from cc_analytics.report import SAMPLES_DIR
             >>> to = pathlib.Path(tempfile.mkdtemp()) / "a"
             >>> _ = update(SAMPLES_DIR, to)
+            >>> from cc_analytics.frames.registry import names
             >>> sessions = open_archive(to).scan("sessions").collect()
-            >>> sorted(sessions["format"].unique()), sessions.columns == list(L.table("sessions").schema)
-            (['chainlesschain', 'claude-code'], True)
+            >>> set(sessions["format"]) == set(names()), sessions.columns == list(L.table("sessions").schema)
+            (True, True)
         """
         import polars as pl
 
@@ -72,7 +73,9 @@ class Archive:
         frame = pl.concat(frames, how="vertical")
         if order:
             frame = frame.sort(
-                [_claude_first(c) if c == L.FORMAT else pl.col(c) for c in order], nulls_last=False, maintain_order=True
+                [_registry_order(c) if c == L.FORMAT else pl.col(c) for c in order],
+                nulls_last=False,
+                maintain_order=True,
             )
         return frame
 
@@ -92,9 +95,11 @@ class Archive:
         if isinstance(self.storage, LocalStorage):
             for path in paths:
                 _check_part(path)
-            frame = pl.scan_parquet(paths, hive_partitioning=False, schema=columns)
+            # A part written before a column was added (requests' reasoning_tokens) reads it as null.
+            frame = pl.scan_parquet(paths, hive_partitioning=False, schema=columns, missing_columns="insert")
         else:
-            frame = pl.concat([read_part(self.storage, path) for path in paths], how="vertical").lazy()
+            parts = [_with_columns(read_part(self.storage, path), columns) for path in paths]
+            frame = pl.concat(parts, how="vertical").lazy()
         return frame.cast(columns)  # type: ignore[arg-type]
 
     def raw_bytes(self, source: str) -> bytes:
@@ -186,10 +191,22 @@ def damaged_part(path: str, what: str) -> Exception:
     return InputError(msg)
 
 
-def _claude_first(column: str) -> pl.Expr:
+def _with_columns(frame: pl.DataFrame, columns: dict[str, Any]) -> pl.DataFrame:
+    """``frame`` with the columns of ``columns`` it lacks (parts of an older version) as nulls, in order."""
     import polars as pl
 
-    return pl.col(column) != "claude-code"
+    missing = [pl.lit(None, dtype).alias(name) for name, dtype in columns.items() if name not in frame.columns]
+    return frame.with_columns(missing).select(list(columns)) if missing else frame
+
+
+def _registry_order(column: str) -> pl.Expr:
+    """The formats in the registry's order (unknown ones last), as the loaders yield them."""
+    import polars as pl
+
+    from cc_analytics.frames.registry import names
+
+    known = names()
+    return pl.col(column).replace_strict(known, list(range(len(known))), default=len(known), return_dtype=pl.Int64)
 
 
 def archive_root(source: object) -> str | None:

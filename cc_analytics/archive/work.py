@@ -48,15 +48,17 @@ def archive_batch(items: list[Item], *, context: Context) -> BatchResult:
     Examples:
         >>> import tempfile, pathlib
         >>> from cc_analytics.archive.manifest import FileRecord
+        >>> from cc_analytics.frames.sources import sniff_format
         >>> root = tempfile.mkdtemp()
         >>> path = pathlib.Path(root) / "s.jsonl"
         >>> _ = path.write_text('{"type":"session_start","timestamp":1767225600000,"data":{}}\\n')
-        >>> record = FileRecord(str(path), "chainlesschain", "s", None, "main", "p", path.stat().st_size,
-        ...     0, "", "raw/chainlesschain/p/s.jsonl")
+        >>> format = sniff_format(path)
+        >>> record = FileRecord(str(path), format, "s", None, "main", "p", path.stat().st_size,
+        ...     0, "", f"raw/{format}/p/s.jsonl")
         >>> item = Item(record, NEW, record.size, 0)
         >>> result = archive_batch([item], context=Context(root + "/archive", "r1"))
-        >>> result.units, sorted(part.table for part in result.parts)
-        ((('chainlesschain', 's'),), ['sessions', 'turns'])
+        >>> result.units == ((format, "s"),), sorted(part.table for part in result.parts)
+        (True, ['sessions', 'turns'])
     """
     try:
         return _archive_batch(items, context)

@@ -325,16 +325,15 @@ def _short(text: str) -> str:
 
 
 def _refuse_stores(root: str) -> None:
-    """Nothing is ever written inside a Claude Code config folder or the ChainlessChain store."""
+    """Nothing is ever written inside an agent's own folders (every format's protected roots)."""
     if is_url(root):
         return
     from pathlib import Path
 
-    from cc_analytics.frames.chainless.store import default_sessions_dir
-    from cc_analytics.frames.claude.discovery import default_roots
+    from cc_analytics.frames.sources import protected_roots
 
     target = Path(root).resolve()
-    for forbidden in [*(r.parent for r in default_roots()), default_sessions_dir()]:
+    for forbidden in protected_roots():
         folder = forbidden.expanduser().resolve()
         if target == folder or folder in target.parents:
             msg = f"refusing to write an archive inside {str(folder)!r}\nHint: archive to a folder of your own."

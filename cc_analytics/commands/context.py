@@ -1,6 +1,9 @@
 """``cc-analytics context [ID]``: the per-session context gauge, byte-compatible with ``cc context``.
 
-Imports: argparse, json, ``format``; the frames layer is imported inside ``run``.
+Imports: argparse, json, ``format``; the format registry (``frames.registry``) when the parser is
+built, and each format's verbs inside ``run``: every format that can report a session's context
+(``FormatPlugin.context_report``) is asked for the id, ChainlessChain's first (byte parity with
+``cc context``).
 """
 
 from __future__ import annotations
@@ -9,47 +12,48 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cc_analytics.errors import InputError
 from cc_analytics.format import colour_enabled, context_gauge, error_line
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.plugin import FormatPlugin
 
 NO_SESSION = "No session found. Run a headless agent with `--session <id>` first, or pass a session id."
 NO_TRANSCRIPT = 'No headless transcript for session "{id}" (headless sessions are JSONL-only).'
-NOTHING_FOUND = (
-    "No session found: no Claude Code transcripts under ~/.claude/projects (or CLAUDE_CONFIG_DIR) "
-    "and no ChainlessChain store at {store}. Pass a session id, or --claude-root / --sessions-dir."
-)
+NOTHING_FOUND = "No session found: {stores}. Pass a session id, or {options}."
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from cc_analytics.frames.registry import formats
+
+    plugins = formats()
     parser = subparsers.add_parser(
         "context",
-        help="how full a session's context window is (ChainlessChain or Claude Code)",
+        help="how full a session's context window is (every agent)",
         description=(
-            "Estimate how much of the model's context window a session fills. ID is a "
-            "ChainlessChain session id or a Claude Code session uuid found under ~/.claude/projects. "
-            "Without ID: the most recently active ChainlessChain session, or, when that store is "
-            "absent or empty, the most recently active Claude Code session."
+            "How much of the model's context window a session fills: the recorded occupancy where the "
+            "agent records it, with the heuristic breakdown. ID is a session id of any agent ("
+            + "; ".join(f"{plugin.label}: {plugin.store_hint}" for plugin in plugins)
+            + "). Without ID: the most recently active session, asked in this order: "
+            + ", then ".join(" or ".join(group) for group in _label_groups(plugins))
+            + "."
         ),
     )
     parser.add_argument("id", nargs="?", help="session id (default: the latest session)")
     parser.add_argument("--model", default=None, help="size against this model's window")
     parser.add_argument("--provider", default=None, help="replace the recorded provider")
     parser.add_argument("--json", action="store_true", help="print the JSON report")
-    parser.add_argument(
-        "--sessions-dir",
-        type=Path,
-        default=None,
-        help="ChainlessChain session store (default: $CHAINLESSCHAIN_HOME/sessions or ~/.chainlesschain/sessions)",
-    )
-    parser.add_argument(
-        "--claude-root",
-        type=Path,
-        action="append",
-        default=None,
-        help="Claude Code projects folder to search (repeatable; default: ~/.claude/projects and CLAUDE_CONFIG_DIR)",
-    )
+    for plugin in plugins:
+        if plugin.store_option:
+            parser.add_argument(
+                plugin.store_option,
+                dest=_dest(plugin.name),
+                type=Path,
+                action="append",
+                default=None,
+                help=f"{plugin.label}'s store to search (repeatable; default: {plugin.store_hint})",
+            )
     parser.add_argument(
         "--archive",
         metavar="DIR",
@@ -60,57 +64,46 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import polars as pl
-
-    from cc_analytics.frames.chainless.sessions import iter_context, report_dict
-    from cc_analytics.frames.chainless.store import default_sessions_dir, is_safe_id, live_transcripts, session_path
+    from cc_analytics.frames.registry import formats
 
     _tolerant_streams()
     if args.archive is not None:
         return _archived(args)
-    store = args.sessions_dir or default_sessions_dir()
-    if args.id is None:
-        paths = live_transcripts(store)
-        if not paths:
-            # No ChainlessChain session: most people have Claude Code's transcripts instead.
-            latest = _latest_claude_session(args.claude_root)
-            if latest is not None:
-                report = _claude_report(args, latest)
-                if report is not None:
-                    sys.stderr.write(f"note: showing the most recently active Claude Code session, {latest}\n")
-                    return _emit(report, as_json=args.json)
-            if not store.is_dir():
-                return _fail(NOTHING_FOUND.format(store=store), as_json=args.json)
-            return _fail(NO_SESSION, as_json=args.json)
-    else:
-        path = session_path(args.id, store)
-        if path is None:
-            report = _claude_report(args, args.id) if is_safe_id(args.id) else None
-            if report is None:
-                return _fail(NO_TRANSCRIPT.format(id=args.id), as_json=args.json)
-            return _emit(report, as_json=args.json)
-        paths = [path]
-    batches = list(iter_context(paths, model=args.model, provider=args.provider, workers=None))
-    frame = pl.concat([rows for rows, _ in batches])
-    problems = pl.concat([found for _, found in batches])
-    unreadable = problems.filter(pl.col("line").is_null())
-    if args.id is not None and unreadable.height:
-        file, reason = unreadable.row(0)[0], unreadable.row(0)[2]
-        msg = f"cannot read {file}: {reason}"
-        raise InputError(msg)
-    if args.id is None:
-        frame = frame.sort(["last_activity", "session_id"], descending=True).head(1)
-    report = report_dict(frame.row(0, named=True))
+    model, provider = args.model or None, args.provider or None
     if args.id is not None:
-        report["sessionId"] = args.id
-    return _emit(report, as_json=args.json)
+        for plugin in _context_order(formats()):
+            stores = _stores(args, plugin)
+            files = plugin.find_session(args.id, stores)
+            if not files:
+                continue
+            report = plugin.context_report(args.id, files, model=model, provider=provider)
+            if report is not None:
+                return _emit(report, as_json=args.json)
+        return _fail(NO_TRANSCRIPT.format(id=args.id), as_json=args.json)
+    for index, group in enumerate(_groups(formats())):
+        found = [(latest, plugin) for plugin in group if (latest := plugin.latest_session(_stores(args, plugin)))]
+        if not found:
+            continue
+        (_, session_id), plugin = max(found, key=lambda item: item[0])
+        files = plugin.find_session(session_id, _stores(args, plugin))
+        report = plugin.context_report(session_id, files, model=model, provider=provider) if files else None
+        if report is None:
+            continue
+        if index:
+            sys.stderr.write(f"note: showing the most recently active {plugin.label} session, {session_id}\n")
+        return _emit(report, as_json=args.json)
+    plugins = formats()
+    if not any(store.is_dir() for plugin in plugins for store in (_stores(args, plugin) or plugin.default_stores())):
+        stores = "; ".join(f"no {plugin.label} transcripts under {plugin.store_hint}" for plugin in plugins)
+        options = " / ".join(plugin.store_option for plugin in plugins if plugin.store_option)
+        return _fail(NOTHING_FOUND.format(stores=stores, options=options), as_json=args.json)
+    return _fail(NO_SESSION, as_json=args.json)
 
 
 def _archived(args: argparse.Namespace) -> int:
     """The report of a session from an archive's raw copies (the latest session without an ID)."""
     from cc_analytics.archive.read import open_archive
-    from cc_analytics.frames.chainless.sessions import context_batch, report_dict
-    from cc_analytics.frames.claude import claude_context
+    from cc_analytics.frames.registry import get
 
     archive = open_archive(args.archive)
     session_id = args.id
@@ -126,24 +119,44 @@ def _archived(args: argparse.Namespace) -> int:
             return _fail(NO_SESSION, as_json=args.json)
         session_id = latest.item()
     records = archive.session_files(session_id)
-    if not records:
-        return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
-    chainless = [r for r in records if r.format == "chainlesschain"]
-    if chainless:
-        files, contents = archive.transcripts(chainless[:1])
-        rows, _problems = context_batch(
-            files, model=args.model or None, provider=args.provider or None, contents=contents
+    report = None
+    for format in dict.fromkeys(record.format for record in records):  # a session id of two agents: the first
+        mine = [record for record in records if record.format == format]
+        files, contents = archive.transcripts(mine)
+        report = get(format).context_report(
+            session_id, files, contents=contents, model=args.model or None, provider=args.provider or None
         )
-        report = report_dict(rows.row(0, named=True))
-    else:
-        files, contents = archive.transcripts(records)
-        found = claude_context(session_id, model=args.model or None, files=files, contents=contents)
-        if found is None:
-            return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
-        report = found
+        if report is not None:
+            break
+    if report is None:
+        return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
     if args.id is not None:
         report["sessionId"] = args.id
     return _emit(report, as_json=args.json)
+
+
+def _dest(name: str) -> str:
+    return "store_" + name.replace("-", "_")
+
+
+def _stores(args: argparse.Namespace, plugin: FormatPlugin) -> list[Path] | None:
+    return getattr(args, _dest(plugin.name), None)
+
+
+def _context_order(plugins: list[FormatPlugin]) -> list[FormatPlugin]:
+    return sorted(plugins, key=lambda plugin: plugin.context_order)
+
+
+def _groups(plugins: list[FormatPlugin]) -> list[list[FormatPlugin]]:
+    """The formats by ``context_order``: the latest session of the first group that has one is shown."""
+    groups: dict[int, list[FormatPlugin]] = {}
+    for plugin in _context_order(plugins):
+        groups.setdefault(plugin.context_order, []).append(plugin)
+    return list(groups.values())
+
+
+def _label_groups(plugins: list[FormatPlugin]) -> list[list[str]]:
+    return [[plugin.label for plugin in group] for group in _groups(plugins)]
 
 
 def _emit(report: dict[str, Any], *, as_json: bool) -> int:
@@ -169,31 +182,6 @@ def _js_numbers(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
-
-
-def _claude_report(args: argparse.Namespace, session_id: str) -> dict[str, Any] | None:
-    from cc_analytics.frames.claude import claude_context
-
-    return claude_context(session_id, roots=args.claude_root, model=args.model or None)
-
-
-def _latest_claude_session(roots: list[Path] | None) -> str | None:
-    """The id of the Claude Code session whose main transcript was written last, if any."""
-    from cc_analytics.frames.claude.discovery import default_roots, discover
-
-    existing = [root for root in (roots or default_roots()) if root.is_dir()]
-    if not existing:
-        return None
-    newest: tuple[float, str] | None = None
-    for transcript in discover(existing):
-        if transcript.is_subagent:
-            continue
-        try:
-            stamp = (transcript.path.stat().st_mtime, transcript.session_id)
-        except OSError:
-            continue
-        newest = stamp if newest is None or stamp > newest else newest
-    return None if newest is None else newest[1]
 
 
 def _tolerant_streams() -> None:

@@ -28,7 +28,21 @@ if TYPE_CHECKING:
     from cc_analytics.frames.engine import Progress
     from cc_analytics.frames.sources import TranscriptFile
 
-DEFAULT_STORES = "the default stores (~/.claude/projects, ~/.chainlesschain/sessions)"
+
+def agents_text() -> str:
+    """Every registered format with its default store, for help texts."""
+    from cc_analytics.frames.registry import formats
+
+    return "; ".join(f"{plugin.label} under {plugin.store_hint}" for plugin in formats())
+
+
+def default_stores_text() -> str:
+    """The default stores of every registered format, as a note names them."""
+    from cc_analytics.frames.registry import formats
+
+    return f"the default stores ({'; '.join(f'{p.label}: {p.store_hint}' for p in formats())})"
+
+
 # (the planned files by format or an archive, progress) -> batches of (rows, priced requests, problems)
 Reader = Callable[["dict[str, list[TranscriptFile]]", "Progress | None"], Iterator[tuple["pl.DataFrame", ...]]]
 
@@ -61,14 +75,15 @@ def check_workers(args: argparse.Namespace) -> None:
 
 def check_corpus_options(args: argparse.Namespace) -> None:
     """Usage errors first, then a Parquet target we may not write to, before any reading."""
-    from cc_analytics.frames.claude.discovery import default_roots
+    from cc_analytics.frames.registry import formats
 
     check_workers(args)
     if args.force and args.parquet is None:
         msg = "--force only applies to --parquet"
         raise UsageError(msg)
     if args.parquet is not None:
-        check_parquet_target(args.parquet, force=args.force, roots=default_roots())
+        guarded = [(plugin.label, root) for plugin in formats() for root in plugin.protected_roots()]
+        check_parquet_target(args.parquet, force=args.force, guarded=guarded)
 
 
 @dataclass
@@ -116,7 +131,7 @@ def print_notes(args: argparse.Namespace, corpus: Corpus) -> None:
     if args.quiet:
         return
     if not corpus.files:
-        where = ", ".join(args.sources) if args.sources else DEFAULT_STORES
+        where = ", ".join(args.sources) if args.sources else default_stores_text()
         print(f"note: no transcripts found in {where}", file=sys.stderr)
     if corpus.problems:
         _print_problem_notes(corpus.problems)
@@ -169,13 +184,14 @@ def write_output(args: argparse.Namespace, table: pl.DataFrame, noun: str, print
         print_table()
 
 
-def check_parquet_target(path: Path, *, force: bool, roots: list[Path]) -> None:
-    """Refuse a Parquet target inside a Claude config folder, a folder, or an existing file."""
+def check_parquet_target(path: Path, *, force: bool, guarded: list[tuple[str, Path]]) -> None:
+    """Refuse a Parquet target inside an agent's own folder (``guarded``: (agent, folder) pairs),
+    a folder, or an existing file."""
     target = path.expanduser().resolve()
-    for root in roots:
-        config = root.expanduser().resolve().parent
-        if target == config or config in target.parents:
-            msg = f"refusing to write inside the Claude config folder {str(config)!r}"
+    for label, root in guarded:
+        folder = root.expanduser().resolve()
+        if target == folder or folder in target.parents:
+            msg = f"refusing to write inside {label}'s own folder {str(folder)!r}\nHint: write the Parquet file elsewhere."
             raise InputError(msg)
     if target.is_dir():
         msg = f"{str(path)!r} is a folder; give a file name for --parquet"

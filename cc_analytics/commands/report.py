@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cc_analytics.commands.corpus import add_workers_option, check_workers
+from cc_analytics.commands.corpus import add_workers_option, agents_text, check_workers
 from cc_analytics.errors import InputError
 from cc_analytics.format import ProgressBar
 
@@ -20,9 +20,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="an offline HTML report over many sessions, plus sessions/turns/requests Parquet",
         description=(
-            "Read every session of both formats (Claude Code under ~/.claude/projects or "
-            "CLAUDE_CONFIG_DIR, ChainlessChain under ~/.chainlesschain/sessions; the samples in "
-            "data-samples/ when asked or when neither has sessions) and write report.html "
+            "Read every session of every agent ("
+            + agents_text()
+            + "; the samples in data-samples/ when asked or when none has sessions) and write report.html "
             "(self-contained, works offline), sessions.parquet, turns.parquet and requests.parquet "
             "into --out. SOURCES may also name an archive (see `archive`)."
         ),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from cc_analytics.commands.corpus import (
     add_corpus_options,
+    agents_text,
     cell,
     check_corpus_options,
     print_notes,
@@ -46,14 +47,13 @@ TABLE_COLUMNS = (
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "sessions",
-        help="one row per session (Claude Code and ChainlessChain): occupancy, window, tokens, cost, compactions",
+        help="one row per session of every agent: occupancy, window, tokens, cost, compactions",
         description=(
-            "Summarise sessions of both formats, told apart by content: Claude Code (main "
-            "transcript plus subagent files: recorded context occupancy, window, deduplicated token "
-            "totals, compactions) and ChainlessChain (estimated occupancy), with the heuristic token "
-            "buckets and what the requests cost. SOURCES are transcript files, folders or globs; by "
-            "default the projects folders of ~/.claude (or of every CLAUDE_CONFIG_DIR entry) and the "
-            "ChainlessChain store."
+            "Summarise the sessions of every agent cc-analytics reads, told apart by content ("
+            + agents_text()
+            + "): recorded or estimated context occupancy, window, deduplicated token totals, "
+            "compactions, the heuristic token buckets and what the requests cost. SOURCES are "
+            "transcript files, folders or globs, or an archive; by default every agent's own store."
         ),
     )
     add_corpus_options(parser)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cc_analytics.commands.corpus import (
     add_corpus_options,
+    agents_text,
     cell,
     check_corpus_options,
     print_notes,
@@ -62,13 +63,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "usage",
         help="tokens, cost and requests by day, week, month, session, model, project or 5-hour block",
         description=(
-            "Read every API request of both formats (Claude Code responses deduplicated by message "
-            "and request id, subagents included; ChainlessChain token_usage records), price each "
+            "Read every API request of every agent ("
+            + agents_text()
+            + "; each format deduplicates its records as its docs say), price each "
             "offline at its own date with genai-prices, and sum tokens, cost and requests per group. "
             "Days, weeks (Monday first) and months are calendar periods in --timezone; 5-hour blocks "
             "start at a request's hour and are cut as ccusage cuts them. A request whose model has "
             "no price is left out of the costs and named on stderr. SOURCES are transcript files, "
-            "folders or globs (default: the Claude Code projects folders and the ChainlessChain store)."
+            "folders or globs, or an archive (default: every agent's own store)."
         ),
     )
     parser.add_argument("--by", choices=BY, default="day", help="how to group the requests (default: day)")

@@ -1,9 +1,10 @@
-"""The Polars layer: one API in front of both formats, a package per format behind it.
+"""The Polars layer: one API in front of every format, a package per format behind it.
 
 Imports: nothing at import time. Public names resolve lazily (PEP 562) to the module that
 owns them, so ``import cc_analytics.frames`` stays cheap and never loads Polars by itself.
-``frames.claude`` and ``frames.chainless`` expose the same verbs (``scan_/read_`` events,
-turns, sessions, problems) for one format; the names here read both at once.
+Each format package (listed by ``frames.registry``; the interface is ``frames.plugin``)
+exposes the same verbs (``scan_/read_`` events, turns, sessions, problems, requests) for one
+format; the names here read every format at once.
 
 Examples:
     >>> import cc_analytics.frames as frames
@@ -16,7 +17,7 @@ from __future__ import annotations
 from cc_analytics.lazy import lazy_exports
 
 _EXPORTS = {
-    # The one API in front of both formats (format="auto" tells them apart by content).
+    # The one API in front of every format (format="auto" tells them apart by content).
     **dict.fromkeys(
         (
             "scan_sessions",
@@ -38,6 +39,8 @@ _EXPORTS = {
         "api",
     ),
     "TranscriptFile": "sources",
+    "formats": "registry",
+    "FormatPlugin": "plugin",
     # What both formats share: the token estimate, the metrics, the capture of windows at scale.
     "estimate_tokens": "estimate",
     "used_fraction": "metrics",

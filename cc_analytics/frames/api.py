@@ -1,17 +1,17 @@
-"""The one API in front of both formats: ``scan_*``/``read_*`` with ``format="auto"``.
+"""The one API in front of every format: ``scan_*``/``read_*`` with ``format="auto"``.
 
-Imports: polars, the standard library, ``frames.sources`` and, on demand, the two format
-packages (``frames.claude``, ``frames.chainless``), which expose the same verbs with the same
-signatures. Sources are told apart by content (:func:`~cc_analytics.frames.sources.sniff_format`),
-so one folder may hold both formats; sessions, turns and problems of both share one schema
-(``frames.schema``) and are concatenated as they are, with a ``format`` column. A source that
-is an archive (``cc_analytics.archive``) is read from its Parquet tables instead.
+Imports: polars, the standard library, ``frames.sources``, ``frames.registry`` and, on demand,
+each registered format's verbs module (``frames.plugin``), which exposes the same verbs with
+the same signatures. Sources are told apart by content
+(:func:`~cc_analytics.frames.sources.sniff_format`), so one folder may hold several formats;
+sessions, turns, requests and problems of every format share one schema (``frames.schema``)
+and are concatenated as they are, with a ``format`` column. A source that is an archive
+(``cc_analytics.archive``) is read from its Parquet tables instead.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
@@ -20,21 +20,14 @@ import polars as pl
 from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
-from cc_analytics.frames.sources import PACKAGES, Format, Plan, Source, TranscriptFile, package, plan
+from cc_analytics.frames.plugin import VERBS
+from cc_analytics.frames.registry import UNRECOGNIZED, fallback, names, order
+from cc_analytics.frames.sources import Format, Plan, Source, TranscriptFile, package, plan
+from cc_analytics.frames.tables import Tables
 
 if TYPE_CHECKING:
     from cc_analytics.archive.read import Archive
     from cc_analytics.frames.usage import By
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """Sessions, turns, problems and priced requests of the same sources, from one decode."""
-
-    sessions: pl.DataFrame
-    turns: pl.DataFrame
-    problems: pl.DataFrame
-    requests: pl.DataFrame
 
 
 def archived(source: Source | Plan) -> Archive | None:
@@ -89,9 +82,10 @@ def scan_sessions(
 
     Examples:
         >>> from cc_analytics.report import SAMPLES_DIR
+        >>> from cc_analytics.frames.registry import names
         >>> frame = scan_sessions(SAMPLES_DIR).collect()
-        >>> sorted(frame["format"].unique())
-        ['chainlesschain', 'claude-code']
+        >>> set(frame["format"]) == set(names())  # the samples hold every format
+        True
     """
     frames = _per_format("scan_sessions", source, format, workers, on_progress, S.SESSIONS_SCHEMA)
     return pl.concat(frames, how="vertical")
@@ -143,9 +137,10 @@ def scan_requests(
 
     Examples:
         >>> from cc_analytics.report import SAMPLES_DIR
+        >>> from cc_analytics.frames.registry import names
         >>> frame = scan_requests(SAMPLES_DIR).collect()
-        >>> sorted(frame["format"].unique()), frame["cost_usd"].null_count()
-        (['chainlesschain', 'claude-code'], 0)
+        >>> set(frame["format"]) == set(names()), frame["cost_usd"].null_count()
+        (True, 0)
     """
     frames = _per_format("scan_requests", source, format, workers, on_progress, S.REQUESTS_SCHEMA)
     return pl.concat(frames, how="vertical")
@@ -165,7 +160,7 @@ def iter_requests(
     ``usage`` command consumes. An archive gives its tables, one batch per format."""
     archive = archived(source)
     if archive is not None:
-        for name in PACKAGES if format == "auto" else (format,):
+        for name in names() if format == "auto" else (format,):
             requests = archive.scan("requests", format=name).collect()
             problems = archive.scan("problems", format=name).collect()
             if requests.height or problems.height:
@@ -210,7 +205,7 @@ def scan_events(
 ) -> pl.LazyFrame:
     """Lazily, one row per line of one format's transcripts (each format has its own events schema).
 
-    With ``format="auto"`` the sources must hold one format; pass ``format=`` to pick one of two.
+    With ``format="auto"`` the sources must hold one format; pass ``format=`` to pick one of several.
     """
     if archived(source) is not None:
         msg = (
@@ -219,13 +214,14 @@ def scan_events(
         )
         raise InputError(msg)
     by_format = plan(source, format=format)
+    by_format.pop(UNRECOGNIZED, None)  # no events: read_problems names them
     if len(by_format) > 1:
         msg = (
-            f"the sources hold both formats ({', '.join(by_format)}), whose events frames differ\n"
-            "Hint: pass format='claude-code' or format='chainlesschain'."
+            f"the sources hold several formats ({', '.join(by_format)}), whose events frames differ\n"
+            f"Hint: pass format= one of {', '.join(map(repr, by_format))}."
         )
         raise InputError(msg)
-    name = next(iter(by_format), S.CLAUDE if format == "auto" else format)
+    name = next(iter(by_format), fallback() if format == "auto" else format)
     files = by_format.get(name, [])
     return package(name).scan_events(files, workers=workers, on_progress=on_progress)
 
@@ -251,7 +247,7 @@ def iter_tables(
     archive = archived(source)
     if archive is not None:
         sessions = archive.scan("sessions", format=format).collect()
-        for name in sorted(set(sessions[S.FORMAT]), key=list(PACKAGES).index):
+        for name in sorted(set(sessions[S.FORMAT]), key=order):
             turns_frame = archive.scan("turns", format=name).collect() if turns else pl.DataFrame(schema=S.TURNS_SCHEMA)
             problems = archive.scan("problems", format=name).collect()
             requests = archive.scan("requests", format=name).collect()
@@ -261,7 +257,12 @@ def iter_tables(
     steps = _progress_steps(by_format, on_progress)
     for (name, files), step in zip(by_format.items(), steps, strict=True):
         for batch in package(name).iter_tables(files, turns=turns, workers=workers, on_progress=step):
-            yield name, Tables(batch.sessions, batch.turns, batch.problems, batch.requests)
+            yield (
+                name,
+                batch
+                if isinstance(batch, Tables)
+                else Tables(batch.sessions, batch.turns, batch.problems, batch.requests),
+            )
 
 
 def read_tables(
@@ -296,16 +297,4 @@ def _concat(frames: Sequence[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:
     return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=schema)
 
 
-VERBS: tuple[str, ...] = (
-    "scan_events",
-    "read_events",
-    "scan_turns",
-    "read_turns",
-    "scan_sessions",
-    "read_sessions",
-    "scan_problems",
-    "read_problems",
-    "scan_requests",
-    "read_requests",
-)
-"""The verbs every format package exposes with the same signature, and this front too."""
+__all__ = [*VERBS, "iter_requests", "iter_tables", "read_tables", "read_usage", "Tables", "archived"]

@@ -30,7 +30,6 @@ from cc_analytics.frames.schema import (
     CACHE_CREATION_1H_TOKENS,
     CACHE_CREATION_5M_TOKENS,
     CACHE_CREATION_TOKENS,
-    CLAUDE,
     COST_USD,
     FORMAT,
     IS_SIDECHAIN,
@@ -45,7 +44,7 @@ from cc_analytics.frames.schema import (
 )
 
 _DEFAULTS: dict[str, Any] = {
-    FORMAT: CLAUDE,
+    FORMAT: None,
     IS_SIDECHAIN: False,
     **dict.fromkeys(TOKEN_KINDS, 0),
     WEB_SEARCH_REQUESTS: 0,
@@ -128,7 +127,7 @@ def cost_totals() -> list[pl.Expr]:
 def requests_frame(rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
     """A requests frame from plain mappings: for tests, examples and hand-made timelines.
 
-    Missing columns take their default (format ``claude-code``, no sidechain, zero tokens and
+    Missing columns take their default (format null, no sidechain, zero tokens and
     searches, null otherwise). ``time`` may be an aware or naive (UTC) datetime or an ISO string.
 
     Examples:

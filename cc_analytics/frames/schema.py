@@ -1,9 +1,11 @@
 """Column names and the schemas every format shares: sessions, turns, requests and problems.
 
-Imports: polars only, on first use of a dtype or schema (the names are plain strings). Both format packages (``frames.claude``, ``frames.chainless``) build
-their sessions and turns frames in these schemas, so the front (``frames.read_sessions(...,
-format="auto")``) concatenates them as they are; a rename happens here and nowhere else.
-Format-specific columns (the events frames) live in each package's ``schema`` module.
+Imports: polars only, on first use of a dtype or schema (the names are plain strings). Every
+format package (``frames.registry`` lists them) builds its sessions, turns, requests and
+problems frames in these schemas, so the front (``frames.read_sessions(..., format="auto")``)
+concatenates them as they are; a rename happens here and nowhere else. Format-specific
+columns (the events frames) and each format's ``format`` value live in its package's
+``schema`` module.
 """
 
 from __future__ import annotations
@@ -13,11 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import polars as pl
 
-# Formats, as the ``format`` column spells them.
+# The format of a row (a registered format's name: ``frames.registry``).
 FORMAT = "format"
-CLAUDE = "claude-code"
-CHAINLESS = "chainlesschain"
-FORMATS = (CLAUDE, CHAINLESS)
 
 # Columns several frames share.
 SOURCE_FILE = "source_file"
@@ -105,6 +104,9 @@ WEB_SEARCH_REQUESTS = "web_search_requests"
 SERVICE_TIER = "service_tier"
 SPEED = "speed"
 TOTAL_TOKENS = "total_tokens"
+# Output tokens spent on reasoning, already counted in ``output_tokens`` (null where a format
+# does not record them: Claude Code, ChainlessChain).
+REASONING_TOKENS = "reasoning_tokens"
 # The five priced token kinds, in the order of the schema.
 TOKEN_KINDS = (INPUT_TOKENS, CACHE_CREATION_5M_TOKENS, CACHE_CREATION_1H_TOKENS, CACHE_READ_TOKENS, OUTPUT_TOKENS)
 
@@ -221,6 +223,7 @@ def _types() -> dict[str, Any]:
             CACHE_CREATION_1H_TOKENS: pl.Int64(),
             CACHE_READ_TOKENS: pl.Int64(),
             OUTPUT_TOKENS: pl.Int64(),
+            REASONING_TOKENS: pl.Int64(),
             WEB_SEARCH_REQUESTS: pl.Int64(),
             SERVICE_TIER: pl.String(),
             SPEED: pl.String(),

@@ -1,16 +1,16 @@
 """Transcript files as every loader sees them, whatever their format, and telling formats apart.
 
-Imports: the standard library and ``cc_analytics.errors`` only (a format package's discovery
-when a plan is made). A source is a file, a folder
+Imports: the standard library and ``cc_analytics.errors`` only (the format registry,
+``frames.registry``, when files are told apart or a plan is made). A source is a file, a folder
 (searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
-is read from its first lines, never from where it lies.
+is read from its first lines, never from where it lies: each registered format's plugin is
+asked whether they are its own.
 """
 
 from __future__ import annotations
 
 import errno
 import glob
-import importlib
 import io
 import json
 import os
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import BinaryIO, Literal, NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from cc_analytics.errors import InputError
 
@@ -28,11 +28,6 @@ GLOB_CHARS = frozenset("*?[")
 SNIFF_LINES = 8
 SNIFF_BYTES = 1 << 16
 SNIFF_FIRST_READ = 1 << 12
-CLAUDE = "claude-code"
-CHAINLESS = "chainlesschain"
-PACKAGES = {CLAUDE: "cc_analytics.frames.claude", CHAINLESS: "cc_analytics.frames.chainless"}
-# What a worker process runs for each format's batches: imported ahead (engine.workers_started).
-WORKER_MODULES = {CLAUDE: "cc_analytics.frames.claude.tables", CHAINLESS: "cc_analytics.frames.chainless.sessions"}
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
 
@@ -84,49 +79,51 @@ def shown(name: str) -> str:
 
 
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Sequence[TranscriptFile] | None
-Format = Literal["auto", "claude-code", "chainlesschain"]
+Format = str
+"""``"auto"`` (each file's format read from its first lines) or a registered format's name."""
 Plan = Mapping[str, Sequence[TranscriptFile]]
 
 
 def sniff_format(path: Path) -> str:
-    """``"chainlesschain"`` when the first JSON object line has a numeric ``timestamp`` and a
-    ``data`` key (ChainlessChain's event envelope), else ``"claude-code"``, whose loader
-    reports whatever it cannot read.
+    """The name of the format whose plugin recognises the file's first lines (see
+    :func:`cc_analytics.frames.registry.recognize`); a file that cannot be opened goes to the
+    registry's fallback format, whose loader reports it.
 
     Examples:
         >>> import tempfile, pathlib
+        >>> from cc_analytics.frames.registry import fallback, recognize
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.jsonl"
         >>> _ = path.write_text('{"type":"session_start","timestamp":1,"data":{}}\\n')
-        >>> sniff_format(path)
-        'chainlesschain'
-        >>> _ = path.write_text('{"type":"summary","summary":"t","leafUuid":"u"}\\n')
-        >>> sniff_format(path)
-        'claude-code'
+        >>> sniff_format(path) == recognize({"type": "session_start", "timestamp": 1, "data": {}}, b"")
+        True
+        >>> _ = path.write_text("not JSON\\n")
+        >>> sniff_format(path) == fallback()
+        True
     """
     try:
         with open_transcript(path) as handle:
-            value = _first_object(handle)
+            head, value = _first_object(handle)
     except OSError:
-        return CLAUDE
-    return _format_of(value)
+        head, value = b"", None
+    return _format_of(value, head)
 
 
 def sniff_head(head: bytes) -> str:
     """:func:`sniff_format` of a file's first bytes (``SNIFF_BYTES`` are enough)."""
-    return _format_of(_first_object(io.BytesIO(head[:SNIFF_BYTES])))
+    head = head[:SNIFF_BYTES]
+    return _format_of(_first_object(io.BytesIO(head))[1], head)
 
 
-def _format_of(value: dict[str, object] | None) -> str:
-    if isinstance(value, dict):
-        stamp = value.get("timestamp")
-        numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)
-        return CHAINLESS if numeric and "data" in value else CLAUDE
-    return CLAUDE
+def _format_of(value: dict[str, object] | None, head: bytes) -> str:
+    from cc_analytics.frames.registry import recognize
+
+    return recognize(value, head)
 
 
-def _first_object(handle: BinaryIO) -> dict[str, object] | None:
-    """The first JSON object among the first ``SNIFF_LINES`` lines of the first ``SNIFF_BYTES``
-    (the last of them possibly cut there), reading no further than the lines looked at."""
+def _first_object(handle: BinaryIO) -> tuple[bytes, dict[str, object] | None]:
+    """(the bytes read, the first JSON object among the first ``SNIFF_LINES`` lines of the first
+    ``SNIFF_BYTES``: the last of them possibly cut there), reading no further than the lines
+    looked at. A line nested too deep to parse is no object (its loader reports it)."""
     head = b""
     start = 0
     for _ in range(SNIFF_LINES):
@@ -141,14 +138,14 @@ def _first_object(handle: BinaryIO) -> dict[str, object] | None:
         line = head[start:] if last else head[start:end]
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             value = None
         if isinstance(value, dict):
-            return value
+            return head, value
         if last:
-            return None
+            return head, None
         start = end + 1
-    return None
+    return head, None
 
 
 def open_transcript(path: Path) -> BinaryIO:
@@ -294,17 +291,25 @@ def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
     if root is not None:  # not even when asked for (--workers N): they would end unused
         yield root
         return
-    with workers_started(listed_size(source), workers, imports=list(WORKER_MODULES.values())):
+    from cc_analytics.frames.registry import formats
+
+    imports = [plugin.worker_module for plugin in formats()]
+    with workers_started(listed_size(source), workers, imports=imports):
         yield None
 
 
 def default_stores() -> list[Path]:
-    """The folders of both formats' default stores (Claude Code's projects folders, then the
-    ChainlessChain sessions folder), existing or not."""
-    from cc_analytics.frames.chainless.store import default_sessions_dir
-    from cc_analytics.frames.claude.discovery import default_roots
+    """The folders of every registered format's default stores, existing or not."""
+    from cc_analytics.frames.registry import formats
 
-    return [*default_roots(), default_sessions_dir()]
+    return [store for plugin in formats() for store in plugin.default_stores()]
+
+
+def protected_roots() -> list[Path]:
+    """Folders nothing is ever written in (archives, Parquet files): every agent's own."""
+    from cc_analytics.frames.registry import formats
+
+    return [root for plugin in formats() for root in plugin.protected_roots()]
 
 
 def file_size(path: str | os.PathLike[str]) -> int:
@@ -396,7 +401,9 @@ class RealPaths:
 
 def split_by_format(source: Source) -> dict[str, list[Path]]:
     """The files of ``source`` grouped by the format their content shows (see :func:`sniff_format`)."""
-    out: dict[str, list[Path]] = {CLAUDE: [], CHAINLESS: []}
+    from cc_analytics.frames.registry import UNRECOGNIZED, names
+
+    out: dict[str, list[Path]] = {name: [] for name in (*names(), UNRECOGNIZED)}
     seen: set[str] = set()
     real = RealPaths()
     for item in source_list(source):
@@ -410,27 +417,27 @@ def split_by_format(source: Source) -> dict[str, list[Path]]:
 
 
 def package(format: str) -> ModuleType:
-    """The format package (``frames.claude`` or ``frames.chainless``) of a ``format`` value."""
-    try:
-        return importlib.import_module(PACKAGES[format])
-    except KeyError:
-        msg = f"unknown format {format!r}\nHint: use one of 'auto', {', '.join(map(repr, PACKAGES))}."
-        raise InputError(msg) from None
+    """The verbs module of a registered format (see ``frames.plugin``)."""
+    from cc_analytics.frames.registry import get
+
+    return get(format).module()
 
 
 def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, list[TranscriptFile]]:
     """The transcript files of ``source`` by format (formats without files are left out).
 
-    ``source`` is a file, folder, glob, a list of these, or None for both formats' default
-    stores. With ``format="auto"`` each file's format is read from its first lines. A plan
-    (what this returns) is taken as it is, so a caller that planned does not plan twice.
+    ``source`` is a file, folder, glob, a list of these, or None for every registered format's
+    default stores. With ``format="auto"`` each file's format is read from its first lines. A
+    plan (what this returns) is taken as it is, so a caller that planned does not plan twice.
     """
+    from cc_analytics.frames.registry import formats, get
+
     if isinstance(source, Mapping):
         return {name: list(files) for name, files in source.items() if files}
     if format != "auto":
-        return {format: package(format).resolve(source)}
+        return {format: get(format).resolve(source)}
     if source is None:
-        found = {name: package(name).resolve(None) for name in PACKAGES}
+        found = {plugin.name: plugin.resolve(None) for plugin in formats()}
     else:
-        found = {name: package(name).resolve(paths, planned=True) for name, paths in split_by_format(source).items()}
+        found = {name: get(name).resolve(paths, planned=True) for name, paths in split_by_format(source).items()}
     return {name: files for name, files in found.items() if files}

@@ -232,25 +232,39 @@ class Transcripts:
 TRANSCRIPTS = Transcripts()
 
 
+def _previews_windows(turn: Mapping[str, Any]) -> bool:
+    """Whether the turn's format anchors ContextWindow previews on its events' uuids."""
+    from cc_analytics.errors import InputError
+    from cc_analytics.frames.registry import get
+
+    try:
+        return get(str(turn.get(S.FORMAT))).previews_windows
+    except InputError:  # a format no longer registered: show the prompt
+        return False
+
+
 def turn_preview(
     turn: Mapping[str, Any], *, before: int = 2, after: int = 1, transcripts: Transcripts | None = None
 ) -> str:
     """The ContextWindow preview around a turn's first event (``render_preview(budget=Budget())``).
 
-    A ChainlessChain turn shows its prompt; a transcript that cannot be read or no longer holds
-    the turn's event gives a one-line message instead of an error. ``transcripts`` keeps parsed
+    A turn of a format whose transcripts carry no ContextWindow (``FormatPlugin.previews_windows``
+    false) shows its prompt; a transcript that cannot be read or no longer holds the turn's
+    event gives a one-line message instead of an error. ``transcripts`` keeps parsed
     transcripts between calls (by default the process's shared ``TRANSCRIPTS``).
 
     Examples:
-        >>> turn = {"format": "claude-code", "session_id": "S", "turn_index": 3,
+        >>> from cc_analytics.frames.registry import formats
+        >>> windowed = next(plugin.name for plugin in formats() if plugin.previews_windows)
+        >>> turn = {"format": windowed, "session_id": "S", "turn_index": 3,
         ...         "event_uuids": ["u1"], "source_file": "gone/relative.jsonl"}
         >>> turn_preview(turn)
         '(cannot read gone/relative.jsonl: No such file or directory)'
     """
     from cc_analytics.core import Budget, EventRef
 
-    if turn.get(S.FORMAT) == S.CHAINLESS:
-        # ContextWindows are a Claude Code format; a ChainlessChain turn shows its prompt.
+    if not _previews_windows(turn):
+        # ContextWindows are captured from one format's transcripts; other turns show their prompt.
         prompt = turn.get(S.PROMPT)
         return f"user: {prompt}" if prompt else f"(turn {turn[S.TURN_INDEX]} has no user prompt)"
     uuids = turn.get(S.EVENT_UUIDS) or []
@@ -377,11 +391,11 @@ class SessionExplorer:
 
     @classmethod
     def from_source(cls, source: str | Sequence[str] | None = None) -> SessionExplorer:
-        """Read Claude Code sessions and turns from ``source`` (default roots when None; an
-        archive reads its tables), each transcript decoded once."""
+        """Read the sessions and turns of every format in ``source`` (every agent's default store
+        when None; an archive reads its tables), each transcript decoded once."""
         from cc_analytics.frames.api import read_tables
 
-        tables = read_tables(source, format="claude-code")
+        tables = read_tables(source)
         return cls(tables.sessions, tables.turns)
 
     # -- state, usable without a front end
@@ -710,7 +724,7 @@ class SessionExplorer:
             return
         turn = self._picked_turn()
         size = 0  # no turn, a ChainlessChain prompt or a parsed transcript: shown at once
-        if turn is not None and turn.get(S.FORMAT) != S.CHAINLESS and turn.get(S.SOURCE_FILE):
+        if turn is not None and _previews_windows(turn) and turn.get(S.SOURCE_FILE):
             size = self.transcripts.unparsed_bytes(str(turn[S.SOURCE_FILE]))
         if turn is None or size < BACKGROUND_PREVIEW_BYTES:
             self._set_preview(ticket, _pre(self.preview()))

@@ -14,6 +14,7 @@ from cc_analytics.errors import InputError
 from cc_analytics.frames import api
 from cc_analytics.frames import schema as S
 
+CLAUDE, CHAINLESS = "claude-code", "chainlesschain"
 SAMPLES = Path(__file__).resolve().parents[2] / "data-samples"
 
 
@@ -31,12 +32,12 @@ def test_one_folder_both_formats_one_schema(mixed: Path) -> None:
     sessions = frames.read_sessions(mixed)
     assert sessions.schema == S.SESSIONS_SCHEMA
     counts = dict(sessions.group_by(S.FORMAT).len().iter_rows())
-    claude_only = frames.read_sessions(SAMPLES / "claude" / "projects", format=S.CLAUDE)
-    chainless_only = frames.read_sessions(SAMPLES / "chainless", format=S.CHAINLESS)
-    assert counts == {S.CLAUDE: claude_only.height, S.CHAINLESS: chainless_only.height}
+    claude_only = frames.read_sessions(SAMPLES / "claude" / "projects", format=CLAUDE)
+    chainless_only = frames.read_sessions(SAMPLES / "chainless", format=CHAINLESS)
+    assert counts == {CLAUDE: claude_only.height, CHAINLESS: chainless_only.height}
     assert chainless_only.height == 7
     # The same rows as each format read on its own.
-    for name, alone in ((S.CLAUDE, claude_only), (S.CHAINLESS, chainless_only)):
+    for name, alone in ((CLAUDE, claude_only), (CHAINLESS, chainless_only)):
         part = sessions.filter(pl.col(S.FORMAT) == name).drop(S.PROJECT_DIR).sort(S.SESSION_ID)
         assert part.equals(alone.drop(S.PROJECT_DIR).sort(S.SESSION_ID))
 
@@ -44,7 +45,7 @@ def test_one_folder_both_formats_one_schema(mixed: Path) -> None:
 def test_turns_and_problems_share_schemas(mixed: Path) -> None:
     turns = frames.read_turns(mixed)
     assert turns.schema == S.TURNS_SCHEMA
-    assert set(turns[S.FORMAT].unique()) == {S.CLAUDE, S.CHAINLESS}
+    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS}
     problems = frames.read_problems(mixed)
     assert problems.schema == S.PROBLEMS_SCHEMA
 
@@ -61,10 +62,10 @@ def test_scan_equals_read(mixed: Path) -> None:
 
 
 def test_events_need_one_format(mixed: Path) -> None:
-    with pytest.raises(InputError, match="both formats"):
+    with pytest.raises(InputError, match="several formats"):
         frames.read_events(mixed)
     # A forced format reads the folder as that format's store would: the session files at its top.
-    assert frames.read_events(mixed / "a", format=S.CHAINLESS)["session_id"].n_unique() == 7
+    assert frames.read_events(mixed / "a", format=CHAINLESS)["session_id"].n_unique() == 7
     assert frames.read_events(SAMPLES / "claude" / "projects").height > 0
 
 
@@ -87,7 +88,7 @@ def test_format_packages_expose_the_same_verbs(verb: str) -> None:
 
 def test_the_readme_three_lines_on_the_samples() -> None:
     sessions = frames.read_sessions(SAMPLES)
-    assert dict(sessions.group_by(S.FORMAT).len().iter_rows()) == {S.CLAUDE: 14, S.CHAINLESS: 7}
+    assert dict(sessions.group_by(S.FORMAT).len().iter_rows()) == {CLAUDE: 14, CHAINLESS: 7}
     turns = frames.read_turns(SAMPLES)
-    assert set(turns[S.FORMAT].unique()) == {S.CLAUDE, S.CHAINLESS}
+    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS}
     assert frames.read_problems(SAMPLES).is_empty()

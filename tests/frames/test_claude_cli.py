@@ -79,7 +79,7 @@ def test_refuses_to_write_inside_the_claude_config(tmp_path: Path) -> None:
         env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(config)},
     )
     assert done.returncode == 1
-    assert b"refusing to write inside the Claude config folder" in done.stderr
+    assert b"refusing to write inside Claude Code's own folder" in done.stderr
     assert not (config / "out.parquet").exists()
 
 

@@ -24,6 +24,7 @@ from cc_analytics.frames.claude.discovery import discover
 from . import chainless_builders as cb
 from .claude_builders import SESSION, assistant, text, usage, user, write
 
+CLAUDE, CHAINLESS = "claude-code", "chainlesschain"
 SAMPLES = Path(__file__).resolve().parents[2] / "data-samples"
 MTOK = Decimal(1_000_000)
 
@@ -188,7 +189,7 @@ def test_front_reads_both_formats_and_one_decode_gives_the_same_requests(tmp_pat
         shutil.copy(path, tmp_path / "a" / path.name)
     requests = frames.read_requests(tmp_path)
     assert requests.schema == S.REQUESTS_SCHEMA
-    assert set(requests["format"]) == {S.CLAUDE, S.CHAINLESS}
+    assert set(requests["format"]) == {CLAUDE, CHAINLESS}
     tables = frames.read_tables(tmp_path)
     key = [S.FORMAT, S.SESSION_ID, S.TIME, S.MESSAGE_ID, S.OUTPUT_TOKENS]
     assert_frame_equal(tables.requests.sort(key), requests.sort(key))

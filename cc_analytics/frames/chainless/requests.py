@@ -57,6 +57,7 @@ def request_rows(decoded: Decoded, *, keep: Sequence[str] = ()) -> pl.LazyFrame:
         S.CACHE_CREATION_1H_TOKENS: pl.lit(0),
         S.CACHE_READ_TOKENS: pl.col(S.CACHE_READ_TOKENS),
         S.OUTPUT_TOKENS: pl.col(S.OUTPUT_TOKENS),
+        S.REASONING_TOKENS: pl.lit(None, pl.Int64),
         S.WEB_SEARCH_REQUESTS: pl.lit(0),
         S.SERVICE_TIER: pl.lit(None, pl.String),
         S.SPEED: pl.lit(None, pl.String),

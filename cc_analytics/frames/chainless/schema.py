@@ -31,6 +31,9 @@ from cc_analytics.frames.schema import (  # noqa: F401  (made on first use there
     UTC_TIME,
 )
 
+# The value of the ``format`` column for this format (its plugin's name).
+CHAINLESS = "chainlesschain"
+
 # The batch-local index of a transcript: joins inside a batch use it instead of the path.
 FILE = "file"
 

@@ -41,7 +41,6 @@ Sessions columns, where ChainlessChain differs from Claude Code:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -59,6 +58,7 @@ from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
 from cc_analytics.frames.requests import cost_totals
 from cc_analytics.frames.sources import TranscriptFile
+from cc_analytics.frames.tables import Tables
 
 ESTIMATED = "estimated"
 # The lean profile keeps little per line: batches of 64 MB (twice the engine's default when it
@@ -66,16 +66,6 @@ ESTIMATED = "estimated"
 CONTEXT_BATCH_BYTES = 64 * 1024 * 1024
 USAGE_COLUMNS = (S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS)
 NULL_COLUMNS = (S.PROJECT, S.EFFECTIVE_WINDOW, S.AUTOCOMPACT_THRESHOLD, S.CALIBRATION)
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """What one decode of a batch gives: sessions, turns, problems and priced requests."""
-
-    sessions: pl.DataFrame
-    turns: pl.DataFrame
-    problems: pl.DataFrame
-    requests: pl.DataFrame
 
 
 # ------------------------------------------------------------------ the cc context report

@@ -129,6 +129,7 @@ def request_rows(events: pl.LazyFrame, files: Sequence[TranscriptFile], *, keep:
         S.CACHE_CREATION_1H_TOKENS: one_hour,
         S.CACHE_READ_TOKENS: pl.col(S.CACHE_READ_TOKENS),
         S.OUTPUT_TOKENS: pl.col(S.OUTPUT_TOKENS),
+        S.REASONING_TOKENS: pl.lit(None, pl.Int64),
         S.WEB_SEARCH_REQUESTS: pl.col(S.WEB_SEARCH_REQUESTS).fill_null(0),
         S.SERVICE_TIER: pl.col(S.SERVICE_TIER),
         S.SPEED: pl.col(S.SPEED),

@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING, Any
 from cc_analytics.frames import schema as shared
 from cc_analytics.frames.schema import *  # the shared names, so S.<NAME> reaches every column
 
+# The value of the ``format`` column for this format (its plugin's name).
+CLAUDE = "claude-code"
+
 # Event columns (one row per JSONL line that is a JSON object with a string ``type``).
 FILE_SESSION_ID = "file_session_id"
 UUID = "uuid"

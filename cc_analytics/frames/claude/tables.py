@@ -9,7 +9,6 @@ session and lifted per turn, so a report costs about one ``sessions`` decode.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import partial
 
 import polars as pl
@@ -22,20 +21,7 @@ from cc_analytics.frames.claude.requests import priced_requests
 from cc_analytics.frames.claude.sessions import prepared, summarize
 from cc_analytics.frames.claude.turns import lift_turns
 from cc_analytics.frames.engine import Progress, run_batches
-
-
-@dataclass(frozen=True, slots=True)
-class Tables:
-    """The frames of a batch of sessions: ``SESSIONS_SCHEMA``, ``TURNS_SCHEMA``, ``PROBLEMS_SCHEMA``
-    and ``REQUESTS_SCHEMA`` (priced).
-
-    ``turns`` is empty when it was not asked for.
-    """
-
-    sessions: pl.DataFrame
-    turns: pl.DataFrame
-    problems: pl.DataFrame
-    requests: pl.DataFrame
+from cc_analytics.frames.tables import Tables
 
 
 def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:

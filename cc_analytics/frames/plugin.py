@@ -1,0 +1,192 @@
+"""What a transcript format provides: the one interface every format package implements.
+
+Imports: the standard library only (a format's plugin module is imported to tell files apart,
+by processes that never load Polars). A format is a package (one under ``frames/``, or one of
+another distribution) with two parts:
+
+* a **plugin object**, an instance of a :class:`FormatPlugin` subclass, cheap to import: its
+  name, how to recognise its files by content, its default stores, how files group into
+  sessions, what the ``context`` command and the archive need of it;
+* its **verbs module** (:attr:`FormatPlugin.package`), which the plugin names and which is
+  imported on first use. It exposes, each with the signature
+  ``(source=None, *, workers=1, on_progress=None)``, the verbs of :data:`VERBS`
+  (``scan_/read_`` events, turns, sessions, problems, requests), ``iter_requests`` (batches of
+  ``(priced requests, problems)``) and ``iter_tables(source, *, turns=True, workers=1,
+  on_progress=None)`` (batches with ``sessions``, ``turns``, ``problems`` and ``requests``
+  frames), plus ``tables_batch(files, *, turns=True, contents=None)``, the pure decode of one
+  batch (bytes in) that the archive runs. Sessions, turns, problems and requests are in the
+  shared schemas of ``frames.schema``; each format has its own events schema.
+
+The registry (``frames.registry``) lists the built-in formats and those other distributions
+declare under the entry-point group ``cc_analytics.formats``; every caller loops over it.
+A new format passes the shared conformance suite (``tests/formats``) by adding its package and
+one registry line.
+
+Examples:
+    >>> from cc_analytics.frames.registry import formats
+    >>> all(isinstance(plugin, FormatPlugin) for plugin in formats())
+    True
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.sources import Source, TranscriptFile
+
+VERBS: tuple[str, ...] = (
+    "scan_events",
+    "read_events",
+    "scan_turns",
+    "read_turns",
+    "scan_sessions",
+    "read_sessions",
+    "scan_problems",
+    "read_problems",
+    "scan_requests",
+    "read_requests",
+)
+"""The verbs every format's verbs module exposes with the same signature, and the front API too."""
+
+BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch")
+"""The batch functions every format's verbs module exposes besides :data:`VERBS`."""
+
+
+class FormatPlugin:
+    """One transcript format, as every caller outside its package sees it.
+
+    Subclasses set the class attributes and implement :meth:`recognizes`,
+    :meth:`default_stores`, :meth:`resolve` and :meth:`classify`; the other methods have
+    defaults that fit a format without deletion marks or a ``context`` report of its own.
+    """
+
+    name: ClassVar[str]
+    """The value of the frames' ``format`` column (``"myagent"``)."""
+    label: ClassVar[str]
+    """What people call the agent (``"My Agent"``)."""
+    package: ClassVar[str]
+    """The module of the verbs (``"myagent_cc.frames"``)."""
+    worker_module: ClassVar[str]
+    """What a worker process imports ahead to build this format's batches."""
+    store_hint: ClassVar[str]
+    """Where the agent writes, for help texts and errors (``"$MYAGENT_HOME/sessions, default ~/.myagent"``)."""
+    sniff_order: ClassVar[int] = 100
+    """Formats are asked in this order whether a file is theirs (lower first)."""
+    store_option: ClassVar[str | None] = None
+    """The ``context`` command's option naming this format's store (``"--myagent-home"``), if any."""
+    previews_windows: ClassVar[bool] = False
+    """Whether its turns' ``event_uuids`` anchor a ContextWindow preview (``core.capture``) in its
+    transcripts; the explorer shows a turn's prompt otherwise."""
+    context_order: ClassVar[int] = 100
+    """``context`` without an id shows the latest session of the formats asked first (lower first)
+    that have one."""
+
+    def __repr__(self) -> str:
+        return f"<format {self.name!r} ({self.label})>"
+
+    # -- telling files apart ------------------------------------------------------------------
+
+    def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
+        """Whether a file is this format's, from ``first`` (its first JSON object line among the
+        first few, None when none parsed: a first line longer than ``head`` is cut there) and
+        ``head`` (its first bytes, up to 64 KiB)."""
+        raise NotImplementedError
+
+    # -- where the agent writes ---------------------------------------------------------------
+
+    def default_stores(self) -> list[Path]:
+        """The folders the agent writes its transcripts to, from its own environment variables
+        (existing or not; absent stores hold nothing)."""
+        raise NotImplementedError
+
+    def protected_roots(self) -> list[Path]:
+        """Folders nothing may be written in (an archive or a Parquet file): the agent's own."""
+        return self.default_stores()
+
+    # -- files and sessions -------------------------------------------------------------------
+
+    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
+        """The transcripts of ``source`` (None: the default stores) with their sessions.
+
+        ``planned``: the paths were already expanded and told apart by content.
+        """
+        raise NotImplementedError
+
+    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
+        """One file's :class:`TranscriptFile` from its path and first bytes (the archive's plan)."""
+        raise NotImplementedError
+
+    def deleted(self, source: str, exists: Callable[[str], bool], read: Callable[[str], bytes]) -> bool:
+        """Whether the agent marked the transcript at ``source`` deleted (no loader reads it);
+        ``exists`` and ``read`` look at files beside it, wherever it is stored."""
+        return False
+
+    # -- the ``context`` command --------------------------------------------------------------
+
+    def find_session(self, session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:
+        """The files of session ``session_id`` in ``stores`` (None: the default stores)."""
+        if not is_safe_id(session_id):
+            return []
+        return [
+            file for file in self.resolve(_existing(stores or self.default_stores())) if file.session_id == session_id
+        ]
+
+    def latest_session(self, stores: Sequence[Path] | None = None) -> tuple[float, str] | None:
+        """(modification time, id) of the session whose main file was written last, if any."""
+        newest: tuple[float, str] | None = None
+        for file in self.resolve(_existing(stores or self.default_stores())):
+            if file.is_subagent:
+                continue
+            try:
+                stamp = (file.path.stat().st_mtime, file.session_id)
+            except OSError:
+                continue
+            newest = stamp if newest is None or stamp > newest else newest
+        return newest
+
+    def context_report(
+        self,
+        session_id: str,
+        files: Sequence[TranscriptFile],
+        *,
+        contents: Sequence[bytes] | None = None,
+        model: str | None = None,
+        provider: str | None = None,
+    ) -> dict[str, Any] | None:
+        """The ``cc-transcript.context/2`` ContextWindow report of one session's files (None:
+        nothing to report). The default reports from the verbs module's ``context_report``."""
+        report = getattr(self.module(), "context_report", None)
+        if report is None:
+            return None
+        return report(session_id, files, contents=contents, model=model, provider=provider)
+
+    # -- the verbs ----------------------------------------------------------------------------
+
+    def module(self) -> ModuleType:
+        """The verbs module, imported on first use."""
+        return importlib.import_module(self.package)
+
+
+def is_safe_id(session_id: str) -> bool:
+    """A session id that can name a file: no separators, no parent references, printable.
+
+    Examples:
+        >>> is_safe_id("019fc8be-3658-7ca3"), is_safe_id("../x"), is_safe_id("")
+        (True, False, False)
+    """
+    return (
+        0 < len(session_id) <= 200
+        and session_id not in (".", "..")
+        and not any(sep in session_id for sep in ("/", "\\", os.sep))
+        and session_id.isprintable()
+    )
+
+
+def _existing(stores: Sequence[Path]) -> list[Path]:
+    return [store for store in stores if store.is_dir()]

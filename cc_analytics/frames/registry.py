@@ -1,0 +1,171 @@
+"""The formats cc_analytics reads: the one list every caller loops over.
+
+Imports: the standard library, ``cc_analytics.errors`` and ``frames.plugin``; the plugin
+modules listed below when first asked for (each imports the standard library only), and
+``importlib.metadata`` for the entry points of other distributions.
+
+A format is one line of :data:`BUILTIN` (``"module:attribute"`` of its plugin object), or an
+entry point of the group :data:`ENTRY_POINT_GROUP` in another distribution's metadata::
+
+    [project.entry-points."cc_analytics.formats"]
+    myagent = "myagent_cc.plugin:PLUGIN"
+
+This module and ``commands/statusline.py`` (which serves Claude Code's own hook) are the only
+modules outside a format's package that name a format.
+
+Examples:
+    >>> [plugin.name for plugin in formats()][:2]
+    ['claude-code', 'chainlesschain']
+    >>> get("chainlesschain").label
+    'ChainlessChain'
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from cc_analytics.errors import InputError
+from cc_analytics.frames.plugin import FormatPlugin
+
+BUILTIN: tuple[str, ...] = (
+    "cc_analytics.frames.claude.plugin:PLUGIN",
+    "cc_analytics.frames.chainless.plugin:PLUGIN",
+)
+"""The built-in formats, in the order frames, reports and help texts list them."""
+
+FALLBACK = "claude-code"
+"""The format of a file without a JSON object in its first lines: its loader reports each line."""
+UNRECOGNIZED = ""
+"""How a plan names files whose first JSON object no format recognises (``frames.unrecognized``)."""
+
+ENTRY_POINT_GROUP = "cc_analytics.formats"
+ONLY_ENV = "CC_ANALYTICS_FORMATS"
+"""A comma-separated list of format names limits the registry to them (tests; a user who
+wants one agent's files only)."""
+
+_loaded: list[FormatPlugin] | None = None
+
+
+def formats() -> list[FormatPlugin]:
+    """Every registered format: the built-in ones, then those of entry points, by name once.
+
+    A plugin that cannot be loaded is named on stderr once and left out; the others work.
+    """
+    global _loaded
+    if _loaded is None:
+        _loaded = _load()
+    return _loaded
+
+
+def names() -> list[str]:
+    """The names of :func:`formats`, in order."""
+    return [plugin.name for plugin in formats()]
+
+
+def get(name: str) -> FormatPlugin:
+    """The plugin of format ``name``, or an :class:`InputError` that lists the known ones.
+    ``UNRECOGNIZED`` gives the stand-in of files no format recognises (``frames.unrecognized``).
+
+    Examples:
+        >>> get("nope")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        cc_analytics.errors.InputError: unknown format 'nope'...
+    """
+    for plugin in formats():
+        if plugin.name == name:
+            return plugin
+    if name == UNRECOGNIZED:
+        from cc_analytics.frames.unrecognized import PLUGIN
+
+        return PLUGIN
+    msg = f"unknown format {name!r}\nHint: use one of 'auto', {', '.join(map(repr, names()))}."
+    raise InputError(msg)
+
+
+def recognize(first: Mapping[str, Any] | None, head: bytes) -> str:
+    """The name of the format whose plugin recognises a file (``first``: its first JSON object
+    line, or None; ``head``: its first bytes), in sniff order. When none does: the fallback
+    format for a file without a JSON object in its first lines (its loader reports each line),
+    else :data:`UNRECOGNIZED` (the file is a problem, never another format's session).
+
+    Examples:
+        >>> recognize({"kind": "not a transcript"}, b"") == UNRECOGNIZED, recognize(None, b"junk") == fallback()
+        (True, True)
+    """
+    value = first if isinstance(first, Mapping) else None
+    for plugin in sorted(formats(), key=_sniff_key):
+        try:
+            if plugin.recognizes(value, head):
+                return plugin.name
+        except Exception:  # noqa: BLE001  (a plugin's bug must not stop the others)
+            continue
+    return fallback() if value is None else UNRECOGNIZED
+
+
+def fallback() -> str:
+    """:data:`FALLBACK` when it is registered, else the first registered format."""
+    known = names()
+    return FALLBACK if FALLBACK in known or not known else known[0]
+
+
+def order(name: str) -> int:
+    """A format's place in :func:`formats` (unknown ones last): how frames are sorted."""
+    known = names()
+    return known.index(name) if name in known else len(known)
+
+
+def reload() -> list[FormatPlugin]:
+    """Read the registry again (after ``CC_ANALYTICS_FORMATS`` or the installed distributions changed)."""
+    global _loaded
+    _loaded = None
+    return formats()
+
+
+def _sniff_key(plugin: FormatPlugin) -> tuple[int, int]:
+    return (plugin.sniff_order, order(plugin.name))
+
+
+def _load() -> list[FormatPlugin]:
+    out: list[FormatPlugin] = []
+    seen: set[str] = set()
+    for spec in (*BUILTIN, *_entry_points()):
+        plugin = _plugin(spec)
+        if plugin is None or plugin.name in seen:
+            continue
+        seen.add(plugin.name)
+        out.append(plugin)
+    only = os.environ.get(ONLY_ENV, "").strip()
+    if only:
+        wanted = {name.strip() for name in only.split(",") if name.strip()}
+        out = [plugin for plugin in out if plugin.name in wanted]
+    return out
+
+
+def _entry_points() -> list[str]:
+    try:
+        from importlib.metadata import entry_points
+
+        return [point.value for point in entry_points(group=ENTRY_POINT_GROUP)]
+    except Exception:  # noqa: BLE001  (broken metadata of another distribution)
+        return []
+
+
+def _plugin(spec: str) -> FormatPlugin | None:
+    module_name, _, attribute = spec.partition(":")
+    try:
+        value = getattr(importlib.import_module(module_name), attribute or "PLUGIN")
+    except Exception as error:  # noqa: BLE001  (another distribution's plugin failing to import)
+        if module_name.startswith("cc_analytics."):
+            raise
+        sys.stderr.write(f"cc-analytics: the format plugin {spec!r} could not be loaded ({error}); left out\n")
+        return None
+    plugin = value() if isinstance(value, type) else value
+    if not isinstance(plugin, FormatPlugin):
+        sys.stderr.write(f"cc-analytics: {spec!r} is not a FormatPlugin; left out\n")
+        return None
+    return plugin

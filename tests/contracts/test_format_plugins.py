@@ -1,0 +1,127 @@
+"""A format is a plugin: outside its own package, only the registry (and the status line, which
+serves Claude Code's own hook) names it; the registry takes formats from other distributions.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cc_analytics.frames.registry as registry
+from cc_analytics.frames.plugin import FormatPlugin
+from cc_analytics.frames.sources import sniff_head
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "cc_analytics"
+ALLOWED = {"frames/registry.py", "commands/statusline.py"}
+
+
+def format_folders() -> list[Path]:
+    """Each registered format's package folder (its verbs module's folder)."""
+    folders = []
+    for plugin in registry.formats():
+        module = sys.modules.get(plugin.package) or plugin.module()
+        assert module.__file__ is not None
+        folders.append(Path(module.__file__).parent)
+    return folders
+
+
+def names_a_format(text: str) -> list[str]:
+    """What in ``text`` names a registered format: its ``format`` value as a token, or an import
+    of its package."""
+    found = []
+    for plugin in registry.formats():
+        if re.search(rf"(?<![\w-]){re.escape(plugin.name)}(?![\w-])", text):
+            found.append(plugin.name)
+        dotted = plugin.package.removeprefix("cc_analytics.")
+        parent, _, leaf = dotted.rpartition(".")
+        if re.search(rf"\b{re.escape(dotted)}\b", text) or re.search(
+            rf"from cc_analytics\.{parent} import .*\b{leaf}\b", text
+        ):
+            found.append(plugin.package)
+    return found
+
+
+def test_only_the_registry_and_the_status_line_name_a_format() -> None:
+    folders = format_folders()
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if any(folder in path.parents for folder in folders):
+            continue
+        relative = path.relative_to(PACKAGE).as_posix()
+        found = names_a_format(path.read_text(encoding="utf-8"))
+        if found and relative not in ALLOWED:
+            offenders[relative] = sorted(set(found))
+    assert offenders == {}, "modules outside a format's package that name a format"
+
+
+def test_the_check_would_see_a_module_naming_a_format() -> None:
+    name = registry.formats()[0].name
+    assert names_a_format(f'frame.filter(pl.col("format") == "{name}")')
+    assert names_a_format(f"from {registry.formats()[0].package} import x")
+    assert not names_a_format("a format-agnostic module")
+
+
+class ToyPlugin(FormatPlugin):
+    """A format of another distribution: files whose first object has a ``toy`` key."""
+
+    name = "toy-agent"
+    label = "Toy Agent"
+    package = "cc_analytics.frames.unrecognized"  # reads nothing: enough to be listed and sniffed
+    worker_module = "cc_analytics.frames.unrecognized"
+    store_hint = "~/.toy"
+
+    def recognizes(self, first: Any, head: bytes) -> bool:
+        return first is not None and "toy" in first
+
+    def default_stores(self) -> list[Path]:
+        return [Path("~/.toy").expanduser()]
+
+
+TOY = ToyPlugin()
+
+
+def test_an_entry_point_adds_a_format(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = type(sys)("toy_agent_plugin")
+    module.PLUGIN = TOY  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "toy_agent_plugin", module)
+    monkeypatch.setattr(registry, "_entry_points", lambda: ["toy_agent_plugin:PLUGIN"])
+    try:
+        assert registry.reload()[-1] is TOY
+        assert registry.get("toy-agent") is TOY
+        assert sniff_head(b'{"toy": 1}\n') == "toy-agent"
+        assert sniff_head(b'{"kind": 1}\n') == registry.UNRECOGNIZED
+    finally:
+        monkeypatch.undo()
+        registry.reload()
+    assert "toy-agent" not in registry.names()
+
+
+def test_a_broken_entry_point_is_named_and_left_out(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(registry, "_entry_points", lambda: ["no_such_module_xyz:PLUGIN", "json:dumps"])
+    try:
+        loaded = registry.reload()
+    finally:
+        monkeypatch.undo()
+        registry.reload()
+    assert [p.name for p in loaded] == registry.names()
+    err = capsys.readouterr().err
+    assert "no_such_module_xyz:PLUGIN" in err and "could not be loaded" in err
+    assert "'json:dumps' is not a FormatPlugin" in err
+
+
+def test_the_environment_limits_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = registry.names()[0]
+    monkeypatch.setenv(registry.ONLY_ENV, first)
+    try:
+        assert registry.reload() and registry.names() == [first]
+    finally:
+        monkeypatch.delenv(registry.ONLY_ENV)
+        registry.reload()
+    assert len(registry.names()) > 1
