@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-# The repository's data-samples/: sessions we made ourselves, in both formats.
+# The repository's data-samples/: sessions we made ourselves, of every format.
 ROOT = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "data-samples").is_dir())
 SAMPLES = ROOT / "data-samples"
 CLAUDE = SAMPLES / "claude" / "projects"
@@ -90,10 +90,32 @@ from cc_analytics.report import load
 from cc_analytics.views import SessionExplorer
 
 data = load(samples=True)
-assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7}
+assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7, "codex": 6}
 explorer = SessionExplorer(data.sessions, data.turns)
 assert explorer.session_id == fullest
 explorer"""
+    ),
+    new_markdown_cell(
+        "## Every agent at once\n\nThe same verbs read every format cc-analytics knows "
+        "(`cc_analytics.formats()`), told apart by content: here the samples' Claude Code, "
+        "ChainlessChain and OpenAI Codex CLI sessions in one frame. Codex records the occupancy "
+        "of every request against its `model_context_window`, and the account's rate limits "
+        "(`frames.codex.read_rate_limits`: the 5-hour and weekly windows, used percent and reset "
+        "time)."
+    ),
+    new_code_cell(
+        """\
+import cc_analytics
+import cc_analytics.frames.codex as codex
+
+every = cc_analytics.read_sessions(SAMPLES)
+assert sorted(every["format"].unique()) == sorted(p.name for p in cc_analytics.formats())
+codex_sessions = every.filter(pl.col("format") == "codex")
+assert (codex_sessions["occupancy_source"] == "recorded").all() and codex_sessions["window"].min() == 258_400
+limits = codex.read_rate_limits(SAMPLES / "codex")
+assert set(limits["window_minutes"]) == {300, 10_080}
+display(every.group_by("format").agg(pl.len().alias("sessions"), pl.col("requests").sum(), pl.col("cost_usd").sum()))
+limits.select("session_id", "time", "limit_window", "used_percent", "window_minutes", "resets_at").tail(4)"""
     ),
 ]
 
@@ -271,9 +293,9 @@ import cc_analytics.frames as frames
 
 requests = frames.read_requests(SAMPLES)
 sessions = frames.read_sessions(SAMPLES)
-assert requests.height == sessions["requests"].sum() == 153
+assert requests.height == sessions["requests"].sum() == 167
 assert requests["cost_usd"].null_count() == 0  # every model of the samples has a price
-assert round(requests["cost_usd"].sum(), 2) == 10.27
+assert round(requests["cost_usd"].sum(), 2) == 10.35
 assert abs(sessions["cost_usd"].sum() - requests["cost_usd"].sum()) < 1e-9
 requests.select("format", "session_id", "agent_id", "time", "model", "input_tokens",
                 "cache_creation_5m_tokens", "cache_read_tokens", "output_tokens", "cost_usd").head(8)"""
@@ -313,9 +335,9 @@ costliest.head(6)"""
     new_code_cell(
         """\
 by_day = frames.read_usage(SAMPLES, by="day", timezone="UTC")
-assert by_day.height == 15 and by_day["requests"].sum() == 153
+assert by_day.height == 17 and by_day["requests"].sum() == 167
 by_week = frames.read_usage(SAMPLES, by="week", timezone="Europe/Paris", breakdown=True)
-assert by_week.filter(pl.col("model").is_null()).height == 3
+assert by_week.filter(pl.col("model").is_null()).height == 4
 by_week.select("week", "model", "total_tokens", "cost_usd", "requests")"""
     ),
     new_markdown_cell(
@@ -328,7 +350,7 @@ by_week.select("week", "model", "total_tokens", "cost_usd", "requests")"""
 from cc_analytics.frames.usage import usage
 
 blocks = usage(requests, "block")
-assert blocks.height == 15 and blocks["is_active"].sum() == 1
+assert blocks.height == 18 and blocks["is_active"].sum() == 1
 assert (blocks["block_end"] - blocks["block_start"]).dt.total_hours().unique().to_list() == [5]
 blocks.select("block_start", "is_active", "requests", "total_tokens", "cost_usd",
               "cost_per_hour", "projected_cost_usd").tail(5)"""
@@ -348,7 +370,7 @@ uncached = requests.with_columns(
 )
 without_cache = price_requests(uncached)["cost_usd"].sum()
 saved = 1 - requests["cost_usd"].sum() / without_cache
-assert round(without_cache, 2) == 50.27 and saved > 0.75
+assert round(without_cache, 2) == 50.42 and saved > 0.75
 print(f"with the cache ${requests['cost_usd'].sum():.2f}, without ${without_cache:.2f}: {saved:.0%} saved")"""
     ),
     new_markdown_cell("## Charts\n\nCost per day stacked by model, then by project and by model."),

@@ -1,9 +1,9 @@
-"""The ``context`` JSON report of one session, for both formats: built here and nowhere else.
+"""The ``context`` JSON report of one session, for every format: built here and nowhere else.
 
 Imports: the standard library, ``format`` (half-up rounding) and ``frames.metrics``. The keys
 and their order are ChainlessChain's ``cc context --json`` (spec ``cc-context.md``), which the
-ChainlessChain report must match byte for byte; a Claude Code report appends what its
-transcript recorded (``docs/claude-context.md``) after them.
+ChainlessChain report must match byte for byte; a format whose transcripts record the
+occupancy leads with it (``total``) and appends what they recorded after them.
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ def context_report(
     counts: Mapping[str, int],
     message_count: int,
     recorded: Mapping[str, Any] | None = None,
+    total: int | None = None,
 ) -> dict[str, Any]:
     """The report dict: ``cc context`` keys in order, then the ``recorded`` keys as given.
 
     ``breakdown`` holds the estimated tokens of the five buckets (:data:`BREAKDOWN_KEYS`),
-    ``counts`` the messages of the first four; the total, used fraction (half-up to 4
-    places), remaining tokens and overflow come from :mod:`frames.metrics`.
+    ``counts`` the messages of the first four; the total (``total`` when the transcript
+    recorded the occupancy, else the breakdown's sum), used fraction (half-up to 4 places),
+    remaining tokens and overflow come from :mod:`frames.metrics`.
 
     Examples:
         >>> r = context_report("s", model=None, provider="ollama", window=32768,
@@ -43,7 +45,7 @@ def context_report(
         (1024, 0.0313, 31744, False)
     """
     tokens = {key: int(breakdown[key]) for key in BREAKDOWN_KEYS}
-    total = sum(tokens.values())
+    total = sum(tokens.values()) if total is None else int(total)
     report: dict[str, Any] = {
         "sessionId": session_id,
         "model": model,

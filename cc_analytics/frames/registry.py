@@ -14,10 +14,10 @@ This module and ``commands/statusline.py`` (which serves Claude Code's own hook)
 modules outside a format's package that name a format.
 
 Examples:
-    >>> [plugin.name for plugin in formats()][:2]
-    ['claude-code', 'chainlesschain']
-    >>> get("chainlesschain").label
-    'ChainlessChain'
+    >>> [plugin.name for plugin in formats()][:3]
+    ['claude-code', 'chainlesschain', 'codex']
+    >>> get("codex").label
+    'OpenAI Codex CLI'
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from cc_analytics.frames.plugin import FormatPlugin
 BUILTIN: tuple[str, ...] = (
     "cc_analytics.frames.claude.plugin:PLUGIN",
     "cc_analytics.frames.chainless.plugin:PLUGIN",
+    "cc_analytics.frames.codex.plugin:PLUGIN",
 )
 """The built-in formats, in the order frames, reports and help texts list them."""
 

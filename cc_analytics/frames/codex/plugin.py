@@ -1,0 +1,105 @@
+"""The OpenAI Codex CLI format as every caller outside ``frames.codex`` sees it.
+
+Imports: the standard library and ``frames.plugin`` at import time (this module is imported
+to tell files apart); ``frames.codex.store`` (standard library, ``errors``, ``frames.sources``)
+when a method first needs it, and the verbs module (Polars) only through
+:meth:`FormatPlugin.module`.
+
+A rollout is recognised by its first line, a ``session_meta`` record in Codex's envelope
+(``{"timestamp":…,"type":"session_meta","payload":{…}}``), even when that line (which holds
+the base instructions) is longer than the head the caller read; or, for rollouts written
+before the envelope (mid 2025), by a first object of ``id``, ``timestamp`` and
+``instructions`` alone.
+
+Examples:
+    >>> PLUGIN.recognizes({"timestamp": "2025-12-18T10:00:00.000Z", "type": "session_meta", "payload": {}}, b"")
+    True
+    >>> PLUGIN.recognizes(None, b'{"timestamp":"2025-12-18T10:00:00.000Z","type":"session_meta","payload":{"id":"x')
+    True
+    >>> PLUGIN.recognizes({"type": "user", "message": {}}, b"")
+    False
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from cc_analytics.frames.plugin import FormatPlugin, is_safe_id
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.sources import Source, TranscriptFile
+
+ENVELOPE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
+LEGACY_HEADER_KEYS = frozenset({"id", "timestamp", "instructions", "git"})
+# The top of a first line cut by the head: Codex writes the timestamp, then the type.
+_CUT_META = re.compile(
+    rb'\A\s*\{\s*"timestamp"\s*:\s*"[^"\\]*"\s*,\s*(?:"ordinal"\s*:\s*-?[0-9]+\s*,\s*)?"type"\s*:\s*"session_meta"\s*,'
+)
+
+
+class CodexPlugin(FormatPlugin):
+    """OpenAI Codex CLI rollouts (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``)."""
+
+    name: ClassVar[str] = "codex"
+    label: ClassVar[str] = "OpenAI Codex CLI"
+    package: ClassVar[str] = "cc_analytics.frames.codex"
+    worker_module: ClassVar[str] = "cc_analytics.frames.codex.sessions"
+    store_hint: ClassVar[str] = "$CODEX_HOME/sessions and $CODEX_HOME/archived_sessions, default ~/.codex"
+    store_option: ClassVar[str | None] = "--codex-home"
+    # Asked before the formats that take what nobody else claims: the signature is specific.
+    sniff_order: ClassVar[int] = 50
+
+    def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
+        """A ``session_meta`` first line (whole, or cut in ``head``), or a rollout from before the envelope."""
+        if isinstance(first, Mapping):
+            kind, payload, stamp = first.get("type"), first.get("payload"), first.get("timestamp")
+            if kind in ENVELOPE_TYPES and isinstance(payload, Mapping) and isinstance(stamp, str):
+                return True
+            keys = set(first)
+            return (
+                "type" not in keys
+                and {"id", "timestamp", "instructions"} <= keys <= LEGACY_HEADER_KEYS
+                and isinstance(first.get("id"), str)
+                and isinstance(stamp, str)
+            )
+        return _CUT_META.match(head) is not None
+
+    def default_stores(self) -> list[Path]:
+        """``$CODEX_HOME/sessions`` and ``$CODEX_HOME/archived_sessions`` (``CODEX_HOME``: ``~/.codex``)."""
+        from cc_analytics.frames.codex.store import default_stores
+
+        return default_stores()
+
+    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
+        """The rollouts of ``source`` (None: the default stores), grouped by session: a
+        subagent's rollout joins the session of the thread that spawned it."""
+        from cc_analytics.frames.codex.store import resolve
+
+        return resolve(source, planned=planned)
+
+    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
+        """One rollout's :class:`TranscriptFile` from its path and first bytes."""
+        from cc_analytics.frames.codex.store import classify
+
+        return classify(path, size=size, head=head)
+
+    def find_session(self, session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:
+        """The rollouts of session ``session_id``: its own and those of the subagents it spawned."""
+        if not is_safe_id(session_id):
+            return []
+        from cc_analytics.frames.codex.store import find_session
+
+        return find_session(session_id, stores)
+
+    def latest_session(self, stores: Sequence[Path] | None = None) -> tuple[float, str] | None:
+        """(modification time, id) of the session whose own rollout was written last; only the
+        heads of the newest files are read."""
+        from cc_analytics.frames.codex.store import latest_session
+
+        return latest_session(stores)
+
+
+PLUGIN = CodexPlugin()

@@ -1,0 +1,238 @@
+"""The rules of single values of a Codex rollout: a line's JSON, a timestamp, the text of an
+item, a tool output's failure, a usage count, a rate-limit window.
+
+Imports: orjson, the standard library and ``frames.codex.schema``'s column names. The line walker
+(``decode.py``) applies these; nothing here keeps state.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from cc_analytics.frames.codex import schema as S
+
+ROLE_BUCKETS = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
+_EXIT_CODE = re.compile(r'"exit_code"\s*:\s*(-?[0-9]+)')
+_EXIT_LINE = re.compile(r"\A(?:Exit code|Process exited with code):? (-?[0-9]+)")
+LIMIT_VALUES = (
+    S.LIMIT_WINDOW,
+    S.USED_PERCENT,
+    S.WINDOW_MINUTES,
+    S.RESETS_AT_EPOCH,
+    S.RESETS_IN_SECONDS,
+    S.PLAN_TYPE,
+    S.LIMIT_ID,
+)
+
+# A line that is not JSON, and the problem reason that says so.
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<MISSING>"})()
+NOT_JSON = "not JSON ({}); line skipped"
+
+
+def parse_line(line: bytes) -> tuple[Any, str | None]:
+    """A line's value, or ``MISSING`` and the reason it is not JSON: what orjson refuses
+    (nesting deeper than 1,024 levels, an integer beyond 64 bits, bytes that are not UTF-8)
+    is a problem, never an exception.
+
+    Examples:
+        >>> parse_line(b'{"a":1}')
+        ({'a': 1}, None)
+        >>> parse_line(b"[" * 2000 + b"]" * 2000)
+        (<MISSING>, 'not JSON (depth limit exceeded); line skipped')
+    """
+    try:
+        return orjson.loads(line), None
+    except orjson.JSONDecodeError as exc:
+        return MISSING, NOT_JSON.format(exc.msg)
+
+
+def parse_time(text: Any) -> datetime | None:
+    """An RFC 3339 timestamp as an aware datetime (UTC when it names no offset), else None.
+
+    Examples:
+        >>> parse_time("2025-12-18T10:00:00.250Z").isoformat()
+        '2025-12-18T10:00:00.250000+00:00'
+        >>> parse_time("[trimmed]") is None
+        True
+    """
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def kind_name(value: Any) -> str:
+    """How a JSON value is named in a problem reason.
+
+    Examples:
+        >>> kind_name([1]), kind_name("x"), kind_name(None)
+        ('an array', 'a string', 'null')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    return "a number"
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the ``text`` of each part, one per line.
+
+    Examples:
+        >>> content_text([{"type": "input_text", "text": "a"}, {"type": "input_image"}, {"text": "b"}])
+        'a\\nb'
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    if isinstance(content, dict):
+        text = content.get("text")
+        if isinstance(text, str):
+            return text
+        inner = content.get("content")
+        if isinstance(inner, str | list):
+            return content_text(inner)
+    return ""
+
+
+def dumped(value: Any) -> str:
+    """A JSON value as compact text (``""`` for null); a string as itself."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # deeper than orjson writes (255 levels)
+        return str(value)
+
+
+def output_text(output: Any) -> str:
+    """The text of a tool output: a string, content parts, ``{"text"}``/``{"content"}``, else its JSON."""
+    text = content_text(output)
+    return text if text or output is None or isinstance(output, str | list) else dumped(output)
+
+
+def output_failed(output: Any) -> bool:
+    """Whether a tool output says the call failed: ``success: false``, or a non-zero exit code in
+    the metadata Codex appends to a shell output, or on its first line.
+
+    Examples:
+        >>> output_failed('{"output":"x","metadata":{"exit_code":2,"duration_seconds":0.1}}')
+        True
+        >>> output_failed("Exit code: 0\\nWall time: 1s"), output_failed({"content": "x", "success": False})
+        (False, True)
+    """
+    if isinstance(output, dict):
+        return output.get("success") is False
+    if not isinstance(output, str):
+        return False
+    match = _EXIT_CODE.search(output[-300:]) or _EXIT_LINE.match(output[:80])
+    return match is not None and int(match.group(1)) != 0
+
+
+def text_of_item(item: dict[str, Any]) -> tuple[str | None, str]:
+    """(bucket, text) of a response item as the context holds it; bucket None: nothing measured.
+
+    Examples:
+        >>> text_of_item({"type": "message", "role": "developer", "content": [{"text": "be brief"}]})
+        ('system', 'be brief')
+        >>> text_of_item({"type": "function_call", "name": "shell", "arguments": '{"command":["ls"]}'})
+        ('tool_calls', 'shell {"command":["ls"]}')
+        >>> text_of_item({"type": "reasoning", "summary": []})
+        (None, '')
+    """
+    kind = item.get("type")
+    if kind == "message":
+        role = item.get("role")
+        return ROLE_BUCKETS.get(role, "assistant") if isinstance(role, str) else "assistant", content_text(
+            item.get("content")
+        )
+    if kind == "function_call":
+        return "tool_calls", f"{dumped(item.get('name'))} {dumped(item.get('arguments'))}"
+    if kind == "custom_tool_call":
+        return "tool_calls", f"{dumped(item.get('name'))} {dumped(item.get('input'))}"
+    if kind in ("local_shell_call", "web_search_call"):
+        return "tool_calls", dumped(item.get("action"))
+    if kind == "tool_search_call":
+        return "tool_calls", dumped(item.get("arguments"))
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        return "tool", output_text(item.get("output"))
+    if kind == "tool_search_output":
+        return "tool", dumped(item.get("tools"))
+    if kind == "agent_message":  # another agent's message, received into this context
+        return "user", content_text(item.get("content"))
+    return None, ""
+
+
+def usage_model(payload: dict[str, Any], info: dict[str, Any]) -> str | None:
+    """A model a ``token_count`` event names itself (rare): payload, then info, ``model``,
+    ``model_name`` or ``metadata.model``."""
+    for holder in (payload, info):
+        for value in (holder.get("model"), holder.get("model_name")):
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+        metadata = holder.get("metadata")
+        if isinstance(metadata, dict):
+            value = metadata.get("model")
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return None
+
+
+def limit_rows(limits: dict[str, Any]) -> tuple[tuple[Any, ...], ...]:
+    """The rate-limit windows of a ``rate_limits`` object, as :data:`LIMIT_VALUES` tuples."""
+    plan, limit_id = string(limits.get("plan_type")), string(limits.get("limit_id"))
+    rows = []
+    for name in ("primary", "secondary"):
+        window = limits.get(name)
+        if type(window) is dict:
+            used, minutes = window.get("used_percent"), window.get("window_minutes")
+            resets_at, resets_in = window.get("resets_at"), window.get("resets_in_seconds")
+        elif f"{name}_used_percent" in limits:  # the flat layout of early versions
+            used, minutes = limits.get(f"{name}_used_percent"), limits.get(f"{name}_window_minutes")
+            resets_at, resets_in = None, limits.get(f"{name}_resets_in_seconds")
+        else:
+            continue
+        percent = number(used)
+        if percent is not None:
+            rows.append((name, percent, integer(minutes), integer(resets_at), integer(resets_in), plan, limit_id))
+    return tuple(rows)
+
+
+def whole(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if number == number and abs(number) != float("inf") else None
+
+
+def integer(value: Any) -> int | None:
+    amount = number(value)
+    if amount is None or amount != int(amount) or abs(amount) > 2**62:
+        return None
+    return int(amount)
+
+
+def string(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
