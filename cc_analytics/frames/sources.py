@@ -12,7 +12,6 @@ import errno
 import glob
 import importlib
 import io
-import json
 import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,6 +21,7 @@ from types import ModuleType
 from typing import BinaryIO, Literal, NamedTuple
 
 from cc_analytics.errors import InputError
+from cc_analytics.jsonline import safe_loads
 
 SUFFIX = ".jsonl"
 GLOB_CHARS = frozenset("*?[")
@@ -140,7 +140,7 @@ def _first_object(handle: BinaryIO) -> dict[str, object] | None:
         last = end < 0
         line = head[start:] if last else head[start:end]
         try:
-            value = json.loads(line)
+            value = safe_loads(line)
         except ValueError:
             value = None
         if isinstance(value, dict):
