@@ -12,9 +12,11 @@ pick the fields); everything after it is vectorised Polars.
 
 For the profiles that keep no text, an optional C skimmer (``_skim.c``, built when a compiler
 is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off) walks a file's lines first, each in one
-strict pass, and appends what the walker would. It accepts only lines on which no rule fires
-(no problem, no fallback, no repeated or escaped key) and stops at the first other line, which
-the Python walker reads as it always did before handing the rest of the file back. A file of
+strict pass, and appends what the walker would. It reads a line as the JSON line policy does
+(its depth limit and first-wins are the policy's: a test holds them equal), accepts only lines
+on which no rule fires (no problem, no fallback, no escaped key, no repeated key inside a tool
+input) and stops at the first other line, which the Python walker reads as it always did
+before handing the rest of the file back. A file of
 clean lines is one call, and orjson is never imported for it. The batch profiles
 (:attr:`Profile.columnar`) keep their columns in the extension's typed columns rather than
 lists: Arrow buffers that both walkers append to and Polars takes through the Arrow PyCapsule
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import reprlib
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -1079,8 +1082,13 @@ def _is_integer(value: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
-    """A value in a problem's reason: its repr, cut at 40 characters (a long integer's digits)."""
-    return value.text[:40] if type(value) is LongInt else f"{value!r:.40}"
+    """A value in a problem's reason: its repr, cut at 40 characters (a long integer's digits;
+    an array or object shown a few levels deep, as it may nest deeper than ``repr`` recurses)."""
+    if type(value) is LongInt:
+        return value.text[:40]
+    if type(value) is list or type(value) is dict:
+        return f"{reprlib.repr(value):.40}"
+    return f"{value!r:.40}"
 
 
 def _json_kind(value: Any) -> str:
