@@ -1,8 +1,8 @@
 """``cc-analytics statusline``: one line for Claude Code's ``statusLine`` setting.
 
-Imports: json and the standard library, ``format``, ``frames.metrics`` (scalar
-twins), ``frames.claude.models`` (the window table) and ``frames.claude.tally`` (the session's
-cost) — never Polars: Claude Code runs the command after every assistant message, so it must
+Imports: json and the standard library, ``format``, ``jsonline`` (transcript lines are read by
+the JSON line policy), ``frames.metrics`` (scalar twins), ``frames.claude.models`` (the window
+table) and ``frames.claude.tally`` (the session's cost) — never Polars: Claude Code runs the command after every assistant message, so it must
 answer in milliseconds whatever the transcript's size. It reads the JSON Claude Code pipes on
 stdin (``session_id``, ``transcript_path``, ``model``, ``workspace``, ``version``, optionally
 ``context_window``), then only the end of the transcript: the occupancy is the last
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from cc_analytics.format import SGR, colour_enabled, human_int, usd
 from cc_analytics.frames import metrics
+from cc_analytics.jsonline import safe_loads
 
 if TYPE_CHECKING:
     import argparse
@@ -151,10 +152,7 @@ def last_usage(path: Path) -> tuple[int, str | None, str | None] | None:
 def _usage_of(line: bytes) -> tuple[int, str | None, str | None] | None:
     if b'"usage"' not in line or b'"assistant"' not in line:
         return None
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return None
+    event = safe_loads(line)  # the JSON line policy: None for a broken line, the first of a repeated key
     if not isinstance(event, dict) or event.get("type") != "assistant":
         return None
     if event.get("isSidechain") or event.get("isApiErrorMessage"):

@@ -1,100 +1,38 @@
-"""JSON text in and out: strict line decoding, and the two number layouts the wire needs.
+"""JSON text in and out: the core's line decoding, and the two number layouts the wire needs.
 
-Decoding follows RFC 8259 strictly (no NaN/Infinity, no lone surrogates, no raw control
-characters) and remembers, for objects with repeated keys, the first value of each key.
-Like the reference's native parser it reads any depth (up to ``MAX_DEPTH``) and integers
-of any length; both are rare, so they take a slower path only after the C decoder gave up.
+Lines are read by the one JSON line policy (:mod:`cc_analytics.jsonline`): strict RFC 8259
+(no NaN/Infinity, no lone surrogates, no raw control characters), any depth up to
+``MAX_DEPTH`` and integers of any length, like the reference's native parser. Where the core
+differs from the policy, it is to read as the reference does (its conformance pins it):
+
+* a repeated key is not resolved when the line is read but when a field is: an object that
+  repeats a key stays a :class:`~cc_analytics.jsonline.DupDict` (Python dict semantics, the
+  last value wins, as in the tool inputs and results the reference stores as JSON) and
+  :func:`fget` takes the first occurrence for the fields the reference reads directly. For
+  every field read this is the policy's reading with Claude Code's rules;
+* a line that breaks a rule is not a problem row: :func:`decode_line` gives ``MISSING`` (the
+  reference skips the line silently) or ``TOO_DEEP`` (the reference crashes: capture warns).
+
 Encoding offers ``compact_json`` (orjson's layout, used in tool summaries) and the
 ECMAScript number layout used by the canonical digest JSON, both on one iterative writer.
 
-Imports: standard library only.
+Imports: standard library only, and :mod:`cc_analytics.jsonline` (standard library only).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable, Iterator
-from json.decoder import scanstring  # type: ignore[attr-defined]  # C-accelerated
 from json.encoder import encode_basestring as quote  # C-accelerated, ensure_ascii=False
 from typing import Any
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_STRING_LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
+from cc_analytics.jsonline import MAX_DEPTH as MAX_DEPTH
+from cc_analytics.jsonline import DupDict as DupDict
+from cc_analytics.jsonline import LineError, LongInt, has_lone_surrogate, parse_text
+from cc_analytics.jsonline import _decode as _decode  # the fuzz targets compare the two parsers
+from cc_analytics.jsonline import _decode_any_depth as _decode_any_depth
+
 MISSING: Any = object()
 TOO_DEEP: Any = object()
-# The reference's native parser overflows its stack (a segfault) a little beyond 25,000 levels
-# on the default 8 MiB stack; deeper lines are skipped with a warning (docs/core-differences.md).
-MAX_DEPTH = 25_000
-
-
-class DupDict(dict):
-    """A JSON object that repeated a key: dict semantics (last value wins, first position kept),
-    plus ``first``, the first value of every key, for fields the transcript parser reads."""
-
-    __slots__ = ("first",)
-    first: dict[str, Any]
-
-
-class LongInt:
-    """A JSON integer with more digits than ``int()`` accepts (``sys.get_int_max_str_digits``).
-
-    Kept as its lexeme: nothing the parser reads needs its value, and converting it would
-    take time quadratic in its length.
-
-    Examples:
-        >>> LongInt("9" * 5000) == LongInt("9" * 5000), len(LongInt("9" * 5000).text)
-        (True, 5000)
-    """
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is LongInt and other.text == self.text
-
-    def __hash__(self) -> int:
-        return hash(self.text)
-
-    def __repr__(self) -> str:
-        return f"LongInt({self.text[:20]!r}…, {len(self.text)} digits)"
-
-
-def _pairs_to_dict(pairs: list[tuple[str, Any]]) -> dict:
-    obj = dict(pairs)
-    if len(obj) == len(pairs):
-        return obj
-    dup = DupDict(obj)
-    first: dict[str, Any] = {}
-    for key, value in pairs:
-        first.setdefault(key, value)
-    dup.first = first
-    return dup
-
-
-def _reject_constant(name: str) -> Any:
-    msg = f"non-standard JSON constant {name!r}"
-    raise ValueError(msg)
-
-
-def _int_or_long(lexeme: str) -> int | LongInt:
-    try:
-        return int(lexeme)
-    except ValueError:
-        return LongInt(lexeme)
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs_to_dict, parse_constant=_reject_constant)
-_decode = _DECODER.decode
-_scan_scalar = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_int_or_long).scan_once  # type: ignore[attr-defined]
-
-
-class _TooDeep(Exception):
-    pass
 
 
 def fget(obj: dict, key: str, default: Any = None) -> Any:
@@ -102,93 +40,6 @@ def fget(obj: dict, key: str, default: Any = None) -> Any:
     if type(obj) is DupDict:
         return obj.first.get(key, default)
     return obj.get(key, default)
-
-
-def _skip(text: str, idx: int) -> int:
-    """The index of the first non-whitespace character at or after ``idx``."""
-    match = _WHITESPACE.match(text, idx)  # ``[ \t\n\r]*`` matches everywhere, even empty
-    assert match is not None
-    return match.end()
-
-
-def _object_key(text: str, idx: int) -> tuple[str, int]:
-    if text[idx : idx + 1] != '"':
-        msg = f"expected a key at {idx}"
-        raise ValueError(msg)
-    key, idx = scanstring(text, idx + 1, True)
-    idx = _skip(text, idx)
-    if text[idx : idx + 1] != ":":
-        msg = f"expected ':' at {idx}"
-        raise ValueError(msg)
-    return key, _skip(text, idx + 1)
-
-
-def _decode_any_depth(text: str) -> Any:
-    """``_decode`` without recursion and without ``int()``'s digit limit.
-
-    Containers are kept on an explicit stack (at most ``MAX_DEPTH`` deep, else ``_TooDeep``);
-    scalars are read by the C scanner, so every value is the one ``json`` would build.
-    Raises ValueError when the text is not strict JSON.
-    """
-    skip = _skip
-    stack: list[list] = []  # [items, is_object, pending key]
-    idx = skip(text, 0)
-    while True:
-        ch = text[idx : idx + 1]
-        if ch == "[" or ch == "{":
-            if len(stack) >= MAX_DEPTH:
-                raise _TooDeep
-            idx = skip(text, idx + 1)
-            if text[idx : idx + 1] == ("]" if ch == "[" else "}"):
-                value: Any = [] if ch == "[" else {}
-                idx += 1
-            elif ch == "[":
-                stack.append([[], False, None])
-                continue
-            else:
-                key, idx = _object_key(text, idx)
-                stack.append([[], True, key])
-                continue
-        else:
-            try:
-                value, idx = _scan_scalar(text, idx)
-            except StopIteration:
-                msg = f"expected a value at {idx}"
-                raise ValueError(msg) from None
-        while stack:  # hand the finished value to its container, closing those that end here
-            frame = stack[-1]
-            items, is_object, key = frame
-            items.append((key, value) if is_object else value)
-            idx = skip(text, idx)
-            ch = text[idx : idx + 1]
-            if ch == ",":
-                idx = skip(text, idx + 1)
-                if is_object:
-                    frame[2], idx = _object_key(text, idx)
-                break
-            if ch != ("}" if is_object else "]"):
-                msg = f"expected ',' or a closing bracket at {idx}"
-                raise ValueError(msg)
-            idx += 1
-            stack.pop()
-            value = _pairs_to_dict(items) if is_object else items
-        else:
-            if skip(text, idx) != len(text):
-                msg = f"extra data at {idx}"
-                raise ValueError(msg)
-            return value
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    """Whether a string literal of valid JSON text escapes half a surrogate pair.
-
-    Read from the text, so that a shadowed duplicate key's value counts too.
-    """
-    for match in _STRING_LITERAL.finditer(text):
-        literal = match.group()
-        if _SURROGATE_ESCAPE.search(literal) and _SURROGATE.search(scanstring(literal, 1, True)[0]):
-            return True
-    return False
 
 
 def decode_line(line: bytes) -> Any:
@@ -200,7 +51,7 @@ def decode_line(line: bytes) -> Any:
     Examples:
         >>> decode_line(b'{"a": 1}')
         {'a': 1}
-        >>> decode_line(b'NaN') is MISSING, decode_line(b'"\\\\ud800"') is MISSING
+        >>> decode_line(b'NaN') is MISSING, decode_line(b'"\\ud800"') is MISSING
         (True, True)
         >>> len(decode_line(b"[" * 3000 + b"]" * 3000)), decode_line(b"[" * 30000) is TOO_DEEP
         (1, True)
@@ -210,17 +61,10 @@ def decode_line(line: bytes) -> Any:
     except UnicodeDecodeError:
         return MISSING
     try:
-        value = _decode(text)
-    except json.JSONDecodeError:
-        return MISSING
-    except (RecursionError, ValueError):  # deep nesting, a long integer (or NaN, rejected again)
-        try:
-            value = _decode_any_depth(text)
-        except ValueError:
-            return MISSING
-        except _TooDeep:
-            return TOO_DEEP
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(text):
+        value = parse_text(text)
+    except LineError as exc:
+        return TOO_DEEP if exc.too_deep else MISSING
+    if has_lone_surrogate(text):
         return MISSING
     return value
 

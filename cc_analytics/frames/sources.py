@@ -1,6 +1,6 @@
 """Transcript files as every loader sees them, whatever their format, and telling formats apart.
 
-Imports: the standard library and ``cc_analytics.errors`` only (the format registry,
+Imports: the standard library, ``cc_analytics.errors`` and ``cc_analytics.jsonline`` (the format registry,
 ``frames.registry``, when files are told apart or a plan is made). A source is a file, a folder
 (searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
 is read from its first lines, never from where it lies: each registered format's plugin is
@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import glob
 import io
-import json
 import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,6 +21,7 @@ from types import ModuleType
 from typing import BinaryIO, NamedTuple
 
 from cc_analytics.errors import InputError
+from cc_analytics.jsonline import safe_loads
 
 SUFFIX = ".jsonl"
 GLOB_CHARS = frozenset("*?[")
@@ -136,10 +136,7 @@ def _first_object(handle: BinaryIO) -> tuple[bytes, dict[str, object] | None]:
             end = head.find(b"\n", start)
         last = end < 0
         line = head[start:] if last else head[start:end]
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
-            value = None
+        value = safe_loads(line)  # None for a broken line, whatever its bytes
         if isinstance(value, dict):
             return head, value
         if last:

@@ -454,6 +454,8 @@ class Oracle:
         if self.proc.stdin:
             self.proc.stdin.close()
         self.proc.wait(timeout=30)
+        if self.proc.stdout:  # else a ResourceWarning whenever the collector frees it (a later test's)
+            self.proc.stdout.close()
 
 
 @pytest.fixture(scope="module")

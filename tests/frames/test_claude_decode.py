@@ -177,7 +177,8 @@ AWKWARD_PROBLEMS = [
     (19, "assistant line without a message object"),
     (20, "user message content is neither a string nor a list"),
     (22, "user line without string uuid"),
-    (26, "invalid JSON: number is infinity when parsed as double"),  # and an integer beyond 64 bits
+    # Line 26 (1e400 and an integer beyond 64 bits) was a problem, for orjson's reason; it is
+    # strict JSON, which the JSON line policy reads (the reference reads it too).
     (27, "not a JSON object (array)"),
     (28, "missing or non-string 'type'"),
     (29, "line starts with a UTF-8 byte-order mark"),

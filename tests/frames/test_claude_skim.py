@@ -308,7 +308,7 @@ def clean_lines() -> list[bytes]:
     ]
 
 
-DECLINED = HOSTILE[0]  # a repeated key: the Python walker reads it
+DECLINED = HOSTILE[3]  # an escaped key: the Python walker reads it (a repeated key no longer is one)
 LAYOUTS = {
     "empty": b"",
     "one LF": b"\n",

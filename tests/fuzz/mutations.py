@@ -371,7 +371,10 @@ NAMES = [
     "0b7e5c1a-7d2e-4c1b-9a55-2f0e8d3c4a10", "sessions", "~", "$HOME", "a,b",
 ]  # fmt: skip
 KINDS = ["file", "file", "file", "folder", "folder", "link-file", "link-folder", "link-up", "broken", "loop", "fifo"]
-CONTENTS = ["claude", "chainless", "summary", "empty", "blank", "random", "claude-then-chainless", "chainless-late"]
+CONTENTS = [
+    "claude", "chainless", "summary", "empty", "blank", "random", "claude-then-chainless", "chainless-late",
+    "claude-deep-head", "chainless-deep-head",
+]  # fmt: skip
 SUMMARY_LINE = b'{"type":"summary","summary":"Fixing the build","leafUuid":"00000000-0000-4000-8000-000000000001"}'
 
 
@@ -420,4 +423,16 @@ def _content(draw: st.DrawFn, content: str) -> bytes:
         return draw(st.sampled_from(line_seeds())) + b"\n" + draw(st.sampled_from(chainless_line_seeds())) + b"\n"
     if content == "chainless-late":  # a chainless envelope after lines that are not objects
         return b"[]\n42\nnot json\n" + draw(st.sampled_from(chainless_line_seeds())) + b"\n"
+    if content == "claude-deep-head":  # the first line nested deep (any shape), then transcript lines
+        head = dump(deep(draw)).encode()
+        return head + b"\n" + b"\n".join(draw(st.lists(st.sampled_from(line_seeds()), min_size=1, max_size=3))) + b"\n"
+    if content == "chainless-deep-head":  # arrays only: a first object decides the format
+        depth = draw(st.sampled_from(DEPTHS))
+        head = b"[" * depth + draw(st.sampled_from([b"]" * depth, b""]))
+        return (
+            head
+            + b"\n"
+            + b"\n".join(draw(st.lists(st.sampled_from(chainless_line_seeds()), min_size=1, max_size=3)))
+            + b"\n"
+        )
     return b""

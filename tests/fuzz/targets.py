@@ -430,6 +430,8 @@ def _check_tree(root: Path, made: list[tuple[mutations.Entry, Path]]) -> list[Pa
     for entry, path in made:
         if entry.kind == "file" and path in walked and entry.content in ("summary", "empty", "blank"):
             assert sniff_format(path) == "claude-code", f"{entry.content} file sniffed as ChainlessChain"
+        if entry.kind == "file" and path in walked and entry.content == "chainless-deep-head":
+            assert sniff_format(path) == "chainlesschain", "a deeply nested first line hid the format"
     assert {os.path.realpath(f.path) for f in discover([root])} == distinct, "discover"
     planned = [f.path.name for files in plan(root).values() for f in files]
     assert len(planned) == len(distinct), f"plan: {planned} of {[p.name for p in walked]}"
@@ -449,8 +451,14 @@ def run_discovery(batch: list[tuple[mutations.Entry, ...]]) -> None:
         tables = front.read_tables(roots)
         assert tables.sessions.schema == schema.SESSIONS_SCHEMA
         whole_file = set(tables.problems.filter(pl.col("line").is_null())["source_file"])
+        first_lines = set(tables.problems.filter(pl.col("line") == 1)["source_file"])
         for root, made in zip(roots, trees, strict=True):
             for entry, path in made:
+                if entry.kind == "file" and entry.content == "claude-deep-head" and path in walked[root]:
+                    # never an event (not an object, or no type), read or not: a problem, the rest read
+                    assert shown(str(path)) in first_lines or os.path.realpath(path) in {
+                        os.path.realpath(p) for p in walked[root] if p != path
+                    }, f"the deep first line of {path.name!r} is no problems row"
                 if entry.kind not in UNREADABLE_KINDS or path not in walked[root] or shown(str(path)) in whole_file:
                     continue
                 # the same thing under another name (a link to it) may have been the one reported

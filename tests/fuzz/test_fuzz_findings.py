@@ -95,7 +95,10 @@ def test_a_deep_line_with_a_repeated_key_reads_the_same_whatever_the_callers_sta
     eager_deep_in_the_stack = _at_stack_depth(400, lambda: ccf.read_tables(path).turns)
 
     assert lazy.equals(eager_deep_in_the_stack)
-    assert lazy.height == 2  # orjson's reading of the deep line: the last "type" wins
+    # The JSON line policy: the first "type" (an array) wins at any depth and any length, as
+    # the reference reads it, so the line is a problem (orjson's reading kept the last before).
+    assert lazy.height == 1
+    assert ccf.read_problems(path)["reason"].to_list() == ["missing or non-string 'type'"]
 
 
 def test_chainless_values_nested_deeper_than_python_or_orjson_write_are_read(tmp_path: Path):

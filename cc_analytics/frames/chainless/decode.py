@@ -1,12 +1,16 @@
 """The one line walker of ChainlessChain transcripts: bytes in, Polars frames out.
 
-Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.sources`` and
-``frames.chainless``'s ``schema`` and ``jsvalues``. This is the only place that looks at
-individual lines, and every line rule of ``cc-context.md`` §3–6 is applied here once:
+Imports: orjson, polars, the standard library, ``jsonline``, ``frames.lines``,
+``frames.estimate``, ``frames.sources`` and ``frames.chainless``'s ``schema`` and ``jsvalues``.
+This is the only place that looks at individual lines, and every line rule of ``cc-context.md``
+§3–6 is applied here once:
 
-* lines are split on LF, one trailing CR dropped, empty lines skipped; each line is parsed
-  strictly as ECMAScript ``JSON.parse`` would (orjson, then the standard library for what
-  JavaScript accepts and orjson refuses); a line that does not parse is a problem row;
+* lines are split on LF, one trailing CR dropped, empty lines skipped; each line is read by
+  the JSON line policy under its ``ECMASCRIPT`` rules (``frames.lines.read_value``), strictly
+  as ``JSON.parse`` reads it: invalid UTF-8 as U+FFFD, lone surrogates kept, the last of a
+  repeated key, ``1e400`` as Infinity. A line that breaks the policy is a problem row; that
+  includes nesting deeper than ``jsonline.MAX_DEPTH`` (25,000 levels), which JavaScript would
+  read (spec §12.5): the one limit of every format, far beyond any transcript;
 * lines that parse to non-objects are events of no type; a JSON ``null`` before the first
   ``session_start`` hides the header (§5);
 * the header is the first ``session_start``; the recorded window is the last main-model
@@ -45,10 +49,11 @@ from cc_analytics.frames.chainless.jsvalues import (
     is_js_number,
     js_string,
     js_truthy,
-    parse_line,
 )
 from cc_analytics.frames.estimate import content_text, js_stringify, text_tokens, well_formed
+from cc_analytics.frames.lines import read_value
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
+from cc_analytics.jsonline import ECMASCRIPT, LineError
 
 MESSAGE_EVENT_TYPES = frozenset({"user_message", "assistant_message", "system"})
 CHECKPOINT_EVENT_TYPES = frozenset({"compact", "checkpoint_timeline_commit"})
@@ -242,8 +247,7 @@ class Walker:
         add_line, add_type, add_stamp = core[S.LINE].append, core[S.TYPE].append, core[S.TIMESTAMP].append
         add_is_object, add_is_null = core[S.IS_OBJECT].append, core[S.IS_NULL].append
         first_row = len(core[S.LINE])
-        loads = orjson.loads
-        decode_error = orjson.JSONDecodeError
+        read = read_value
         message_types = MESSAGE_EVENT_TYPES
         header: tuple[str, str] | None = None
         last_main: dict[str, Any] | None = None
@@ -259,14 +263,11 @@ class Walker:
                 if not line:
                     continue
             try:
-                value = loads(line)
-                strict = True
-            except decode_error:
-                ok, value, reason = parse_line(line)
-                if not ok:
-                    self._problem(file, number, TRUNCATED if number == torn else NOT_STRICT_JSON.format(reason))
-                    continue
-                strict = False
+                # strict: orjson's reading, so every string is well-formed and every number finite
+                value, strict = read(line, ECMASCRIPT)
+            except LineError as exc:
+                self._problem(file, number, TRUNCATED if number == torn else NOT_STRICT_JSON.format(exc.reason))
+                continue
             is_object = type(value) is dict
             if history:
                 add_line(number)
@@ -279,7 +280,7 @@ class Walker:
                     add_type(None)
                     add_stamp(None)
                 continue
-            # orjson numbers are finite; the fallback parser's may not be (1e400, 400 digits).
+            # orjson numbers are finite; the policy's may not be (1e400, 400 digits).
             stamp = value.get("timestamp")
             if type(stamp) is int or type(stamp) is float:
                 if not strict:

@@ -1,51 +1,19 @@
-"""JSON values as ECMAScript sees them: the strict line parse, truthiness, ``String(v)``, numbers.
+"""JSON values as ECMAScript sees them: truthiness, ``String(v)``, numbers.
 
-Imports: orjson, the standard library and ``frames.estimate`` (``JSON.stringify``). ChainlessChain
-is a JavaScript program; where Python and JavaScript disagree on a decoded value (a boolean
-is never a number, ``1e400`` parses to Infinity, ``String([1, null])`` is ``"1,"``), the
-decoder asks here.
+Imports: the standard library and ``frames.estimate`` (``JSON.stringify``). ChainlessChain is a
+JavaScript program; where Python and JavaScript disagree on a decoded value (a boolean is never
+a number, ``1e400`` parses to Infinity, ``String([1, null])`` is ``"1,"``), the decoder asks
+here. Lines are parsed as ``JSON.parse`` would by the JSON line policy (``jsonline.ECMASCRIPT``).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
-import orjson
-
 from cc_analytics.frames.estimate import js_stringify
 
-
-class _Reject(ValueError):
-    pass
-
-
 _END = object()
-
-
-def _reject_constant(name: str) -> Any:
-    raise _Reject(name)
-
-
-def parse_line(raw: bytes) -> tuple[bool, Any, str | None]:
-    """Strictly parse one line as ECMAScript ``JSON.parse`` would: ``(ok, value, reason)``.
-
-    Examples:
-        >>> parse_line(b'{"a":1}'), parse_line(b"NaN")[0], parse_line(b'"\\\\ud800"')[0]
-        ((True, {'a': 1}, None), False, True)
-    """
-    try:
-        return True, orjson.loads(raw), None
-    except orjson.JSONDecodeError as exc:
-        first_error = str(exc)
-    text = raw.decode("utf-8", "replace")
-    # orjson refuses what JavaScript accepts: lone surrogate escapes, 1e400 (Infinity),
-    # and nesting deeper than 1024. The standard library parser takes those.
-    try:
-        return True, json.loads(text, parse_constant=_reject_constant), None
-    except (ValueError, RecursionError):
-        return False, None, first_error.split(":")[0]
 
 
 def js_truthy(value: Any) -> bool:

@@ -1,13 +1,21 @@
 /* A line skimmer for the Claude Code walker (cc_analytics/frames/claude/decode.py).
  *
  * skim(raw, start, end, row, flags) reads the bytes raw[start:end] as one strict JSON line in a
- * single pass (full validation: UTF-8, escapes, numbers, duplicate keys, nesting) and picks the
- * fields the walker reads. It returns a flat tuple of exactly what the walker would append for
- * that line, or None: "decline, let the Python walker read this line". It declines every line
- * on which a walker rule fires (a problem row, a fallback, a field of an unexpected type) and
- * every line with a subtlety it does not handle itself (a repeated key, an escaped key, an
- * integer beyond 64 bits, a float or a non-boolean flag where a field is read, ...). The rules
+ * single pass (full validation: UTF-8, escapes, numbers, nesting) and picks the fields the walker
+ * reads. It returns a flat tuple of exactly what the walker would append for that line, or None:
+ * "decline, let the Python walker read this line". It declines every line on which a walker rule
+ * fires (a problem row, a fallback, a field of an unexpected type) and every line with a
+ * subtlety it does not handle itself (an escaped key, an integer beyond 64 bits, a float or a
+ * non-boolean flag where a field is read, a repeated key inside a tool input, ...). The rules
  * live in Python; this only accepts the lines on which none fires.
+ *
+ * It reads a line as the JSON line policy does (cc_analytics/jsonline.py; a test holds the two
+ * constants equal, exposed here as MAX_DEPTH and DUPLICATE_KEYS): nesting up to MAX_DEPTH levels,
+ * validated with an explicit stack rather than recursion wherever no field is read (skip_value),
+ * so any thread's stack holds it; and where a key repeats, the first occurrence of a field it
+ * reads wins (a later one is validated and skipped). Keys that repeat where no field is read
+ * change nothing it keeps, except inside a tool input, whose text then is not what orjson
+ * writes of it (the last wins there): such a line is declined.
  *
  * flags: 1 = identity (uuid, session id, agent id), 2 = blocks (measure content blocks).
  *
@@ -46,7 +54,8 @@
 #include <emmintrin.h>
 #endif
 
-#define MAX_DEPTH 128
+#define MAX_DEPTH 25000      /* jsonline.MAX_DEPTH */
+#define DUPLICATE_KEYS "first" /* jsonline.DUPLICATE_KEYS */
 #define RESULT_SIZE 26
 
 typedef enum { J_ABSENT = 0, J_NULL, J_TRUE, J_FALSE, J_INT, J_FLOAT, J_STR, J_ARR, J_OBJ } JType;
@@ -125,6 +134,13 @@ static Span *keys_buf = NULL;
 static Py_ssize_t keys_cap = 0, keys_len = 0;
 static char *text_buf = NULL;
 static Py_ssize_t text_cap = 0;
+/* The open containers of skip_value: the closing bracket and where the object's keys start. */
+typedef struct {
+    uint8_t close;
+    Py_ssize_t base;
+} Level;
+static Level *levels_buf = NULL;
+static Py_ssize_t levels_cap = 0;
 
 static PyObject *k_prompt, *k_text, *k_thinking, *k_tool_use, *k_tool_result, *k_system;
 static PyObject *s_user, *s_assistant, *s_system, *s_attachment;
@@ -590,9 +606,10 @@ static inline int after_item(Parser *P, uint8_t close) {
     return *P->p == close ? 2 : 0;
 }
 
+/* An object some field is read from (ctx is not C_SKIP): each key's value goes to its slot, the
+ * first occurrence of a key only (jsonline.DUPLICATE_KEYS); others are validated and skipped. */
 static int parse_object(Parser *P, Val *out, Ctx ctx) {
     Val scratch;
-    Py_ssize_t base = keys_len;
     const uint8_t *start = P->p;
     P->p++;
     skip_ws(P);
@@ -605,14 +622,17 @@ static int parse_object(Parser *P, Val *out, Ctx ctx) {
             Val key;
             if (!parse_string(P, &key)) return 0;
             if (key.escaped) return 0;
-            if (!push_key(key.s, key.e)) return 0;
             skip_ws(P);
             if (P->p >= P->end || *P->p != ':') return 0;
             P->p++;
             skip_ws(P);
             if (P->p >= P->end) return 0;
             Ctx sub = C_SKIP;
-            Val *slot = ctx == C_SKIP ? NULL : target(P, ctx, key.s, key.e - key.s, &sub);
+            Val *slot = target(P, ctx, key.s, key.e - key.s, &sub);
+            if (slot != NULL && slot->t != J_ABSENT) { /* a repeated key: the first one was read */
+                slot = NULL;
+                sub = C_SKIP;
+            }
             if (slot == NULL) slot = &scratch;
             if (slot == &P->block->input) {
                 /* A tool input: is its span exactly what orjson.dumps writes of it? */
@@ -635,8 +655,6 @@ static int parse_object(Parser *P, Val *out, Ctx ctx) {
         }
     }
     P->p++;
-    if (repeated(base)) return 0;
-    keys_len = base;
     out->t = J_OBJ;
     out->s = start;
     out->e = P->p;
@@ -693,20 +711,80 @@ static int parse_array(Parser *P, Val *out, Ctx ctx) {
     return 1;
 }
 
-/* The value at P->p (no whitespace before it). Objects and arrays take ctx when it is theirs. */
+/* An array or an object at P->p from which no field is read, validated without recursion (its
+ * nesting counts in P->depth against MAX_DEPTH). Inside a tool input (canonical_depth) a
+ * repeated key makes the input's text other than what orjson writes of it. */
+static int skip_value(Parser *P, Val *out) {
+    const uint8_t *start = P->p;
+    int keys = P->canonical_depth > 0;
+    Py_ssize_t top = 0;
+    Level *level;
+    Val scalar;
+    for (;;) { /* P->p is at an opening bracket */
+        if (++P->depth > MAX_DEPTH) return 0;
+        if (top == levels_cap) {
+            Py_ssize_t cap = levels_cap ? levels_cap * 2 : 64;
+            Level *grown = realloc(levels_buf, (size_t)cap * sizeof(Level));
+            if (!grown) return 0;
+            levels_buf = grown;
+            levels_cap = cap;
+        }
+        level = &levels_buf[top++];
+        level->close = *P->p == '{' ? '}' : ']';
+        level->base = keys_len;
+        P->p++;
+        skip_ws(P);
+        if (P->p >= P->end) return 0;
+        if (top == 1) out->empty = *P->p == level->close;
+        if (*P->p == level->close) goto closing;
+    member:
+        if (level->close == '}') {
+            Val key;
+            if (*P->p != '"' || !parse_string(P, &key) || key.escaped) return 0;
+            if (keys && !push_key(key.s, key.e)) return 0;
+            skip_ws(P);
+            if (P->p >= P->end || *P->p != ':') return 0;
+            P->p++;
+            skip_ws(P);
+            if (P->p >= P->end) return 0;
+        }
+        if (*P->p == '{' || *P->p == '[') continue; /* open it */
+        if (!parse_value(P, &scalar, C_SKIP)) return 0;
+        for (;;) { /* after a value: the next member, or the closing bracket */
+            int next = after_item(P, level->close);
+            if (next == 1) goto member;
+            if (next == 0) return 0;
+        closing:
+            P->p++;
+            P->depth--;
+            if (keys && level->close == '}') {
+                if (repeated(level->base)) P->canonical = 0;
+                keys_len = level->base;
+            }
+            if (--top == 0) {
+                out->t = *start == '{' ? J_OBJ : J_ARR;
+                out->s = start;
+                out->e = P->p;
+                return 1;
+            }
+            level = &levels_buf[top - 1];
+        }
+    }
+}
+
+/* The value at P->p (no whitespace before it). Objects and arrays take ctx when it is theirs;
+ * the others are skipped (skip_value), so recursion is only as deep as the contexts nest. */
 static int parse_value(Parser *P, Val *out, Ctx ctx) {
     switch (*P->p) {
     case '{':
     case '[': {
+        int own = *P->p == '{' ? ctx == C_TOP || ctx == C_MESSAGE || ctx == C_BLOCK || ctx == C_ITEM ||
+                                     ctx == C_USAGE || ctx == C_CREATION || ctx == C_SERVER || ctx == C_ATTACH ||
+                                     ctx == C_COMPACT
+                               : ctx == C_CONTENT || ctx == C_RESULTS;
+        if (!own) return skip_value(P, out);
         if (++P->depth > MAX_DEPTH) return 0;
-        int ok;
-        if (*P->p == '{') {
-            int object_ctx = ctx == C_TOP || ctx == C_MESSAGE || ctx == C_BLOCK || ctx == C_ITEM || ctx == C_USAGE ||
-                             ctx == C_CREATION || ctx == C_SERVER || ctx == C_ATTACH || ctx == C_COMPACT;
-            ok = parse_object(P, out, object_ctx ? ctx : C_SKIP);
-        } else {
-            ok = parse_array(P, out, (ctx == C_CONTENT || ctx == C_RESULTS) ? ctx : C_SKIP);
-        }
+        int ok = *P->p == '{' ? parse_object(P, out, ctx) : parse_array(P, out, ctx);
         P->depth--;
         return ok;
     }
@@ -2038,7 +2116,9 @@ PyMODINIT_FUNC PyInit__skim(void) {
     if (PyType_Ready(&ColumnType) < 0) return NULL;
     PyObject *module = PyModule_Create(&skim_module);
     if (!module) return NULL;
-    if (PyModule_AddObjectRef(module, "Column", (PyObject *)&ColumnType) < 0) {
+    if (PyModule_AddObjectRef(module, "Column", (PyObject *)&ColumnType) < 0 ||
+        PyModule_AddIntConstant(module, "MAX_DEPTH", MAX_DEPTH) < 0 ||
+        PyModule_AddStringConstant(module, "DUPLICATE_KEYS", DUPLICATE_KEYS) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -1,19 +1,22 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: the standard library, ``frames.sources`` (reading a file), ``frames.memory`` (the
-collector's pause), ``frames.engine`` (the batch size, when asked for) and ``frames.claude``'s ``schema``/``discovery``; orjson at
+Imports: the standard library, ``jsonline`` (the JSON line policy), ``frames.sources``
+(reading a file), ``frames.memory`` (the collector's pause), ``frames.engine`` (the batch size,
+when asked for) and ``frames.claude``'s ``schema``/``discovery``; ``frames.lines`` (orjson) at
 the first line read in Python, ``frames.estimate`` when blocks are measured, polars and
 ``buckets`` only where frames are built (:func:`frames_of`), so a worker process that only
 walks lines (:func:`walk_files`) never imports Polars, and a caller that wants only the
 requests (:data:`REQUESTS`, ``cc-analytics statusline``) starts quickly. This is the one place
-that loops over lines in Python (orjson decodes each line, a few ``dict.get`` calls pick the
-fields); everything after it is vectorised Polars.
+that loops over lines in Python (``frames.lines`` decodes each line, a few ``dict.get`` calls
+pick the fields); everything after it is vectorised Polars.
 
 For the profiles that keep no text, an optional C skimmer (``_skim.c``, built when a compiler
 is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off) walks a file's lines first, each in one
-strict pass, and appends what the walker would. It accepts only lines on which no rule fires
-(no problem, no fallback, no repeated or escaped key) and stops at the first other line, which
-the Python walker reads as it always did before handing the rest of the file back. A file of
+strict pass, and appends what the walker would. It reads a line as the JSON line policy does
+(its depth limit and first-wins are the policy's: a test holds them equal), accepts only lines
+on which no rule fires (no problem, no fallback, no escaped key, no repeated key inside a tool
+input) and stops at the first other line, which the Python walker reads as it always did
+before handing the rest of the file back. A file of
 clean lines is one call, and orjson is never imported for it. The batch profiles
 (:attr:`Profile.columnar`) keep their columns in the extension's typed columns rather than
 lists: Arrow buffers that both walkers append to and Polars takes through the Arrow PyCapsule
@@ -26,13 +29,16 @@ reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` 
 line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`, and
 :data:`REQUESTS` keeps the summary's columns without looking at content blocks at all.
 
-Lines are cut on LF only; a line of ASCII whitespace is skipped; a line that is not strict
-JSON (invalid UTF-8, a BOM, ``NaN``, lone surrogates, raw control characters, trailing
-garbage), is not an object, has no string ``type``, or an envelope line (user, assistant,
-system, attachment) without string ``uuid``/``sessionId``/``timestamp`` becomes a problem row
-and is left out. Numbers beyond double range are read (orjson refuses them, strict JSON does
-not). Where a key repeats, the first occurrence wins, as the reference reads its fields. A
-line with a year-0 timestamp is left out too (Claude Code never writes one; the reference
+Lines are cut on LF only; a line of ASCII whitespace is skipped; each line is read by the
+JSON line policy (:mod:`cc_analytics.jsonline`) under :data:`RULES`, whatever its length: a
+line that breaks it (invalid UTF-8, a BOM, ``NaN``, lone surrogates, raw control characters,
+trailing garbage, nesting deeper than ``jsonline.MAX_DEPTH``), is not an object, has no string
+``type``, or an envelope line (user, assistant, system, attachment) without string
+``uuid``/``sessionId``/``timestamp`` becomes a problem row and is left out. Numbers beyond
+double range read as infinity and integers are exact at any length. Where a key repeats, the
+first occurrence wins, as the reference reads its fields, except inside tool inputs and
+``toolUseResult`` (the last, as the reference stores them). A line with a year-0 timestamp is
+left out too (Claude Code never writes one; the reference
 parser drops it). Fields of the wrong type are read as null and reported, and the rest of
 the line is kept. A file that cannot be read is one problem row with a null ``line``.
 
@@ -44,10 +50,9 @@ row number, and they are scattered into full columns once per batch.
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
-import re
+import reprlib
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -56,6 +61,7 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.memory import no_cycle_collection
 from cc_analytics.frames.sources import read_transcript
+from cc_analytics.jsonline import BOM, INT64_MAX, INT64_MIN, LineError, LongInt, Rules
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -91,19 +97,12 @@ USAGE_FIELDS = (
 TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.f%:z"
 FAST_TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S%.fZ"
 NULL_USAGE = (None, None, None, None)
-# Token counts are Int64 columns: a count beyond is a problem, not a value (nor a crash).
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-# Lines up to this size are checked for duplicate keys (see _first_wins); a compact line
-# re-encodes to its own length, so only lines that do not are parsed a second time.
-DUPLICATE_CHECK_BYTES = 8192
-# Deeper lines are not re-read for duplicate keys (see _first_wins): Python's parser takes two
-# stack levels per nesting level, and a loader may already have used a few hundred.
-FIRST_WINS_MAX_DEPTH = 200
-OPENING = frozenset(b"[{")
-_STRING_LITERAL = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+# Token counts are Int64 columns (INT64_MIN..INT64_MAX): a count beyond is a problem, not a
+# value (nor a crash).
 # Values stored as JSON by the reference keep Python dict semantics (last duplicate wins).
 LAST_WINS_KEYS = frozenset(("input", "toolUseResult"))
+# How a line is read (the JSON line policy, with the reference's last-wins values).
+RULES = Rules(last_wins_under=LAST_WINS_KEYS)
 
 # Columns every profile keeps, then what the turns and the events frame add.
 SUMMARY_COLUMNS = (
@@ -674,12 +673,9 @@ def _walk(
     path_agent = transcript.agent_id
     texts = profile.texts
     identity = texts or profile.identity
-    # orjson is imported at the first line the skimmer leaves to Python (importing it takes
-    # longer than walking a small transcript, and ``cc-analytics statusline`` starts fast).
-    loads: Any = None
-    dumps: Any = None
-    decode_error: Any = None
-    encode_error: Any = None
+    # frames.lines (orjson) is imported at the first line the skimmer leaves to Python (importing
+    # it takes longer than walking a small transcript, and ``cc-analytics statusline`` starts fast).
+    read: Any = None
     add_line = columns[S.LINE].append
     add_type = columns[S.TYPE].append
     add_subtype = columns[S.SUBTYPE].append
@@ -722,7 +718,7 @@ def _walk(
     # cwd only on the first line of a file that has one, version only where it changes (the
     # skimmer reads and updates this state too, for the lines it keeps).
     state: list[Any] = [True, None]
-    # Lines are zero-copy slices of ``raw`` (orjson reads a memoryview as it reads bytes).
+    # Lines are zero-copy slices of ``raw`` (frames.lines reads a memoryview as it reads bytes).
     view = memoryview(raw)
     find = raw.find
     size = len(raw)
@@ -745,38 +741,20 @@ def _walk(
                 position = end + 1
                 continue
         position = end + 1
-        length = end - start
         if raw[start] == 0x7B:  # "{": the line is not blank
             line: Any = view[start:end]
         else:
             line = raw[start:end]
             if line.isspace():
                 continue
-        if loads is None:
-            import orjson
-
-            loads, dumps, decode_error, encode_error = (
-                orjson.loads,
-                orjson.dumps,
-                orjson.JSONDecodeError,
-                orjson.JSONEncodeError,
-            )
+        if read is None:
+            from cc_analytics.frames.lines import read_line as read
         try:
-            obj = loads(line)
-        except decode_error as exc:
-            line = bytes(line)
-            obj = _lenient_number_parse(line, exc)
-            if obj is None:
-                # Only a last line without its newline ends at the end of the data.
-                problems.append((source, number, _parse_reason(line, exc, truncated=end == size)))
-                continue
-        if length <= DUPLICATE_CHECK_BYTES:
-            try:
-                compact_length = len(dumps(obj))
-            except encode_error:  # nested too deep for orjson to write: re-read it
-                compact_length = -1
-            if compact_length != length:
-                obj = _first_wins(bytes(line), obj)
+            obj = read(line, RULES)
+        except LineError as exc:
+            # Only a last line without its newline ends at the end of the data.
+            problems.append((source, number, _parse_reason(line, exc, truncated=end == size)))
+            continue
         if type(obj) is not dict:
             problems.append((source, number, f"not a JSON object ({_json_kind(obj)})"))
             continue
@@ -1016,13 +994,16 @@ def _assistant_blocks(
 
 
 def _compact(value: Any) -> bytes:
-    """Compact JSON of a tool input (integers beyond 64 bits go through the standard library)."""
+    """Compact JSON of a tool input, as orjson writes it (what orjson cannot write, integers
+    beyond 64 bits and nesting beyond 255 levels, in the same layout by the core's writer)."""
     import orjson
 
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+        from cc_analytics.core.jsontext import compact_json
+
+        return compact_json(value).encode()
 
 
 def _usage(usage: Any, problems: Problems, source: str, number: int) -> tuple[int | None, ...]:
@@ -1039,8 +1020,8 @@ def _usage(usage: Any, problems: Problems, source: str, number: int) -> tuple[in
         elif value is None:
             values.append(0)
         else:
-            noun = "an integer" if type(value) is not int else "a 64-bit integer"
-            problems.append((source, number, f"usage.{field} is not {noun} ({value!r:.40})"))
+            noun = "a 64-bit integer" if _is_integer(value) else "an integer"
+            problems.append((source, number, f"usage.{field} is not {noun} ({_shown(value)})"))
             values.append(None)
     return tuple(values)
 
@@ -1078,58 +1059,13 @@ def _pricing(
         if value is None or (type(value) is kind and (kind is str or _integer(value) is not None)):
             checked.append(value)
         else:
-            noun = "a string" if kind is str else "an integer" if type(value) is not int else "a 64-bit integer"
-            problems.append((source, number, f"usage.{field} is not {noun} ({value!r:.40})"))
+            noun = "a string" if kind is str else "a 64-bit integer" if _is_integer(value) else "an integer"
+            problems.append((source, number, f"usage.{field} is not {noun} ({_shown(value)})"))
             checked.append(None)
     for field, value in (("cache_creation", creation), ("server_tool_use", server)):
         if value is not None and type(value) is not dict:
             problems.append((source, number, f"usage.{field} is not an object ({_json_kind(value)})"))
     return row, *checked
-
-
-class _Pairs(list):
-    """An object's key/value pairs as written, duplicates included."""
-
-
-def _first_wins(line: bytes, parsed: Any) -> Any:
-    """Re-read a line whose keys may repeat: the first occurrence wins (as the reference reads
-    its fields), except inside tool inputs and ``toolUseResult`` where the last one does.
-
-    A line nested deeper than ``FIRST_WINS_MAX_DEPTH`` keeps orjson's reading (the last
-    duplicate wins): Python's parser recurses once per level, so whether it fit would depend
-    on how deep the caller's stack already is, and two loaders would read the line differently.
-    """
-    if line.count(b"[") + line.count(b"{") > FIRST_WINS_MAX_DEPTH and _depth(line) > FIRST_WINS_MAX_DEPTH:
-        return parsed
-    try:
-        return _resolve(json.loads(line, object_pairs_hook=_Pairs), first=True)
-    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack
-        return parsed
-
-
-def _depth(line: bytes) -> int:
-    """How deep the arrays and objects of a JSON line nest (brackets inside strings left out)."""
-    depth = deepest = 0
-    for bracket in _NOT_BRACKET.sub(b"", _STRING_LITERAL.sub(b"", line)):
-        if bracket in OPENING:
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
-
-
-def _resolve(value: Any, *, first: bool) -> Any:
-    if isinstance(value, _Pairs):
-        out: dict[str, Any] = {}
-        for key, item in value:
-            if first and key in out:
-                continue
-            out[key] = _resolve(item, first=first and key not in LAST_WINS_KEYS)
-        return out
-    if isinstance(value, list):
-        return [_resolve(item, first=first) for item in value]
-    return value
 
 
 def _string(value: Any) -> str | None:
@@ -1141,44 +1077,31 @@ def _integer(value: Any) -> int | None:
     return value if type(value) is int and INT64_MIN <= value <= INT64_MAX else None
 
 
+def _is_integer(value: Any) -> bool:
+    return type(value) is int or type(value) is LongInt
+
+
+def _shown(value: Any) -> str:
+    """A value in a problem's reason: its repr, cut at 40 characters (a long integer's digits;
+    an array or object shown a few levels deep, as it may nest deeper than ``repr`` recurses)."""
+    if type(value) is LongInt:
+        return value.text[:40]
+    if type(value) is list or type(value) is dict:
+        return f"{reprlib.repr(value):.40}"
+    return f"{value!r:.40}"
+
+
 def _json_kind(value: Any) -> str:
-    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean", LongInt: "number"}.get(
         type(value), "null" if value is None else type(value).__name__
     )
 
 
-def _lenient_number_parse(line: bytes, exc: Exception) -> Any:
-    """Accept what strict JSON allows but orjson refuses: numbers beyond double range."""
-    if "infinity" not in str(exc):
-        return None
-    try:
-        text = line.decode("utf-8")
-        value = json.loads(text, parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested deeper than Python's stack
-        return None
-    return value if _well_formed_json(value) else None
-
-
-def _reject_constant(name: str) -> float:
-    msg = f"{name} is not JSON"
-    raise ValueError(msg)
-
-
-def _well_formed_json(value: Any) -> bool:
-    # Python's parser accepts lone-surrogate escapes; strict JSON text never holds one.
-    import orjson
-
-    try:
-        orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        return False
-    return True
-
-
-def _parse_reason(line: bytes, exc: Exception, *, truncated: bool) -> str:
+def _parse_reason(line: bytes | memoryview, exc: LineError, *, truncated: bool) -> str:
     if truncated:
         return "truncated last line (the file may still be being written)"
-    if line.startswith(b"\xef\xbb\xbf"):
+    if line[:3] == BOM:
         return "line starts with a UTF-8 byte-order mark"
-    message = str(exc).split(":", 1)[0]
-    return f"invalid JSON: {message}"
+    if exc.too_deep:
+        return f"line {exc.reason}"
+    return f"invalid JSON: {exc.reason}"
