@@ -7,6 +7,14 @@ the same signatures. Sources are told apart by content
 sessions, turns, requests and problems of every format share one schema (``frames.schema``)
 and are concatenated as they are, with a ``format`` column. A source that is an archive
 (``cc_analytics.archive``) is read from its Parquet tables instead.
+
+Every verb takes ``workers``, the processes that decode, this one included: ``1`` (the default)
+reads in this process; ``None`` lets the batch engine choose: one process for sources up to 96
+MiB, two above (never more than the machine's cores), which is what the command line does; a
+number asks for that many. Worker processes are started with ``spawn``: a script that asks for
+them keeps its code under ``if __name__ == "__main__":`` (the engine says so when it is
+missing); a notebook needs nothing. ``on_progress(done_bytes, total_bytes)`` is called as
+batches finish.
 """
 
 from __future__ import annotations
