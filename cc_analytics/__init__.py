@@ -19,6 +19,7 @@ Examples:
 
 from __future__ import annotations
 
+from cc_analytics.frames.plugin import FRONT
 from cc_analytics.lazy import lazy_exports
 
 __version__ = "0.2.0"
@@ -27,26 +28,7 @@ _EXPORTS = {
     "CCAnalyticsError": "cc_analytics.errors",
     "InputError": "cc_analytics.errors",
     "SchemaError": "cc_analytics.errors",
-    **dict.fromkeys(
-        (
-            "scan_sessions",
-            "read_sessions",
-            "scan_turns",
-            "read_turns",
-            "scan_problems",
-            "read_problems",
-            "scan_events",
-            "read_events",
-            "scan_requests",
-            "read_requests",
-            "iter_requests",
-            "read_usage",
-            "read_tables",
-            "iter_tables",
-            "Tables",
-        ),
-        "cc_analytics.frames.api",
-    ),
+    **dict.fromkeys(FRONT, "cc_analytics.frames.api"),
     "formats": "cc_analytics.frames.registry",
     "FormatPlugin": "cc_analytics.frames.plugin",
     "SAMPLES_DIR": "cc_analytics.report",

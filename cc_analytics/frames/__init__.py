@@ -14,30 +14,12 @@ Examples:
 
 from __future__ import annotations
 
+from cc_analytics.frames.plugin import FRONT
 from cc_analytics.lazy import lazy_exports
 
 _EXPORTS = {
     # The one API in front of every format (format="auto" tells them apart by content).
-    **dict.fromkeys(
-        (
-            "scan_sessions",
-            "read_sessions",
-            "scan_turns",
-            "read_turns",
-            "scan_problems",
-            "read_problems",
-            "scan_events",
-            "read_events",
-            "scan_requests",
-            "read_requests",
-            "iter_requests",
-            "read_usage",
-            "read_tables",
-            "iter_tables",
-            "Tables",
-        ),
-        "api",
-    ),
+    **dict.fromkeys(FRONT, "api"),
     "TranscriptFile": "sources",
     "formats": "registry",
     "FormatPlugin": "plugin",

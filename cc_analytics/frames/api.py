@@ -28,7 +28,7 @@ import polars as pl
 from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
-from cc_analytics.frames.plugin import VERBS
+from cc_analytics.frames.plugin import FRONT, VERBS
 from cc_analytics.frames.registry import UNRECOGNIZED, fallback, names, order
 from cc_analytics.frames.sources import Format, Plan, Source, TranscriptFile, package, plan
 from cc_analytics.frames.tables import Tables
@@ -305,4 +305,4 @@ def _concat(frames: Sequence[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:
     return pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=schema)
 
 
-__all__ = [*VERBS, "iter_requests", "iter_tables", "read_tables", "read_usage", "Tables", "archived"]
+__all__ = [*FRONT, "archived", "VERBS"]

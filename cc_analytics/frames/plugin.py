@@ -57,6 +57,9 @@ VERBS: tuple[str, ...] = (
 BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch")
 """The batch functions every format's verbs module exposes besides :data:`VERBS`."""
 
+FRONT: tuple[str, ...] = (*VERBS, "iter_requests", "iter_tables", "read_usage", "read_tables", "Tables")
+"""What the front API (``frames.api``) offers for every format at once, and the package's top level too."""
+
 
 class FormatPlugin:
     """One transcript format, as every caller outside its package sees it.
