@@ -7,7 +7,9 @@ Seeds are the project's own transcripts (``tests/golden/claude/synthetic``,
 line when the line parses (wrong types, deep nesting, huge numbers, duplicated or removed
 keys, lone surrogates) and on its bytes otherwise or in addition (bit flips, truncation,
 inserted random bytes, BOM, CR, NUL, broken UTF-8). A third kind aims at what pricing reads:
-token counts, model and provider names, and the usage object itself.
+token counts, model and provider names, and the usage object itself. Some transcripts start
+with a line nested thousands of levels deep (:data:`DEEP_HEADS`), where a reader that
+recurses, or sniffs a file's format from its first line, would meet it first.
 """
 
 from __future__ import annotations
@@ -83,6 +85,24 @@ USAGE_OBJECTS = ("cache_creation", "server_tool_use")
 NAME_KEYS = ("model", "provider", "service_tier", "speed")
 SPECIAL_BYTES = [b"\xef\xbb\xbf", b"\r", b"\r\n", b"\x00", b"\t", b"\xed\xa0\x80", b"\xff", b"\xc3", b"\n", b'"', b"\\"]
 PROBE = EventRef("S", "00000000-0000-4000-8000-00000000dead")
+HEAD_DEPTH = 5000
+_ENVELOPE = b'"uuid":"u0","sessionId":"s0","timestamp":"2026-03-01T10:00:00.000Z"'
+# First lines nested HEAD_DEPTH deep: bare and unclosed, closed, inside an object the walkers
+# read (a user's content, a tool input, a usage object), and what is still valid JSON.
+DEEP_HEADS = (
+    b"[" * HEAD_DEPTH,
+    b"{" * HEAD_DEPTH,
+    b"[" * HEAD_DEPTH + b"]" * HEAD_DEPTH,
+    b'{"a":' * HEAD_DEPTH + b"1" + b"}" * HEAD_DEPTH,
+    b'{"a":[' * (HEAD_DEPTH // 2) + b'"\\ud83d"' + b"]}" * (HEAD_DEPTH // 2),
+    b"{" + b'"x":[{' * (HEAD_DEPTH // 2),
+    b'{"type":"user",' + _ENVELOPE + b',"message":{"role":"user","content":['
+    + b"[" * HEAD_DEPTH + b"]" * HEAD_DEPTH + b"]}}",
+    b'{"type":"assistant",' + _ENVELOPE + b',"message":{"id":"m0","model":"claude-opus-4-1","content":'
+    b'[{"type":"tool_use","id":"t0","name":"Bash","input":' + b'{"a":' * HEAD_DEPTH + b"1" + b"}" * HEAD_DEPTH
+    + b'}],"usage":{"input_tokens":1,"output_tokens":1}}}',
+    b'{"type":"assistant",' + _ENVELOPE + b',"message":{"usage":' + b"{" * HEAD_DEPTH,
+)  # fmt: skip
 
 
 @cache
@@ -91,6 +111,19 @@ def transcript_seeds() -> tuple[tuple[bytes, ...], ...]:
     paths = sorted((ROOT / "tests/golden/claude/synthetic").glob("*.jsonl"))
     paths += sorted((ROOT / "data-samples/claude").rglob("*.jsonl"))
     return tuple(tuple(line for line in p.read_bytes().split(b"\n") if line.strip()) for p in paths)
+
+
+@cache
+def transcript_corpus() -> tuple[bytes, ...]:
+    """The fuzz corpus of whole Claude Code transcripts: every seed transcript as it is, then
+    :func:`deep_heads`."""
+    return tuple(b"\n".join(seed) + b"\n" for seed in transcript_seeds()) + deep_heads(transcript_seeds()[0])
+
+
+def deep_heads(lines: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """Each of :data:`DEEP_HEADS` alone, then at the head of ``lines``."""
+    rest = b"\n".join(lines) + b"\n"
+    return DEEP_HEADS + tuple(head + b"\n" + rest for head in DEEP_HEADS)
 
 
 @cache
@@ -321,6 +354,8 @@ def _mutated(draw: st.DrawFn, picked: list[bytes], line_pool: tuple[bytes, ...])
             picked.insert(draw(st.integers(0, len(picked))), picked[i])
         elif op == "insert":
             picked.insert(i, _line(draw, line_pool))
+    if draw(st.integers(0, 19)) == 0:
+        picked.insert(0, draw(st.sampled_from(DEEP_HEADS)))
     raw = b"\n".join(picked) + draw(st.sampled_from([b"\n", b"", b"\r\n"]))
     if draw(st.integers(0, 9)) == 0:  # a torn last line, as while another process appends
         raw = raw[: draw(st.integers(0, len(raw)))]

@@ -5,7 +5,9 @@ through the code under test and checks the invariants that must hold when it ret
 Raising one of the target's ``documented`` exceptions (with a message of the documented
 form) is fine, and so is a warning of the documented form; anything else is a finding.
 :func:`check` classifies one run; ``test_fuzz_core.py`` runs every target a little and
-``run_long.py`` runs one a lot. Register a new target with :func:`register`.
+``run_long.py`` runs one a lot. Register a new target with :func:`register`. A target may
+have seeds (its fuzz corpus, run before anything generated) and may need the C extension
+(``unavailable`` then says why it cannot run).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class Target:
     group: str = "core"
     batch: int = 1
     notes: str = field(default="", compare=False)
+    seeds: Callable[[], tuple[Any, ...]] = field(default=tuple, compare=False)
+    unavailable: Callable[[], str | None] = field(default=lambda: None, compare=False)
 
 
 TARGETS: dict[str, Target] = {}
@@ -273,8 +277,20 @@ register(
         group="frames",
         batch=FRAMES_BATCH,
         notes="frames.claude read_events/turns/sessions/problems/requests and read_tables on a folder of mutated transcripts",
+        seeds=lambda: mutations.deep_heads(mutations.transcript_seeds()[0]),
     )
 )
+
+
+def extension_unavailable() -> str | None:
+    """Why the C extension (the skimmer, its columns) cannot be fuzzed here (not built, or turned off), or None."""
+    from cc_analytics.frames.claude import decode
+
+    if decode.SKIM_LINES is not None:
+        return None
+    if os.environ.get(decode.PURE_PYTHON_ENV, "") not in ("", "0"):
+        return f"{decode.PURE_PYTHON_ENV} is set: the walker runs without the C skimmer"
+    return "the C skimmer (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler"
 
 
 def run_claude_skim(batch: list[bytes]) -> None:
@@ -292,8 +308,9 @@ def run_claude_skim(batch: list[bytes]) -> None:
         return fast
 
     skim = decode.SKIM_LINES
-    if skim is None:  # not built (or CC_ANALYTICS_PURE_PYTHON): nothing to compare
-        return
+    if skim is None:
+        msg = f"frames.claude.skim cannot run: {extension_unavailable()}"
+        raise RuntimeError(msg)
     files = [
         TranscriptFile(Path(f"/fuzz/{CLAUDE_STEM.format(i)}.jsonl"), "s", None if i % 2 else "a", "main", "p", len(raw))
         for i, raw in enumerate(batch)
@@ -321,6 +338,8 @@ register(
         group="frames",
         batch=FRAMES_BATCH,
         notes="frames.claude's line walker with and without the C skimmer, every profile it serves, equal lists",
+        seeds=mutations.transcript_corpus,
+        unavailable=extension_unavailable,
     )
 )
 
@@ -363,6 +382,7 @@ register(
         group="frames",
         batch=FRAMES_BATCH,
         notes="frames.chainless read_events/turns/sessions/problems/requests, context_frame and read_tables",
+        seeds=lambda: mutations.deep_heads(mutations.chainless_seeds()[0]),
     )
 )
 
