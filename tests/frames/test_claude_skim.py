@@ -384,6 +384,17 @@ def test_skim_lines_refuses_a_bad_sink() -> None:
         skim_lines(b"{}", 0, 0, sink_of(), [True])
     with pytest.raises(ValueError):
         skim_lines(b"{}", -1, 0, sink_of(), [True, None])
+    with pytest.raises(ValueError, match="line number too large"):  # counting on from it overflowed
+        skim_lines(b"{}\n{}", 0, sys.maxsize - 1, sink_of(), [True, None])
+    with pytest.raises(TypeError):
+        skim(b"{}", "0", 2, 0, 3)
+    with pytest.raises(OverflowError):
+        skim(b"{}", 0, 2, 0, 2**64)
+
+
+def test_empty_buffers_of_every_kind() -> None:
+    for raw in (b"", bytearray(), memoryview(b""), memoryview(b"{}")[2:]):
+        assert skim_lines(raw, 0, 0, sink_of(), [True, None]) is None
 
 
 def test_one_call_per_clean_file() -> None:

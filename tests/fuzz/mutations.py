@@ -15,6 +15,7 @@ recurses, or sniffs a file's format from its first line, would meet it first.
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -456,3 +457,58 @@ def _content(draw: st.DrawFn, content: str) -> bytes:
     if content == "chainless-late":  # a chainless envelope after lines that are not objects
         return b"[]\n42\nnot json\n" + draw(st.sampled_from(chainless_line_seeds())) + b"\n"
     return b""
+
+
+# -- the C extension's typed columns: states as Column.state() gives them, some broken ------------
+
+COLUMN_KINDS = ("i64", "bool", "str")
+_COLUMN_VALUES = {
+    "i64": st.integers(-(2**63), 2**63 - 1),
+    "bool": st.booleans(),
+    "str": st.text(st.characters(blacklist_categories=("Cs",)), max_size=8),
+}
+_COUNTS = (-1, 0, 1, 7, 8, 9, 2**60, 2**62, 2**63 - 1)
+
+
+def column_state(kind: str, values: list[Any]) -> tuple[Any, ...]:
+    """What ``Column(kind)`` holding ``values`` (None: null) gives as ``state()``: (kind, length,
+    nulls, validity bits, int64 offsets or None, data), in the machine's byte order."""
+    n = len(values)
+    valid = bytes(sum(1 << j for j in range(8) if i + j < n and values[i + j] is not None) for i in range(0, n, 8))
+    nulls = values.count(None)
+    if kind == "i64":
+        return kind, n, nulls, valid, None, b"".join(struct.pack("=q", v or 0) for v in values)
+    if kind == "bool":
+        return kind, n, nulls, valid, None, bytes(1 if v else 0 for v in values)
+    texts = [v.encode() for v in values if v is not None]
+    ends = [0]
+    for v in values:
+        ends.append(ends[-1] + (len(v.encode()) if v is not None else 0))
+    return kind, n, nulls, valid, struct.pack(f"={n + 1}q", *ends), b"".join(texts)
+
+
+@st.composite
+def column_states(draw: st.DrawFn) -> tuple[Any, ...]:
+    """A column's state, sometimes with a field changed: its kind, a count, a buffer's bytes."""
+    kind = draw(st.sampled_from(COLUMN_KINDS))
+    values = draw(st.lists(st.none() | _COLUMN_VALUES[kind], max_size=20))
+    state = list(column_state(kind, values))
+    for _ in range(draw(st.integers(0, 3))):
+        field = draw(st.integers(0, 5))
+        if field == 0:
+            state[0] = draw(st.sampled_from((*COLUMN_KINDS, "f64")))
+        elif field in (1, 2):
+            state[field] = draw(st.sampled_from((state[field] - 1, state[field] + 1, *_COUNTS)))
+        elif state[field] is None or draw(st.integers(0, 9)) == 0:
+            state[field] = None if state[field] is not None else draw(st.binary(max_size=40))
+        else:
+            buffer = bytearray(state[field])
+            how = draw(st.sampled_from(["cut", "grow", "flip"]))
+            if how == "cut" or (how == "flip" and not buffer):
+                del buffer[draw(st.integers(0, len(buffer))) :]
+            elif how == "grow":
+                buffer += draw(st.binary(min_size=1, max_size=9))
+            else:
+                buffer[draw(st.integers(0, len(buffer) - 1))] ^= 1 << draw(st.integers(0, 7))
+            state[field] = bytes(buffer)
+    return tuple(state)

@@ -15,7 +15,9 @@ from __future__ import annotations
 import glob
 import json
 import os
+import pickle
 import re
+import struct
 import tempfile
 import traceback
 import warnings
@@ -339,6 +341,82 @@ register(
         batch=FRAMES_BATCH,
         notes="frames.claude's line walker with and without the C skimmer, every profile it serves, equal lists",
         seeds=mutations.transcript_corpus,
+        unavailable=extension_unavailable,
+    )
+)
+
+
+def _column_values(state: tuple[Any, ...]) -> list[Any] | None:
+    """The values a column state holds, or None where ``append()`` could not have made it."""
+    kind, length, nulls, valid, offsets, data = state
+    if kind not in mutations.COLUMN_KINDS or not 0 <= nulls <= length <= 2**63 // 16 or None in (valid, data):
+        return None
+    if (offsets is None) != (kind != "str") or len(valid) != (length + 7) // 8:
+        return None
+    present = [bool(valid[i // 8] >> (i % 8) & 1) for i in range(length)]
+    if present.count(False) != nulls:
+        return None
+    if kind == "i64":
+        if len(data) != 8 * length:
+            return None
+        numbers = struct.unpack(f"={length}q", data)
+        return [v if ok else None for v, ok in zip(numbers, present, strict=True)]
+    if kind == "bool":
+        if len(data) != length or any(b > 1 for b in data):
+            return None
+        return [bool(b) if ok else None for b, ok in zip(data, present, strict=True)]
+    if len(offsets) != 8 * (length + 1):
+        return None
+    ends = struct.unpack(f"={length + 1}q", offsets)
+    if ends[0] != 0 or ends[-1] != len(data) or any(a > b for a, b in zip(ends, ends[1:], strict=False)):
+        return None
+    try:
+        texts = [data[a:b].decode() for a, b in zip(ends, ends[1:], strict=False)]
+    except UnicodeDecodeError:
+        return None
+    return [t if ok else None for t, ok in zip(texts, present, strict=True)]
+
+
+def run_column_states(batch: list[tuple[Any, ...]]) -> None:
+    """A column is made from a state exactly when ``append()`` could have made that state (but for
+    the bytes under a null, which nothing reads), and then holds its values: in its own state, in
+    Polars, after pickling and after more appends."""
+    from cc_analytics.frames.claude import decode
+
+    if decode.COLUMN is None or decode.COLUMN_FROM_STATE is None:
+        msg = f"frames.claude.columns cannot run: {extension_unavailable()}"
+        raise RuntimeError(msg)
+    dtypes = {"i64": pl.Int64(), "bool": pl.Boolean(), "str": pl.String()}
+    refusals = ("column_from_state: ", "Column kind: ", "a bytes-like object", "Python int too large")
+    for state in batch:
+        values = _column_values(state)
+        try:
+            made = decode.COLUMN_FROM_STATE(*state)
+        except (ValueError, TypeError, OverflowError) as exc:
+            assert values is None, f"a good state refused: {exc}"
+            assert str(exc).startswith(refusals), f"undocumented: {exc}"
+            continue
+        assert values is not None, f"a bad state taken: {state!r:.200}"
+        kind, length, _, valid, _, _ = state
+        if length % 8:  # the validity bits past the last row are cleared, for the rows appended next
+            valid = valid[:-1] + bytes([valid[-1] & ((1 << length % 8) - 1)])
+        assert made.state() == (*state[:3], valid, *state[4:]), "state() is not the state it was made from"
+        assert decode._series("c", made, dtypes[kind]).to_list() == values, "Polars reads other values"
+        assert pickle.loads(pickle.dumps(made)) == made, "a column changed in pickling"
+        more = {"i64": -5, "bool": True, "str": "é"}[kind]
+        made.append(None)
+        made.append(more)
+        assert decode._series("c", made, dtypes[kind]).to_list() == [*values, None, more], "appends after a state"
+
+
+register(
+    Target(
+        "frames.claude.columns",
+        mutations.column_states(),
+        run_column_states,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="the C extension's typed columns made from states, good and broken, as a worker's pickle would",
         unavailable=extension_unavailable,
     )
 )

@@ -16,6 +16,7 @@ from tests.fuzz.targets import TARGETS, check
 EXAMPLES = {
     "frames.claude": 12,
     "frames.claude.skim": 40,
+    "frames.claude.columns": 40,
     "frames.chainless": 12,
     "frames.discovery": 12,
 }

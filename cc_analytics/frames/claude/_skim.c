@@ -972,6 +972,10 @@ typedef struct {
 
 static int grow(void **buffer, Py_ssize_t *cap, Py_ssize_t need, Py_ssize_t item) {
     if (need <= *cap) return 1;
+    if (need > PY_SSIZE_T_MAX / 2 / item) {
+        PyErr_NoMemory();
+        return 0;
+    }
     Py_ssize_t size = *cap ? *cap : 1024;
     while (size < need) size *= 2;
     void *bigger = PyMem_Realloc(*buffer, (size_t)(size * item));
@@ -1027,7 +1031,7 @@ static int column_bool(Column *c, int value) {
 
 static int column_utf8(Column *c, const char *text, Py_ssize_t n) {
     if (!grow((void **)&c->data, &c->data_cap, c->data_len + n, 1)) return 0;
-    memcpy(c->data + c->data_len, text, (size_t)n);
+    if (n) memcpy(c->data + c->data_len, text, (size_t)n); /* no data yet (NULL) while every text is empty */
     c->data_len += n;
     return column_row(c, 1);
 }
@@ -1067,7 +1071,7 @@ static PyObject *Column_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "s", names, &kind)) return NULL;
     int k = strcmp(kind, "i64") == 0 ? COL_I64 : strcmp(kind, "bool") == 0 ? COL_BOOL : strcmp(kind, "str") == 0 ? COL_STR : -1;
     if (k < 0) {
-        PyErr_SetString(PyExc_ValueError, "Column kind: 'i64', 'bool' or 'str'");
+        PyErr_Format(PyExc_ValueError, "Column kind: 'i64', 'bool' or 'str', got '%.80s'", kind);
         return NULL;
     }
     Column *c = (Column *)type->tp_alloc(type, 0);
@@ -1125,44 +1129,82 @@ static PyObject *Column_state(Column *c, PyObject *Py_UNUSED(ignored)) {
                          PyBytes_FromStringAndSize(c->data, c->data_len));
 }
 
-/* A column from the state state() gave (a worker's column, unpickled). */
+/* The number of bits among the first `to` of a bitmap that are not set. */
+static Py_ssize_t unset_bits(const uint8_t *bits, Py_ssize_t to) {
+    Py_ssize_t unset = 0;
+    for (Py_ssize_t i = 0; i < to; i++) unset += !(bits[i / 8] >> (i % 8) & 1);
+    return unset;
+}
+
+/* Why a column's buffers do not hold what append() would have made, or NULL when they do:
+ * offsets that start at 0, never decrease and end at the data's end, UTF-8 text between them,
+ * bools of 0 or 1, and as many nulls as unset validity bits. */
+static const char *bad_buffers(int kind, Py_ssize_t length, Py_ssize_t nulls, const uint8_t *valid,
+                               const int64_t *offsets, const uint8_t *data, Py_ssize_t data_len) {
+    if (unset_bits(valid, length) != nulls) return "a null count that is not the validity's";
+    if (kind == COL_BOOL) {
+        for (Py_ssize_t i = 0; i < length; i++)
+            if (data[i] > 1) return "a bool that is neither 0 nor 1";
+    }
+    if (kind != COL_STR) return NULL;
+    if (offsets[0] != 0 || offsets[length] != (int64_t)data_len) return "offsets that do not span the data";
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (offsets[i + 1] < offsets[i]) return "offsets that decrease";
+        const uint8_t *p = data + offsets[i], *end = data + offsets[i + 1];
+        while (p < end) {
+            unsigned cp;
+            int n = *p < 0x80 ? 1 : utf8_sequence(p, end, &cp);
+            if (!n) return "text that is not UTF-8";
+            p += n;
+        }
+    }
+    return NULL;
+}
+
+/* A column from the state state() gave (a worker's column, unpickled); ValueError for buffers
+ * that append() could not have made. */
 static PyObject *column_from_state(PyObject *module, PyObject *args) {
     SkimState *st = state_of(module);
     const char *kind;
     Py_ssize_t length, nulls;
-    Py_buffer valid, data;
-    PyObject *offsets;
+    Py_buffer valid, data, off = {0};
+    PyObject *offsets, *made = NULL;
+    Column *c = NULL;
     if (!PyArg_ParseTuple(args, "snny*Oy*", &kind, &length, &nulls, &valid, &offsets, &data)) return NULL;
-    PyObject *made = NULL;
     PyObject *kind_args = Py_BuildValue("(s)", kind);
-    Column *c = kind_args ? (Column *)Column_new(st->column_type, kind_args, NULL) : NULL;
+    c = kind_args ? (Column *)Column_new(st->column_type, kind_args, NULL) : NULL;
     Py_XDECREF(kind_args);
     if (!c) goto done;
-    Py_buffer off = {0};
-    int has_off = 0;
     if (c->kind == COL_STR) {
         if (PyObject_GetBuffer(offsets, &off, PyBUF_SIMPLE) < 0) goto done;
-        has_off = 1;
+    } else if (offsets != Py_None) {
+        PyErr_Format(PyExc_ValueError, "column_from_state: a %s column has no offsets, got %.80s", kind,
+                     Py_TYPE(offsets)->tp_name);
+        goto done;
+    }
+    /* a bound that keeps every size below in range: (length + 1) * 8 */
+    if (length < 0 || length > PY_SSIZE_T_MAX / 16 || nulls < 0 || nulls > length) {
+        PyErr_Format(PyExc_ValueError, "column_from_state: length %zd and nulls %zd", length, nulls);
+        goto done;
     }
     Py_ssize_t need_valid = (length + 7) / 8;
-    if (length < 0 || nulls < 0 || nulls > length || valid.len < need_valid ||
-        (c->kind == COL_STR && off.len != (length + 1) * 8) ||
+    if (valid.len != need_valid || (c->kind == COL_STR && off.len != (length + 1) * 8) ||
         (c->kind == COL_I64 && data.len != length * 8) || (c->kind == COL_BOOL && data.len != length)) {
         PyErr_SetString(PyExc_ValueError, "column_from_state: buffers that do not fit the length");
-        if (has_off) PyBuffer_Release(&off);
         goto done;
     }
     if (!grow((void **)&c->valid, &c->valid_cap, need_valid + 1, 1) ||
         !grow((void **)&c->data, &c->data_cap, data.len + 1, 1) ||
-        (c->kind == COL_STR && !grow((void **)&c->offsets, &c->offsets_cap, length + 2, sizeof(int64_t)))) {
-        if (has_off) PyBuffer_Release(&off);
+        (c->kind == COL_STR && !grow((void **)&c->offsets, &c->offsets_cap, length + 2, sizeof(int64_t))))
         goto done;
-    }
-    memcpy(c->valid, valid.buf, (size_t)need_valid);
-    memcpy(c->data, data.buf, (size_t)data.len);
-    if (has_off) {
-        memcpy(c->offsets, off.buf, (size_t)off.len);
-        PyBuffer_Release(&off);
+    if (need_valid) memcpy(c->valid, valid.buf, (size_t)need_valid);
+    if (length % 8) c->valid[length / 8] &= (uint8_t)((1u << (length % 8)) - 1); /* rows appended later */
+    if (data.len) memcpy(c->data, data.buf, (size_t)data.len);
+    if (c->kind == COL_STR) memcpy(c->offsets, off.buf, (size_t)off.len); /* aligned, unlike the bytes */
+    const char *why = bad_buffers(c->kind, length, nulls, c->valid, c->offsets, (const uint8_t *)c->data, data.len);
+    if (why) {
+        PyErr_Format(PyExc_ValueError, "column_from_state: %s", why);
+        goto done;
     }
     c->length = length;
     c->nulls = nulls;
@@ -1171,6 +1213,7 @@ static PyObject *column_from_state(PyObject *module, PyObject *args) {
     c = NULL;
 done:
     Py_XDECREF(c);
+    if (off.obj) PyBuffer_Release(&off);
     PyBuffer_Release(&valid);
     PyBuffer_Release(&data);
     return made;
@@ -1791,15 +1834,22 @@ static void data_release(Data *d) {
     if (d->has_view) PyBuffer_Release(&d->view);
 }
 
+/* An int argument as a Py_ssize_t; 0 with an exception set when it is not one. */
+static int ssize_arg(PyObject *arg, Py_ssize_t *out) {
+    *out = PyLong_AsSsize_t(arg);
+    return !(*out == -1 && PyErr_Occurred());
+}
+
 static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
         return NULL;
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
-    Py_ssize_t row = PyLong_AsSsize_t(args[3]);
-    long flags = PyLong_AsLong(args[4]) & (SKIM_IDENTITY | SKIM_BLOCKS);
-    if (PyErr_Occurred()) return NULL;
+    Py_ssize_t start, end, row, flags;
+    if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &end) || !ssize_arg(args[3], &row) ||
+        !ssize_arg(args[4], &flags))
+        return NULL;
+    flags &= SKIM_IDENTITY | SKIM_BLOCKS;
     Data d;
     if (!data_of(args[0], &d)) return NULL;
     PyObject *out[RESULT_SIZE], *result = NULL;
@@ -1807,7 +1857,7 @@ static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
         goto done;
     }
-    int got = skim_line(state_of(module), d.data, d.size, start, end, row, flags, out, NULL, NULL, NULL, NULL);
+    int got = skim_line(state_of(module), d.data, d.size, start, end, row, (long)flags, out, NULL, NULL, NULL, NULL);
     if (got < 0) goto done;
     if (got == 0) {
         result = Py_None;
@@ -1967,8 +2017,8 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
             }
         }
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), number = PyLong_AsSsize_t(args[2]);
-    if ((start == -1 || number == -1) && PyErr_Occurred()) return NULL;
+    Py_ssize_t start, number;
+    if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &number)) return NULL;
     if (start < 0 || number < 0) {
         PyErr_SetString(PyExc_ValueError, "skim_lines: negative start or number");
         return NULL;
@@ -1990,6 +2040,10 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (!data_of(args[0], &d)) return NULL;
     PyObject *result = NULL, *out[RESULT_SIZE];
     Val cwd_version[2];
+    if (number > PY_SSIZE_T_MAX - d.size - 1) { /* a line number past the data's last could overflow */
+        PyErr_SetString(PyExc_ValueError, "skim_lines: a line number too large for the data");
+        goto done;
+    }
     const uint8_t *data = d.data, *end = data + d.size;
     /* Lines are cut on LF only; each LF-separated segment counts, empty ones are skipped. A
      * line starting with "{" is skimmed to its end; any other, or one declined, is searched for
