@@ -6,8 +6,9 @@ SHARED ?= $(or $(CC_SHARED_DIR),../shared)
 ORACLE_VENV ?= $(CURDIR)/.oracle-venv
 SOURCES ?=
 PYTEST_ARGS ?=
+SANITIZE_EXAMPLES ?= 500
 
-.PHONY: report test bench lint typecheck oracle samples clean
+.PHONY: report test bench lint typecheck sanitize oracle samples clean
 
 $(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +56,11 @@ lint: typecheck
 ## typecheck: mypy on core and frames (configured in pyproject.toml)
 typecheck: $(VENV)/.stamp-dev
 	$(VENV)/bin/mypy
+
+## sanitize: the C extension built with AddressSanitizer + UBSan in a temporary folder, under its fuzz targets
+## (their corpus, then SANITIZE_EXAMPLES generated inputs each) and its tests; fails on any sanitizer report
+sanitize: $(VENV)/.stamp-dev
+	tests/fuzz/sanitize.sh $(PY) $(SANITIZE_EXAMPLES)
 
 samples: $(VENV)/.stamp-base
 	$(PY) data-samples/make_samples.py
