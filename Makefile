@@ -8,7 +8,7 @@ SOURCES ?=
 PYTEST_ARGS ?=
 SANITIZE_EXAMPLES ?= 500
 
-.PHONY: report test bench lint typecheck sanitize oracle samples clean
+.PHONY: report test test-pure bench lint typecheck sanitize oracle samples clean
 
 $(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ test: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/chainless_context.py --smoke
 	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py benchmarks/explorer.py; do \
 		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done
+
+## test-pure: the tests as a user without a C compiler runs the package (CC_ANALYTICS_PURE_PYTHON=1): pytest only,
+## without the slow ones, the browser, and the core and oracle tests (the core library has no C path)
+test-pure: $(VENV)/.stamp-dev
+	CC_ANALYTICS_PURE_PYTHON=1 $(PY) -m pytest -q -p no:cacheprovider -m "not slow" \
+		--ignore=tests/browser --ignore=tests/core --ignore=tests/differential $(PYTEST_ARGS)
 
 bench: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/chainless_context.py

@@ -19,17 +19,10 @@ from cc_analytics.frames.claude import decode
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import COLUMN_KINDS, SESSIONS, TURNS, decode_files, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import discover
-from tests.conftest import ROOT
+from tests.conftest import ROOT, extension_or_skip
 
-try:
-    from cc_analytics.frames.claude._skim import Column, column_from_state
-except ImportError:
-    pytest.skip(
-        "the C extension (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
-        allow_module_level=True,
-    )
-if decode.COLUMN is None:
-    pytest.skip("CC_ANALYTICS_PURE_PYTHON is set: the walker keeps lists", allow_module_level=True)
+_skim = extension_or_skip()
+Column, column_from_state = _skim.Column, _skim.column_from_state
 
 DTYPES = {"i64": pl.Int64(), "bool": pl.Boolean(), "str": pl.String()}
 VALUES: dict[str, list[Any]] = {

@@ -12,19 +12,15 @@ from types import ModuleType
 
 import pytest
 
+from tests.conftest import extension_or_skip
+
 EXTENSION = "cc_analytics.frames.claude._skim"
 LINE = (
     b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-03-01T10:00:00.000Z",'
     b'"message":{"role":"user","content":"hi"}}'
 )
 
-try:
-    from cc_analytics.frames.claude import _skim as installed
-except ImportError:
-    pytest.skip(
-        "the C extension (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
-        allow_module_level=True,
-    )
+installed = extension_or_skip()
 
 
 def another_module() -> ModuleType:

@@ -19,16 +19,11 @@ from polars.testing import assert_frame_equal
 from cc_analytics.frames.claude import decode
 from cc_analytics.frames.claude.decode import REQUESTS, SESSIONS, TURNS, Profile, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, discover
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT, extension_or_skip, shared_path
 from tests.fuzz.mutations import lines, mutate_line
 
-try:
-    from cc_analytics.frames.claude._skim import skim, skim_lines
-except ImportError:
-    pytest.skip(
-        "the C skimmer (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
-        allow_module_level=True,
-    )
+_skim = extension_or_skip()
+skim, skim_lines = _skim.skim, _skim.skim_lines
 
 PROFILES = (SESSIONS, TURNS, REQUESTS)
 FAKE = TranscriptFile(Path("/nowhere/11111111-2222-4333-8444-555555555555.jsonl"), "s", None, "main", "p", 0)

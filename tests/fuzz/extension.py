@@ -26,8 +26,9 @@ def load_extension(path: Path) -> None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[EXTENSION] = module
     spec.loader.exec_module(module)
+    from cc_analytics.frames import extension
     from cc_analytics.frames.claude import decode
 
     if decode.SKIM_LINES is not module.skim_lines:
-        msg = f"--extension {path}: the walker does not use it; unset {decode.PURE_PYTHON_ENV}"
+        msg = f"--extension {path}: the walker does not use it; unset {extension.PURE_PYTHON_ENV}"
         raise SystemExit(msg)

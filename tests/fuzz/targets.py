@@ -40,6 +40,7 @@ from cc_analytics.core import (
     compact_json,
 )
 from cc_analytics.core.jsontext import MISSING, TOO_DEEP, _decode, _decode_any_depth, decode_line
+from tests.conftest import extension_unavailable
 from tests.fuzz import mutations
 
 SOURCE = "fuzz.jsonl"
@@ -282,17 +283,6 @@ register(
         seeds=lambda: mutations.deep_heads(mutations.transcript_seeds()[0]),
     )
 )
-
-
-def extension_unavailable() -> str | None:
-    """Why the C extension (the skimmer, its columns) cannot be fuzzed here (not built, or turned off), or None."""
-    from cc_analytics.frames.claude import decode
-
-    if decode.SKIM_LINES is not None:
-        return None
-    if os.environ.get(decode.PURE_PYTHON_ENV, "") not in ("", "0"):
-        return f"{decode.PURE_PYTHON_ENV} is set: the walker runs without the C skimmer"
-    return "the C skimmer (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler"
 
 
 def run_claude_skim(batch: list[bytes]) -> None:

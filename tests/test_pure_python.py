@@ -1,0 +1,80 @@
+"""Without the C extension: asked for (``CC_ANALYTICS_PURE_PYTHON``) or not built (no C compiler
+at install). No process of a run imports it when pure Python is asked for, and the output is the
+same either way.
+
+Each run's processes (the command and the worker process it spawns) start with a
+``sitecustomize`` that records them, and records or refuses each import of the extension.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from cc_analytics.frames import extension
+from tests.conftest import ROOT, run_cli
+
+SAMPLES = str(ROOT / "data-samples")
+SITECUSTOMIZE = f"""
+import os, sys
+
+def _record(kind):
+    with open(os.path.join(os.environ["CC_TEST_RECORDS"], kind), "a") as f:
+        f.write(f"{{os.getpid()}}\\n")
+
+class _Extension:
+    def find_spec(self, name, path=None, target=None):
+        if name == {extension.MODULE!r}:
+            _record("imports")
+            if os.environ.get("CC_TEST_BUILT") == "0":
+                raise ImportError("(test) built without a C compiler")
+        return None
+
+_record("processes")
+sys.meta_path.insert(0, _Extension())
+"""
+
+
+def records(tmp_path: Path, kind: str) -> set[str]:
+    path = tmp_path / "records" / kind
+    return set(path.read_text().split()) if path.exists() else set()
+
+
+def run(tmp_path: Path, args: list[str], *, pure: str = "", built: bool = True, stdin: bytes | None = None):
+    (tmp_path / "site").mkdir(exist_ok=True)
+    (tmp_path / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    (tmp_path / "records").mkdir(exist_ok=True)
+    for old in (tmp_path / "records").iterdir():
+        old.unlink()
+    env = {
+        "PYTHONPATH": str(tmp_path / "site"),
+        "CC_TEST_RECORDS": str(tmp_path / "records"),
+        "CC_TEST_BUILT": "1" if built else "0",
+        "HOME": str(tmp_path),
+        extension.PURE_PYTHON_ENV: pure,
+    }
+    return run_cli(args, env=env, stdin=stdin)
+
+
+SESSIONS = ["sessions", SAMPLES, "--json", "--workers", "2"]
+
+
+def test_pure_python_keeps_the_extension_out_of_every_process(tmp_path: Path) -> None:
+    done = run(tmp_path, SESSIONS, pure="1")
+    assert done.returncode == 0, done.stderr
+    assert len(records(tmp_path, "processes")) >= 2  # the command and its worker
+    assert records(tmp_path, "imports") == set()
+    assert len(json.loads(done.stdout)) > 5
+
+
+def test_with_the_extension_every_process_reads_with_it_and_the_same(tmp_path: Path) -> None:
+    if importlib.util.find_spec(extension.MODULE) is None:
+        pytest.skip(f"the C extension is not built ({extension.MODULE}): nothing to compare")
+    fast = run(tmp_path, SESSIONS, pure="0")  # "0" is not asked for
+    assert fast.returncode == 0, fast.stderr
+    assert len(records(tmp_path, "imports")) >= 2  # the command and its worker (not the resource tracker)
+    pure = run(tmp_path, SESSIONS, pure="1")
+    assert json.loads(pure.stdout) == json.loads(fast.stdout)
