@@ -1,6 +1,6 @@
 """Without the C extension: asked for (``CC_ANALYTICS_PURE_PYTHON``) or not built (no C compiler
-at install). No process of a run imports it when pure Python is asked for, and the output is the
-same either way.
+at install). No process of a run imports it when pure Python is asked for, the command line says
+once that it runs without it when it is missing, and the output is the same either way.
 
 Each run's processes (the command and the worker process it spawns) start with a
 ``sitecustomize`` that records them, and records or refuses each import of the extension.
@@ -16,8 +16,10 @@ import pytest
 
 from cc_analytics.frames import extension
 from tests.conftest import ROOT, run_cli
+from tests.frames.claude_builders import assistant, text, user, write
 
 SAMPLES = str(ROOT / "data-samples")
+NOTE = b"note: reading transcripts without the C extension"
 SITECUSTOMIZE = f"""
 import os, sys
 
@@ -67,6 +69,7 @@ def test_pure_python_keeps_the_extension_out_of_every_process(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert len(records(tmp_path, "processes")) >= 2  # the command and its worker
     assert records(tmp_path, "imports") == set()
+    assert NOTE not in done.stderr  # asked for: nothing to say
     assert len(json.loads(done.stdout)) > 5
 
 
@@ -76,5 +79,39 @@ def test_with_the_extension_every_process_reads_with_it_and_the_same(tmp_path: P
     fast = run(tmp_path, SESSIONS, pure="0")  # "0" is not asked for
     assert fast.returncode == 0, fast.stderr
     assert len(records(tmp_path, "imports")) >= 2  # the command and its worker (not the resource tracker)
+    assert NOTE not in fast.stderr
     pure = run(tmp_path, SESSIONS, pure="1")
     assert json.loads(pure.stdout) == json.loads(fast.stdout)
+
+
+def test_a_run_without_the_extension_says_so_once(tmp_path: Path) -> None:
+    missing = run(tmp_path, SESSIONS, built=False)
+    assert missing.returncode == 0, missing.stderr
+    assert len(records(tmp_path, "processes")) >= 2
+    assert missing.stderr.count(NOTE) == 1, missing.stderr  # not again in the worker
+    assert b"(test) built without a C compiler" in missing.stderr and b"\nHint: " in missing.stderr
+    assert json.loads(missing.stdout) == json.loads(run(tmp_path, SESSIONS, pure="1").stdout)
+
+
+@pytest.mark.parametrize(
+    ("args", "noted"),
+    [
+        (["usage", SAMPLES, "--json"], True),
+        (["context", "--json", "--claude-root", f"{SAMPLES}/claude"], True),
+        (["usage", SAMPLES, "--json", "--quiet"], False),  # --quiet: no notes
+        (["window", "/nowhere.jsonl", "--uuid", "u"], False),  # the core library has no C path
+    ],
+)
+def test_which_commands_say_it(tmp_path: Path, args: list[str], noted: bool) -> None:
+    done = run(tmp_path, args, built=False)
+    assert done.stderr.count(NOTE) == (1 if noted else 0), done.stderr
+
+
+def test_the_status_line_stays_quiet_without_the_extension(tmp_path: Path) -> None:
+    transcript = write(tmp_path / "p" / "s.jsonl", user("hi"), assistant([text("hello")]))
+    stdin = json.dumps({"model": {"display_name": "Opus"}, "transcript_path": str(transcript)}).encode()
+    done = run(tmp_path, ["statusline"], built=False, stdin=stdin)
+    assert done.returncode == 0 and done.stderr == b""
+    assert done.stdout.count(b"\n") == 1 and done.stdout.startswith(b"Opus \xc2\xb7 1.1k/200.0k 1%")
+    assert done.stdout.rstrip().endswith(b"$0.01")  # the cost: the walker read the session
+    assert records(tmp_path, "imports")  # and tried to import the extension
