@@ -8,7 +8,7 @@ SOURCES ?=
 PYTEST_ARGS ?=
 SANITIZE_EXAMPLES ?= 500
 
-.PHONY: report test test-pure bench lint typecheck sanitize oracle samples clean
+.PHONY: report test test-pure bench lint typecheck sanitize wheel-check oracle samples clean
 
 $(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,10 @@ typecheck: $(VENV)/.stamp-dev
 ## (their corpus, then SANITIZE_EXAMPLES generated inputs each) and its tests; fails on any sanitizer report
 sanitize: $(VENV)/.stamp-dev
 	tests/fuzz/sanitize.sh $(PY) $(SANITIZE_EXAMPLES)
+
+## wheel-check: build the wheel (python -m build), install it in a clean venv and run the installed cc-analytics
+wheel-check: $(VENV)/.stamp-dev
+	.ci/wheel-check $(PY)
 
 samples: $(VENV)/.stamp-base
 	$(PY) data-samples/make_samples.py
