@@ -1,7 +1,7 @@
 """Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S] [--extension FILE]``.
 
 TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
-``frames.claude``, ``frames.claude.skim``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
+``frames.claude``, ``frames.claude.skim``, ``frames.claude.columns``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
 or ``all``. For each target it prints the
 examples run, the wall and CPU time taken, examples per wall second and the number of
 unexpected outcomes,
@@ -125,13 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.extension is not None:
         load_extension(args.extension)
     unexpected = 0
-    print(f"{'target':<18} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
+    print(f"{'target':<22} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
     for target in _selected(args.targets):
         count, seconds, cpu, findings, first = fuzz(target, args.examples, args.seed)
         total = sum(findings.values())
         unexpected += total
         print(
-            f"{target.name:<18} {count:>9} {seconds:>9.1f} {cpu:>9.1f} {count / seconds:>8.1f} {total:>10}", flush=True
+            f"{target.name:<22} {count:>9} {seconds:>9.1f} {cpu:>9.1f} {count / seconds:>8.1f} {total:>10}", flush=True
         )
         for signature, n in findings.most_common():
             finding, value = first[signature]
