@@ -6,8 +6,9 @@ SHARED ?= $(or $(CC_SHARED_DIR),../shared)
 ORACLE_VENV ?= $(CURDIR)/.oracle-venv
 SOURCES ?=
 PYTEST_ARGS ?=
+SANITIZE_EXAMPLES ?= 500
 
-.PHONY: report test bench lint typecheck oracle samples clean
+.PHONY: report test test-pure bench lint typecheck sanitize wheel-check oracle samples clean
 
 $(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +41,12 @@ test: $(VENV)/.stamp-dev oracle
 	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py benchmarks/explorer.py; do \
 		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done
 
+## test-pure: the tests as a user without a C compiler runs the package (CC_ANALYTICS_PURE_PYTHON=1): pytest only,
+## without the slow ones, the browser, and the core and oracle tests (the core library has no C path)
+test-pure: $(VENV)/.stamp-dev
+	CC_ANALYTICS_PURE_PYTHON=1 $(PY) -m pytest -q -p no:cacheprovider -m "not slow" \
+		--ignore=tests/browser --ignore=tests/core --ignore=tests/differential $(PYTEST_ARGS)
+
 bench: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/chainless_context.py
 	$(PY) benchmarks/claude_frames.py --make 100 --make 1000 --report
@@ -55,6 +62,15 @@ lint: typecheck
 ## typecheck: mypy on core and frames (configured in pyproject.toml)
 typecheck: $(VENV)/.stamp-dev
 	$(VENV)/bin/mypy
+
+## sanitize: the C extension built with AddressSanitizer + UBSan in a temporary folder, under its fuzz targets
+## (their corpus, then SANITIZE_EXAMPLES generated inputs each) and its tests; fails on any sanitizer report
+sanitize: $(VENV)/.stamp-dev
+	tests/fuzz/sanitize.sh $(PY) $(SANITIZE_EXAMPLES)
+
+## wheel-check: build the wheel (python -m build), install it in a clean venv and run the installed cc-analytics
+wheel-check: $(VENV)/.stamp-dev
+	.ci/wheel-check $(PY)
 
 samples: $(VENV)/.stamp-base
 	$(PY) data-samples/make_samples.py

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cc_analytics import __version__
 from cc_analytics.commands import COMMANDS
 from cc_analytics.errors import CCAnalyticsError, UsageError
 from cc_analytics.format import colour_enabled, error_line
@@ -19,6 +20,11 @@ from cc_analytics.interrupts import clean_up, exit_code, exit_promptly, hold_sig
 
 if TYPE_CHECKING:
     import argparse
+
+# Commands that never say they run without the C extension: the status line prints its one line
+# and nothing else (Claude Code runs it after every message), and ``window`` reads with the core
+# library, which has no C path.
+QUIET_WITHOUT_EXTENSION = frozenset({"statusline", "window"})
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -31,6 +37,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="cc-analytics",
         description="Analytics for AI coding-agent session transcripts (Claude Code, Codex and more: see `sessions --help`).",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else (only,):
         try:
@@ -84,6 +91,8 @@ def _run(argv: Sequence[str] | None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    if args.command not in QUIET_WITHOUT_EXTENSION and not getattr(args, "quiet", False):
+        note_without_extension()
     try:
         return int(args.run(args) or 0)
     except UsageError as exc:
@@ -94,6 +103,22 @@ def _run(argv: Sequence[str] | None) -> int:
         return 1
     except BrokenPipeError:
         return 1
+
+
+def note_without_extension() -> None:
+    """Say on stderr that transcripts are read without the C extension, when it could not be
+    imported; not when pure Python was asked for (``CC_ANALYTICS_PURE_PYTHON``: the user knows).
+    Called once per run, before any worker process starts (they never say it)."""
+    from cc_analytics.frames import extension
+
+    why = extension.missing()
+    if why is None:
+        return
+    sys.stderr.write(
+        f"note: reading transcripts without the C extension, several times slower ({why})\n"
+        "Hint: reinstall cc_analytics where a C compiler and Python's headers are (Debian: apt-get install gcc "
+        f"python3-dev), or set {extension.PURE_PYTHON_ENV}=1 to read in pure Python without this note\n"
+    )
 
 
 if __name__ == "__main__":

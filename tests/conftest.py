@@ -1,4 +1,5 @@
-"""Shared test helpers: where the repo and ../shared are, and how to run the console script."""
+"""Shared test helpers: where the repo and ../shared are, how to run the console script, and
+whether the C extension is there to test."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+from cc_analytics.frames import extension
 from tests.paths import ROOT as ROOT  # re-exported: tests import ROOT and SHARED from here
 from tests.paths import SHARED
 
@@ -31,11 +34,41 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def extension_unavailable() -> str | None:
+    """Why the C extension cannot be tested in this run (pure Python asked for, or not built), or None."""
+    if extension.pure_python_asked():
+        return f"{extension.PURE_PYTHON_ENV} is set: this run tests the pure Python path (a user without a C compiler)"
+    if extension.load() is None:
+        return (
+            f"the C extension (cc_analytics/frames/claude/_skim.c) is not built ({extension.missing()}): "
+            "`pip install -e .` with a C compiler"
+        )
+    return None
+
+
+def extension_or_skip() -> ModuleType:
+    """The C extension, or a skip of the calling test module that says why it is not there."""
+    reason = extension_unavailable()
+    module = extension.load()
+    if reason is not None or module is None:
+        pytest.skip(reason, allow_module_level=True)
+    return module
+
+
+def inherited_env() -> dict[str, str]:
+    """What every child process takes from this one whatever else its environment holds: PATH, and
+    the choice of pure Python (so that a run under it tests it in the console script too)."""
+    kept = {"PATH": os.environ.get("PATH", "")}
+    if extension.PURE_PYTHON_ENV in os.environ:
+        kept[extension.PURE_PYTHON_ENV] = os.environ[extension.PURE_PYTHON_ENV]
+    return kept
+
+
 def run_cli(
     args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run the installed ``cc-analytics`` console script with a minimal, deterministic environment."""
-    base = {"PATH": os.environ.get("PATH", ""), "LANG": "C", "LC_ALL": "C", "TZ": "UTC", "FORCE_COLOR": "0"}
+    base = {**inherited_env(), "LANG": "C", "LC_ALL": "C", "TZ": "UTC", "FORCE_COLOR": "0"}
     base["CC_ANALYTICS_CACHE_DIR"] = os.environ.get("CC_ANALYTICS_CACHE_DIR", "")
     base.update(env or {})
     return subprocess.run([str(SCRIPT), *args], env=base, capture_output=True, cwd=cwd, timeout=300, input=stdin)

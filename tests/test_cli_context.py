@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SCRIPT, run_cli
+from tests.conftest import SCRIPT, inherited_env, run_cli
 
 SESSION = (
     "\n".join(
@@ -88,7 +88,7 @@ def test_absent_store_means_no_session(tmp_path: Path) -> None:
 
 def run_on_tty(args: list[str], env: dict[str, str]) -> bytes:
     leader, follower = pty.openpty()
-    base = {"PATH": os.environ["PATH"], "LANG": "C", "TERM": "xterm-256color"}
+    base = {**inherited_env(), "LANG": "C", "TERM": "xterm-256color"}
     proc = subprocess.Popen([str(SCRIPT), *args], stdout=follower, stderr=subprocess.PIPE, env={**base, **env})
     os.close(follower)
     chunks = []
@@ -117,7 +117,7 @@ def test_colour_follows_terminal_and_no_color(home: Path) -> None:
 def test_python_dash_m_is_the_same_program(home: Path) -> None:
     import sys
 
-    env = {"HOME": str(home), "PATH": os.environ["PATH"], "FORCE_COLOR": "0"}
+    env = {**inherited_env(), "HOME": str(home), "FORCE_COLOR": "0"}
     module = subprocess.run([sys.executable, "-m", "cc_analytics", "context", "s1"], env=env, capture_output=True)
     assert module.stdout == run_cli(["context", "s1"], env={"HOME": str(home)}).stdout
     assert module.returncode == 0

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import extension_unavailable
+
 PACKAGE = Path(__file__).resolve().parents[1] / "cc_analytics"
 
 
@@ -55,8 +57,9 @@ def test_walking_clean_lines_with_the_skimmer_imports_no_orjson() -> None:
         f"    walked = decode.walk_files(discover([{samples!r}]), decode.REQUESTS)\n"
         "    assert walked.columns['line'] and not walked.problems"
     )
-    if "cc_analytics.frames.claude._skim" not in modules:
-        pytest.skip("the C skimmer is not built (or CC_ANALYTICS_PURE_PYTHON is set)")
+    if (reason := extension_unavailable()) is not None:
+        pytest.skip(reason)
+    assert "cc_analytics.frames.claude._skim" in modules
     assert "cc_analytics.frames.claude.decode" in modules
     assert "orjson" not in modules
 

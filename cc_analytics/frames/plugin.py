@@ -83,6 +83,8 @@ class FormatPlugin:
     """Formats are asked in this order whether a file is theirs (lower first)."""
     store_option: ClassVar[str | None] = None
     """The ``context`` command's option naming this format's store (``"--myagent-home"``), if any."""
+    native_module: ClassVar[str | None] = None
+    """The optional C extension the format reads faster with (``frames.extension`` loads it)."""
     previews_windows: ClassVar[bool] = False
     """Whether its turns' ``event_uuids`` anchor a ContextWindow preview (``core.capture``) in its
     transcripts; the explorer shows a turn's prompt otherwise."""

@@ -6,6 +6,8 @@ to a worker process and back, and a decode with them equals a decode with lists.
 from __future__ import annotations
 
 import pickle
+import re
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +19,10 @@ from cc_analytics.frames.claude import decode
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import COLUMN_KINDS, SESSIONS, TURNS, decode_files, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import discover
-from tests.conftest import ROOT
+from tests.conftest import ROOT, extension_or_skip
 
-try:
-    from cc_analytics.frames.claude._skim import Column, column_from_state
-except ImportError:
-    pytest.skip(
-        "the C extension (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
-        allow_module_level=True,
-    )
-if decode.COLUMN is None:
-    pytest.skip("CC_ANALYTICS_PURE_PYTHON is set: the walker keeps lists", allow_module_level=True)
+_skim = extension_or_skip()
+Column, column_from_state = _skim.Column, _skim.column_from_state
 
 DTYPES = {"i64": pl.Int64(), "bool": pl.Boolean(), "str": pl.String()}
 VALUES: dict[str, list[Any]] = {
@@ -87,6 +82,40 @@ def test_a_column_refuses_what_its_list_could_not_become() -> None:
     kind, length, nulls, valid, offsets, data = column("i64", [1, 2, 3]).state()
     with pytest.raises(ValueError, match="do not fit the length"):
         column_from_state(kind, length + 1, nulls, valid, offsets, data)
+
+
+def offsets(*ends: int) -> bytes:
+    return struct.pack(f"={len(ends)}q", *ends)
+
+
+@pytest.mark.parametrize(
+    ("state", "reason"),
+    [
+        (("str", 3, 0, b"\x07", offsets(0, 5, 3, 5), b"abcde"), "offsets that decrease"),  # Polars crashed on it
+        (("str", 1, 0, b"\x01", offsets(0, 100_000), b"ab"), "offsets that do not span the data"),
+        (("str", 1, 0, b"\x01", offsets(1, 2), b"ab"), "offsets that do not span the data"),
+        (("str", 1, 0, b"\x01", offsets(0, 1), b"\xff"), "text that is not UTF-8"),
+        (("str", 2, 0, b"\x03", offsets(0, 1, 2), b"\xc3\xa9"), "text that is not UTF-8"),  # é cut in two
+        (("i64", 3, 0, b"\x01", None, bytes(24)), "a null count that is not the validity's"),
+        (("bool", 1, 0, b"\x01", None, b"\x02"), "a bool that is neither 0 nor 1"),
+        (("i64", 1, 0, b"\x01", b"", bytes(8)), "a i64 column has no offsets, got bytes"),
+        (("i64", 2**63 - 1, 0, b"", None, b""), "length 9223372036854775807 and nulls 0"),  # (length + 7) overflowed
+        (("i64", 1, 2, b"\x00", None, bytes(8)), "length 1 and nulls 2"),
+        (("bool", 9, 0, b"\xff", None, bytes(9)), "buffers that do not fit the length"),
+    ],
+)
+def test_a_column_refuses_a_state_append_could_not_have_made(state: tuple[Any, ...], reason: str) -> None:
+    # A state comes from another process (pickled); Polars trusts what the column hands it.
+    with pytest.raises(ValueError, match=f"^column_from_state: {re.escape(reason)}"):
+        column_from_state(*state)
+
+
+def test_a_column_from_a_state_appends_its_nulls_as_nulls() -> None:
+    # Validity bits past the last row (set here) are cleared, or the next row would read as set.
+    made = column_from_state("i64", 1, 0, b"\xff", None, struct.pack("=q", 4))
+    made.append(None)
+    made.append(5)
+    assert series(made, "c", pl.Int64()).to_list() == [4, None, 5]
 
 
 def test_the_column_kinds_are_the_event_columns_types() -> None:

@@ -17,18 +17,14 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from cc_analytics.frames.claude import decode
-from cc_analytics.frames.claude.decode import REQUESTS, SESSIONS, TURNS, Profile, decode_files
+from cc_analytics.frames.claude import schema as S
+from cc_analytics.frames.claude.decode import REQUESTS, SESSIONS, TURNS, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, discover
-from tests.conftest import ROOT, shared_path
+from tests.conftest import ROOT, extension_or_skip, shared_path
 from tests.fuzz.mutations import lines, mutate_line
 
-try:
-    from cc_analytics.frames.claude._skim import skim, skim_lines
-except ImportError:
-    pytest.skip(
-        "the C skimmer (cc_analytics/frames/claude/_skim.c) is not built: `pip install -e .` with a C compiler",
-        allow_module_level=True,
-    )
+_skim = extension_or_skip()
+skim, skim_lines = _skim.skim, _skim.skim_lines
 
 PROFILES = (SESSIONS, TURNS, REQUESTS)
 FAKE = TranscriptFile(Path("/nowhere/11111111-2222-4333-8444-555555555555.jsonl"), "s", None, "main", "p", 0)
@@ -52,7 +48,11 @@ def transcripts_under(*folders: Path) -> list[TranscriptFile]:
 
 
 def test_the_walker_uses_the_skimmer() -> None:
-    assert decode.SKIM_LINES is skim_lines or decode.SKIM_LINES is None  # None only under CC_ANALYTICS_PURE_PYTHON
+    # (Under CC_ANALYTICS_PURE_PYTHON this module is skipped: the walker has no skimmer then.)
+    assert decode.SKIM_LINES is skim_lines
+    assert decode.COLUMN is _skim.Column and decode.COLUMN_FROM_STATE is _skim.column_from_state
+    walked = decode.walk_files(transcripts_under(ROOT / "data-samples" / "claude"), SESSIONS)
+    assert type(walked.columns[S.LINE]) is _skim.Column and len(walked.columns[S.LINE]) > 100
 
 
 def test_the_samples_and_the_test_transcripts() -> None:
@@ -384,6 +384,17 @@ def test_skim_lines_refuses_a_bad_sink() -> None:
         skim_lines(b"{}", 0, 0, sink_of(), [True])
     with pytest.raises(ValueError):
         skim_lines(b"{}", -1, 0, sink_of(), [True, None])
+    with pytest.raises(ValueError, match="line number too large"):  # counting on from it overflowed
+        skim_lines(b"{}\n{}", 0, sys.maxsize - 1, sink_of(), [True, None])
+    with pytest.raises(TypeError):
+        skim(b"{}", "0", 2, 0, 3)
+    with pytest.raises(OverflowError):
+        skim(b"{}", 0, 2, 0, 2**64)
+
+
+def test_empty_buffers_of_every_kind() -> None:
+    for raw in (b"", bytearray(), memoryview(b""), memoryview(b"{}")[2:]):
+        assert skim_lines(raw, 0, 0, sink_of(), [True, None]) is None
 
 
 def test_one_call_per_clean_file() -> None:
@@ -486,6 +497,17 @@ def test_the_skimmer_never_crashes(data: bytes, flags: int, draw: st.DataObject)
         assert len(sink[26]) == len(sink[0]) == len(sink[3]) == len(sink[4])
 
 
-def test_profiles_it_serves() -> None:
-    assert all(not p.texts for p in PROFILES)
-    assert isinstance(SESSIONS, Profile)
+def test_the_walker_skims_for_the_profiles_that_keep_no_text_and_only_for_them() -> None:
+    every = {"EVENTS": decode.EVENTS, "SESSIONS": SESSIONS, "TURNS": TURNS, "REQUESTS": REQUESTS}
+    assert {name for name, p in every.items() if not p.texts} == {"SESSIONS", "TURNS", "REQUESTS"}
+    assert set(PROFILES) == {SESSIONS, TURNS, REQUESTS}  # what assert_same_decoding compares
+    raw = b"\n".join(clean_lines()) + b"\n"
+    calls: list[tuple[str, int]] = []
+    for name, profile in every.items():
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(
+                decode, "SKIM_LINES", lambda *args, name=name: calls.append((name, args[1])) or skim_lines(*args)
+            )
+            decoded = decode_files([FAKE], profile, contents=[raw])
+        assert decoded.events.height == len(clean_lines()), name
+    assert calls == [("SESSIONS", 0), ("TURNS", 0), ("REQUESTS", 0)]  # one call per clean file

@@ -7,12 +7,15 @@ Seeds are the project's own transcripts (``tests/golden/claude/synthetic``,
 line when the line parses (wrong types, deep nesting, huge numbers, duplicated or removed
 keys, lone surrogates) and on its bytes otherwise or in addition (bit flips, truncation,
 inserted random bytes, BOM, CR, NUL, broken UTF-8). A third kind aims at what pricing reads:
-token counts, model and provider names, and the usage object itself.
+token counts, model and provider names, and the usage object itself. Some transcripts start
+with a line nested thousands of levels deep (:data:`DEEP_HEADS`), where a reader that
+recurses, or sniffs a file's format from its first line, would meet it first.
 """
 
 from __future__ import annotations
 
 import json
+import struct
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -83,6 +86,24 @@ USAGE_OBJECTS = ("cache_creation", "server_tool_use")
 NAME_KEYS = ("model", "provider", "service_tier", "speed")
 SPECIAL_BYTES = [b"\xef\xbb\xbf", b"\r", b"\r\n", b"\x00", b"\t", b"\xed\xa0\x80", b"\xff", b"\xc3", b"\n", b'"', b"\\"]
 PROBE = EventRef("S", "00000000-0000-4000-8000-00000000dead")
+HEAD_DEPTH = 5000
+_ENVELOPE = b'"uuid":"u0","sessionId":"s0","timestamp":"2026-03-01T10:00:00.000Z"'
+# First lines nested HEAD_DEPTH deep: bare and unclosed, closed, inside an object the walkers
+# read (a user's content, a tool input, a usage object), and what is still valid JSON.
+DEEP_HEADS = (
+    b"[" * HEAD_DEPTH,
+    b"{" * HEAD_DEPTH,
+    b"[" * HEAD_DEPTH + b"]" * HEAD_DEPTH,
+    b'{"a":' * HEAD_DEPTH + b"1" + b"}" * HEAD_DEPTH,
+    b'{"a":[' * (HEAD_DEPTH // 2) + b'"\\ud83d"' + b"]}" * (HEAD_DEPTH // 2),
+    b"{" + b'"x":[{' * (HEAD_DEPTH // 2),
+    b'{"type":"user",' + _ENVELOPE + b',"message":{"role":"user","content":['
+    + b"[" * HEAD_DEPTH + b"]" * HEAD_DEPTH + b"]}}",
+    b'{"type":"assistant",' + _ENVELOPE + b',"message":{"id":"m0","model":"claude-opus-4-1","content":'
+    b'[{"type":"tool_use","id":"t0","name":"Bash","input":' + b'{"a":' * HEAD_DEPTH + b"1" + b"}" * HEAD_DEPTH
+    + b'}],"usage":{"input_tokens":1,"output_tokens":1}}}',
+    b'{"type":"assistant",' + _ENVELOPE + b',"message":{"usage":' + b"{" * HEAD_DEPTH,
+)  # fmt: skip
 
 
 @cache
@@ -91,6 +112,19 @@ def transcript_seeds() -> tuple[tuple[bytes, ...], ...]:
     paths = sorted((ROOT / "tests/golden/claude/synthetic").glob("*.jsonl"))
     paths += sorted((ROOT / "data-samples/claude").rglob("*.jsonl"))
     return tuple(tuple(line for line in p.read_bytes().split(b"\n") if line.strip()) for p in paths)
+
+
+@cache
+def transcript_corpus() -> tuple[bytes, ...]:
+    """The fuzz corpus of whole Claude Code transcripts: every seed transcript as it is, then
+    :func:`deep_heads`."""
+    return tuple(b"\n".join(seed) + b"\n" for seed in transcript_seeds()) + deep_heads(transcript_seeds()[0])
+
+
+def deep_heads(lines: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """Each of :data:`DEEP_HEADS` alone, then at the head of ``lines``."""
+    rest = b"\n".join(lines) + b"\n"
+    return DEEP_HEADS + tuple(head + b"\n" + rest for head in DEEP_HEADS)
 
 
 @cache
@@ -321,6 +355,8 @@ def _mutated(draw: st.DrawFn, picked: list[bytes], line_pool: tuple[bytes, ...])
             picked.insert(draw(st.integers(0, len(picked))), picked[i])
         elif op == "insert":
             picked.insert(i, _line(draw, line_pool))
+    if draw(st.integers(0, 19)) == 0:
+        picked.insert(0, draw(st.sampled_from(DEEP_HEADS)))
     raw = b"\n".join(picked) + draw(st.sampled_from([b"\n", b"", b"\r\n"]))
     if draw(st.integers(0, 9)) == 0:  # a torn last line, as while another process appends
         raw = raw[: draw(st.integers(0, len(raw)))]
@@ -436,3 +472,58 @@ def _content(draw: st.DrawFn, content: str) -> bytes:
             + b"\n"
         )
     return b""
+
+
+# -- the C extension's typed columns: states as Column.state() gives them, some broken ------------
+
+COLUMN_KINDS = ("i64", "bool", "str")
+_COLUMN_VALUES = {
+    "i64": st.integers(-(2**63), 2**63 - 1),
+    "bool": st.booleans(),
+    "str": st.text(st.characters(blacklist_categories=("Cs",)), max_size=8),
+}
+_COUNTS = (-1, 0, 1, 7, 8, 9, 2**60, 2**62, 2**63 - 1)
+
+
+def column_state(kind: str, values: list[Any]) -> tuple[Any, ...]:
+    """What ``Column(kind)`` holding ``values`` (None: null) gives as ``state()``: (kind, length,
+    nulls, validity bits, int64 offsets or None, data), in the machine's byte order."""
+    n = len(values)
+    valid = bytes(sum(1 << j for j in range(8) if i + j < n and values[i + j] is not None) for i in range(0, n, 8))
+    nulls = values.count(None)
+    if kind == "i64":
+        return kind, n, nulls, valid, None, b"".join(struct.pack("=q", v or 0) for v in values)
+    if kind == "bool":
+        return kind, n, nulls, valid, None, bytes(1 if v else 0 for v in values)
+    texts = [v.encode() for v in values if v is not None]
+    ends = [0]
+    for v in values:
+        ends.append(ends[-1] + (len(v.encode()) if v is not None else 0))
+    return kind, n, nulls, valid, struct.pack(f"={n + 1}q", *ends), b"".join(texts)
+
+
+@st.composite
+def column_states(draw: st.DrawFn) -> tuple[Any, ...]:
+    """A column's state, sometimes with a field changed: its kind, a count, a buffer's bytes."""
+    kind = draw(st.sampled_from(COLUMN_KINDS))
+    values = draw(st.lists(st.none() | _COLUMN_VALUES[kind], max_size=20))
+    state = list(column_state(kind, values))
+    for _ in range(draw(st.integers(0, 3))):
+        field = draw(st.integers(0, 5))
+        if field == 0:
+            state[0] = draw(st.sampled_from((*COLUMN_KINDS, "f64")))
+        elif field in (1, 2):
+            state[field] = draw(st.sampled_from((state[field] - 1, state[field] + 1, *_COUNTS)))
+        elif state[field] is None or draw(st.integers(0, 9)) == 0:
+            state[field] = None if state[field] is not None else draw(st.binary(max_size=40))
+        else:
+            buffer = bytearray(state[field])
+            how = draw(st.sampled_from(["cut", "grow", "flip"]))
+            if how == "cut" or (how == "flip" and not buffer):
+                del buffer[draw(st.integers(0, len(buffer))) :]
+            elif how == "grow":
+                buffer += draw(st.binary(min_size=1, max_size=9))
+            else:
+                buffer[draw(st.integers(0, len(buffer) - 1))] ^= 1 << draw(st.integers(0, 7))
+            state[field] = bytes(buffer)
+    return tuple(state)

@@ -1,12 +1,16 @@
-"""Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S]``.
+"""Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S] [--extension FILE]``.
 
 TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
-``frames.claude``, ``frames.claude.skim``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
+``frames.claude``, ``frames.claude.skim``, ``frames.claude.columns``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
 or ``all``. For each target it prints the
 examples run, the wall and CPU time taken, examples per wall second and the number of
 unexpected outcomes,
 then one line per distinct finding (type and place) with its first input. Exit status 1
 when anything unexpected happened.
+
+Each target first runs its seed inputs (``Target.seeds``: the fuzz corpus), then generated
+ones. ``--extension FILE`` loads the C skimmer from FILE (a build with sanitizers, see
+``tests/fuzz/sanitize.sh``) in place of the installed one.
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
+from tests.fuzz.extension import EXTENSION, load_extension  # noqa: E402
 from tests.fuzz.targets import TARGETS, Finding, Target, check  # noqa: E402
 
 PROGRESS_SECONDS = 30
 
 
 def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, float, Counter, dict]:
-    """Run ``target`` on ``examples`` generated inputs; return count, wall and CPU seconds, findings, first inputs.
+    """Run ``target`` on its seeds, then on ``examples`` generated inputs; return count, wall and
+    CPU seconds, findings, first inputs.
 
     A batch target gets its inputs ``target.batch`` at a time; a batch with a finding is run
     again input by input, so each finding is counted against the input that caused it.
@@ -54,16 +60,7 @@ def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, f
                 record(finding, list(pending))  # only the batch as a whole: across files
         pending.clear()
 
-    @settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(random_seed)
-    @given(target.inputs)
-    def run(value: object) -> None:
+    def take(value: object) -> None:
         nonlocal count, last
         count += 1
         if target.batch > 1:
@@ -79,7 +76,25 @@ def fuzz(target: Target, examples: int, random_seed: int) -> tuple[int, float, f
             last = now
             print(f"  {target.name}: {count} examples, {len(findings)} distinct findings", file=sys.stderr, flush=True)
 
-    run()
+    for value in target.seeds():
+        take(value)
+    if pending:
+        flush()
+
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @seed(random_seed)
+    @given(target.inputs)
+    def run(value: object) -> None:
+        take(value)
+
+    if examples > 0:
+        run()
     if pending:
         flush()
     return count, time.perf_counter() - start, time.process_time() - cpu, findings, first
@@ -105,15 +120,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="+", metavar="TARGET")
     parser.add_argument("--examples", type=int, default=100_000, help="examples per target (default 100000)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
+    parser.add_argument("--extension", type=Path, metavar="FILE", help=f"load {EXTENSION} from FILE")
     args = parser.parse_args(argv)
+    if args.extension is not None:
+        load_extension(args.extension)
     unexpected = 0
-    print(f"{'target':<18} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
+    print(f"{'target':<22} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
     for target in _selected(args.targets):
         count, seconds, cpu, findings, first = fuzz(target, args.examples, args.seed)
         total = sum(findings.values())
         unexpected += total
         print(
-            f"{target.name:<18} {count:>9} {seconds:>9.1f} {cpu:>9.1f} {count / seconds:>8.1f} {total:>10}", flush=True
+            f"{target.name:<22} {count:>9} {seconds:>9.1f} {cpu:>9.1f} {count / seconds:>8.1f} {total:>10}", flush=True
         )
         for signature, n in findings.most_common():
             finding, value = first[signature]

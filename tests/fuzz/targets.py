@@ -5,7 +5,9 @@ through the code under test and checks the invariants that must hold when it ret
 Raising one of the target's ``documented`` exceptions (with a message of the documented
 form) is fine, and so is a warning of the documented form; anything else is a finding.
 :func:`check` classifies one run; ``test_fuzz_core.py`` runs every target a little and
-``run_long.py`` runs one a lot. Register a new target with :func:`register`.
+``run_long.py`` runs one a lot. Register a new target with :func:`register`. A target may
+have seeds (its fuzz corpus, run before anything generated) and may need the C extension
+(``unavailable`` then says why it cannot run).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import glob
 import json
 import os
+import pickle
 import re
+import struct
 import tempfile
 import traceback
 import warnings
@@ -36,6 +40,7 @@ from cc_analytics.core import (
     compact_json,
 )
 from cc_analytics.core.jsontext import MISSING, TOO_DEEP, _decode, _decode_any_depth, decode_line
+from tests.conftest import extension_unavailable
 from tests.fuzz import mutations
 
 SOURCE = "fuzz.jsonl"
@@ -69,6 +74,8 @@ class Target:
     group: str = "core"
     batch: int = 1
     notes: str = field(default="", compare=False)
+    seeds: Callable[[], tuple[Any, ...]] = field(default=tuple, compare=False)
+    unavailable: Callable[[], str | None] = field(default=lambda: None, compare=False)
 
 
 TARGETS: dict[str, Target] = {}
@@ -273,6 +280,7 @@ register(
         group="frames",
         batch=FRAMES_BATCH,
         notes="frames.claude read_events/turns/sessions/problems/requests and read_tables on a folder of mutated transcripts",
+        seeds=lambda: mutations.deep_heads(mutations.transcript_seeds()[0]),
     )
 )
 
@@ -292,8 +300,9 @@ def run_claude_skim(batch: list[bytes]) -> None:
         return fast
 
     skim = decode.SKIM_LINES
-    if skim is None:  # not built (or CC_ANALYTICS_PURE_PYTHON): nothing to compare
-        return
+    if skim is None:
+        msg = f"frames.claude.skim cannot run: {extension_unavailable()}"
+        raise RuntimeError(msg)
     files = [
         TranscriptFile(Path(f"/fuzz/{CLAUDE_STEM.format(i)}.jsonl"), "s", None if i % 2 else "a", "main", "p", len(raw))
         for i, raw in enumerate(batch)
@@ -321,6 +330,84 @@ register(
         group="frames",
         batch=FRAMES_BATCH,
         notes="frames.claude's line walker with and without the C skimmer, every profile it serves, equal lists",
+        seeds=mutations.transcript_corpus,
+        unavailable=extension_unavailable,
+    )
+)
+
+
+def _column_values(state: tuple[Any, ...]) -> list[Any] | None:
+    """The values a column state holds, or None where ``append()`` could not have made it."""
+    kind, length, nulls, valid, offsets, data = state
+    if kind not in mutations.COLUMN_KINDS or not 0 <= nulls <= length <= 2**63 // 16 or None in (valid, data):
+        return None
+    if (offsets is None) != (kind != "str") or len(valid) != (length + 7) // 8:
+        return None
+    present = [bool(valid[i // 8] >> (i % 8) & 1) for i in range(length)]
+    if present.count(False) != nulls:
+        return None
+    if kind == "i64":
+        if len(data) != 8 * length:
+            return None
+        numbers = struct.unpack(f"={length}q", data)
+        return [v if ok else None for v, ok in zip(numbers, present, strict=True)]
+    if kind == "bool":
+        if len(data) != length or any(b > 1 for b in data):
+            return None
+        return [bool(b) if ok else None for b, ok in zip(data, present, strict=True)]
+    if len(offsets) != 8 * (length + 1):
+        return None
+    ends = struct.unpack(f"={length + 1}q", offsets)
+    if ends[0] != 0 or ends[-1] != len(data) or any(a > b for a, b in zip(ends, ends[1:], strict=False)):
+        return None
+    try:
+        texts = [data[a:b].decode() for a, b in zip(ends, ends[1:], strict=False)]
+    except UnicodeDecodeError:
+        return None
+    return [t if ok else None for t, ok in zip(texts, present, strict=True)]
+
+
+def run_column_states(batch: list[tuple[Any, ...]]) -> None:
+    """A column is made from a state exactly when ``append()`` could have made that state (but for
+    the bytes under a null, which nothing reads), and then holds its values: in its own state, in
+    Polars, after pickling and after more appends."""
+    from cc_analytics.frames.claude import decode
+
+    if decode.COLUMN is None or decode.COLUMN_FROM_STATE is None:
+        msg = f"frames.claude.columns cannot run: {extension_unavailable()}"
+        raise RuntimeError(msg)
+    dtypes = {"i64": pl.Int64(), "bool": pl.Boolean(), "str": pl.String()}
+    refusals = ("column_from_state: ", "Column kind: ", "a bytes-like object", "Python int too large")
+    for state in batch:
+        values = _column_values(state)
+        try:
+            made = decode.COLUMN_FROM_STATE(*state)
+        except (ValueError, TypeError, OverflowError) as exc:
+            assert values is None, f"a good state refused: {exc}"
+            assert str(exc).startswith(refusals), f"undocumented: {exc}"
+            continue
+        assert values is not None, f"a bad state taken: {state!r:.200}"
+        kind, length, _, valid, _, _ = state
+        if length % 8:  # the validity bits past the last row are cleared, for the rows appended next
+            valid = valid[:-1] + bytes([valid[-1] & ((1 << length % 8) - 1)])
+        assert made.state() == (*state[:3], valid, *state[4:]), "state() is not the state it was made from"
+        assert decode._series("c", made, dtypes[kind]).to_list() == values, "Polars reads other values"
+        assert pickle.loads(pickle.dumps(made)) == made, "a column changed in pickling"
+        more = {"i64": -5, "bool": True, "str": "é"}[kind]
+        made.append(None)
+        made.append(more)
+        assert decode._series("c", made, dtypes[kind]).to_list() == [*values, None, more], "appends after a state"
+
+
+register(
+    Target(
+        "frames.claude.columns",
+        mutations.column_states(),
+        run_column_states,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="the C extension's typed columns made from states, good and broken, as a worker's pickle would",
+        unavailable=extension_unavailable,
     )
 )
 
@@ -363,6 +450,7 @@ register(
         group="frames",
         batch=FRAMES_BATCH,
         notes="frames.chainless read_events/turns/sessions/problems/requests, context_frame and read_tables",
+        seeds=lambda: mutations.deep_heads(mutations.chainless_seeds()[0]),
     )
 )
 

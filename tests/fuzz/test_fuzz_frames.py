@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from tests.fuzz.targets import TARGETS, check
 
-EXAMPLES = {"frames.claude": 12, "frames.claude.skim": 40, "frames.chainless": 12, "frames.discovery": 12}
+EXAMPLES = {
+    "frames.claude": 12,
+    "frames.claude.skim": 40,
+    "frames.claude.columns": 40,
+    "frames.chainless": 12,
+    "frames.discovery": 12,
+}
 MAX_BATCH = 8
 
 
@@ -25,6 +31,8 @@ def test_every_frames_target_is_fuzzed_here():
 def test_only_documented_outcomes(name):
     target = TARGETS[name]
     assert target.batch > 1, "the frames targets decode a folder of inputs at once"
+    if (reason := target.unavailable()) is not None:
+        pytest.skip(reason)
 
     @settings(
         max_examples=EXAMPLES[name],
@@ -37,3 +45,15 @@ def test_only_documented_outcomes(name):
         assert finding is None, f"{finding.kind} at {finding.where}: {finding.summary}"
 
     fuzz()
+
+
+@pytest.mark.parametrize("name", sorted(name for name in EXAMPLES if TARGETS[name].seeds()))
+def test_the_seeds(name):
+    # The fuzz corpus: each seed transcript whole, and lines nested thousands deep at a file's head.
+    target = TARGETS[name]
+    if (reason := target.unavailable()) is not None:
+        pytest.skip(reason)
+    seeds = list(target.seeds())
+    for start in range(0, len(seeds), target.batch):
+        finding = check(target, seeds[start : start + target.batch])
+        assert finding is None, f"{finding.kind} at {finding.where}: {finding.summary}"

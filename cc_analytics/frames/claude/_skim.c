@@ -43,7 +43,12 @@
  * Strings are scanned 16 bytes at a time with SSE2 where the compiler targets it (x86-64), with
  * a portable 8-byte fallback (also forced by defining SKIM_PORTABLE); every byte is validated.
  *
- * Plain C99 and the CPython C API.
+ * The module initialises in phases (PEP 489) and keeps everything it holds in its module state
+ * (SkimState: the Column type, interned strings, scratch buffers), nothing in static variables,
+ * so each interpreter that imports it has its own. The scratch buffers are never read after a
+ * call that can run Python code (an allocation that collects garbage, a comparison).
+ *
+ * Plain C99 and the CPython C API (3.11 and later).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -105,6 +110,26 @@ typedef struct {
     const uint8_t *s, *e;
 } Span;
 
+/* The open containers of skip_value: the closing bracket and where the object's keys start. */
+typedef struct {
+    uint8_t close;
+    Py_ssize_t base;
+} Level;
+
+/* Scratch space kept between calls, in the module state (the GIL is held throughout): the blocks
+ * of the line being skimmed, the key stack of its objects, the text of an unescaped string, the
+ * open containers of a value skipped without recursion. */
+typedef struct {
+    Block *blocks;
+    Py_ssize_t blocks_cap, blocks_len;
+    Span *keys;
+    Py_ssize_t keys_cap, keys_len;
+    char *text;
+    Py_ssize_t text_cap;
+    Level *levels;
+    Py_ssize_t levels_cap;
+} Scratch;
+
 typedef struct {
     const uint8_t *p, *end;
     const uint8_t *limit; /* the end of the data: bytes up to it may be read past end */
@@ -125,25 +150,21 @@ typedef struct {
     /* tool result item being read */
     Val item_type, item_text;
     Block *block; /* the block being read */
+    Scratch *scratch;
 } Parser;
 
-/* Scratch space kept between calls (the GIL is held throughout). */
-static Block *blocks_buf = NULL;
-static Py_ssize_t blocks_cap = 0, blocks_len = 0;
-static Span *keys_buf = NULL;
-static Py_ssize_t keys_cap = 0, keys_len = 0;
-static char *text_buf = NULL;
-static Py_ssize_t text_cap = 0;
-/* The open containers of skip_value: the closing bracket and where the object's keys start. */
+/* The module state: what each module object (one per interpreter) holds. */
 typedef struct {
-    uint8_t close;
-    Py_ssize_t base;
-} Level;
-static Level *levels_buf = NULL;
-static Py_ssize_t levels_cap = 0;
+    PyTypeObject *column_type;
+    /* block kinds, and the common line types (interned: one object for every line) */
+    PyObject *k_prompt, *k_text, *k_thinking, *k_tool_use, *k_tool_result, *k_system;
+    PyObject *s_user, *s_assistant, *s_system, *s_attachment;
+    Scratch scratch;
+} SkimState;
 
-static PyObject *k_prompt, *k_text, *k_thinking, *k_tool_use, *k_tool_result, *k_system;
-static PyObject *s_user, *s_assistant, *s_system, *s_attachment;
+static struct PyModuleDef skim_module;
+
+static inline SkimState *state_of(PyObject *module) { return (SkimState *)PyModule_GetState(module); }
 
 static int parse_value(Parser *P, Val *out, Ctx ctx);
 
@@ -542,9 +563,9 @@ static int span_cmp(const void *a, const void *b) {
 }
 
 /* Whether the keys base.. of the key stack hold a repeat (raw bytes; no key holds an escape). */
-static int repeated(Py_ssize_t base) {
-    Span *keys = keys_buf + base;
-    Py_ssize_t n = keys_len - base;
+static int repeated(Scratch *S, Py_ssize_t base) {
+    Span *keys = S->keys + base;
+    Py_ssize_t n = S->keys_len - base;
     if (n < 2) return 0;
     if (n <= 24) {
         for (Py_ssize_t a = 1; a < n; a++) {
@@ -560,29 +581,29 @@ static int repeated(Py_ssize_t base) {
     return 0;
 }
 
-static int push_key(const uint8_t *s, const uint8_t *e) {
-    if (keys_len == keys_cap) {
-        Py_ssize_t cap = keys_cap ? keys_cap * 2 : 256;
-        Span *grown = realloc(keys_buf, (size_t)cap * sizeof(Span));
+static int push_key(Scratch *S, const uint8_t *s, const uint8_t *e) {
+    if (S->keys_len == S->keys_cap) {
+        Py_ssize_t cap = S->keys_cap ? S->keys_cap * 2 : 256;
+        Span *grown = PyMem_Realloc(S->keys, (size_t)cap * sizeof(Span));
         if (!grown) return 0;
-        keys_buf = grown;
-        keys_cap = cap;
+        S->keys = grown;
+        S->keys_cap = cap;
     }
-    keys_buf[keys_len].s = s;
-    keys_buf[keys_len].e = e;
-    keys_len++;
+    S->keys[S->keys_len].s = s;
+    S->keys[S->keys_len].e = e;
+    S->keys_len++;
     return 1;
 }
 
-static Block *new_block(void) {
-    if (blocks_len == blocks_cap) {
-        Py_ssize_t cap = blocks_cap ? blocks_cap * 2 : 64;
-        Block *grown = realloc(blocks_buf, (size_t)cap * sizeof(Block));
+static Block *new_block(Scratch *S) {
+    if (S->blocks_len == S->blocks_cap) {
+        Py_ssize_t cap = S->blocks_cap ? S->blocks_cap * 2 : 64;
+        Block *grown = PyMem_Realloc(S->blocks, (size_t)cap * sizeof(Block));
         if (!grown) return NULL;
-        blocks_buf = grown;
-        blocks_cap = cap;
+        S->blocks = grown;
+        S->blocks_cap = cap;
     }
-    Block *b = &blocks_buf[blocks_len++];
+    Block *b = &S->blocks[S->blocks_len++];
     memset(b, 0, sizeof(Block));
     b->results.ascii = 1;
     return b;
@@ -674,7 +695,7 @@ static int parse_array(Parser *P, Val *out, Ctx ctx) {
             if (P->p >= P->end) return 0;
             if (ctx == C_CONTENT) {
                 if (*P->p == '{') {
-                    Block *b = new_block();
+                    Block *b = new_block(P->scratch);
                     if (!b) return 0;
                     Block *outer = P->block;
                     P->block = b;
@@ -722,16 +743,16 @@ static int skip_value(Parser *P, Val *out) {
     Val scalar;
     for (;;) { /* P->p is at an opening bracket */
         if (++P->depth > MAX_DEPTH) return 0;
-        if (top == levels_cap) {
-            Py_ssize_t cap = levels_cap ? levels_cap * 2 : 64;
-            Level *grown = realloc(levels_buf, (size_t)cap * sizeof(Level));
+        if (top == P->scratch->levels_cap) {
+            Py_ssize_t cap = P->scratch->levels_cap ? P->scratch->levels_cap * 2 : 64;
+            Level *grown = PyMem_Realloc(P->scratch->levels, (size_t)cap * sizeof(Level));
             if (!grown) return 0;
-            levels_buf = grown;
-            levels_cap = cap;
+            P->scratch->levels = grown;
+            P->scratch->levels_cap = cap;
         }
-        level = &levels_buf[top++];
+        level = &P->scratch->levels[top++];
         level->close = *P->p == '{' ? '}' : ']';
-        level->base = keys_len;
+        level->base = P->scratch->keys_len;
         P->p++;
         skip_ws(P);
         if (P->p >= P->end) return 0;
@@ -741,7 +762,7 @@ static int skip_value(Parser *P, Val *out) {
         if (level->close == '}') {
             Val key;
             if (*P->p != '"' || !parse_string(P, &key) || key.escaped) return 0;
-            if (keys && !push_key(key.s, key.e)) return 0;
+            if (keys && !push_key(P->scratch, key.s, key.e)) return 0;
             skip_ws(P);
             if (P->p >= P->end || *P->p != ':') return 0;
             P->p++;
@@ -758,8 +779,8 @@ static int skip_value(Parser *P, Val *out) {
             P->p++;
             P->depth--;
             if (keys && level->close == '}') {
-                if (repeated(level->base)) P->canonical = 0;
-                keys_len = level->base;
+                if (repeated(P->scratch, level->base)) P->canonical = 0;
+                P->scratch->keys_len = level->base;
             }
             if (--top == 0) {
                 out->t = *start == '{' ? J_OBJ : J_ARR;
@@ -767,7 +788,7 @@ static int skip_value(Parser *P, Val *out) {
                 out->e = P->p;
                 return 1;
             }
-            level = &levels_buf[top - 1];
+            level = &P->scratch->levels[top - 1];
         }
     }
 }
@@ -852,13 +873,13 @@ static Py_ssize_t unescape(const uint8_t *s, const uint8_t *e, char *dst) {
     return d - dst;
 }
 
-static int reserve_text(Py_ssize_t n) {
-    if (n <= text_cap) return 1;
+static int reserve_text(Scratch *S, Py_ssize_t n) {
+    if (n <= S->text_cap) return 1;
     Py_ssize_t cap = n < 4096 ? 4096 : n * 2;
-    char *grown = realloc(text_buf, (size_t)cap);
+    char *grown = PyMem_Realloc(S->text, (size_t)cap);
     if (!grown) return 0;
-    text_buf = grown;
-    text_cap = cap;
+    S->text = grown;
+    S->text_cap = cap;
     return 1;
 }
 
@@ -869,19 +890,19 @@ static PyObject *ascii_str(const char *s, Py_ssize_t n) {
 }
 
 /* The Python str of a J_STR value. */
-static PyObject *str_of(const Val *v) {
+static PyObject *str_of(Scratch *S, const Val *v) {
     Py_ssize_t n = v->e - v->s;
     if (!v->escaped) {
         if (v->m.ascii) return ascii_str((const char *)v->s, n);
         return PyUnicode_DecodeUTF8((const char *)v->s, n, NULL);
     }
-    if (!reserve_text(n)) return PyErr_NoMemory();
-    Py_ssize_t len = unescape(v->s, v->e, text_buf);
-    return v->m.ascii ? ascii_str(text_buf, len) : PyUnicode_DecodeUTF8(text_buf, len, NULL);
+    if (!reserve_text(S, n)) return PyErr_NoMemory();
+    Py_ssize_t len = unescape(v->s, v->e, S->text);
+    return v->m.ascii ? ascii_str(S->text, len) : PyUnicode_DecodeUTF8(S->text, len, NULL);
 }
 
-static PyObject *str_or_none(const Val *v) {
-    if (v->t == J_STR) return str_of(v);
+static PyObject *str_or_none(Scratch *S, const Val *v) {
+    if (v->t == J_STR) return str_of(S, v);
     Py_RETURN_NONE;
 }
 
@@ -931,24 +952,21 @@ static int64_t stamp_micros(const Val *v, int *ok) {
 }
 
 /* A timestamp as the walker keeps it: its microseconds (an int) when in Claude Code's form, else its text. */
-static PyObject *stamp_value(const Val *v) {
+static PyObject *stamp_value(Scratch *S, const Val *v) {
     int ok;
     int64_t micros = stamp_micros(v, &ok);
     if (ok) return PyLong_FromLongLong(micros);
-    return str_or_none(v);
+    return str_or_none(S, v);
 }
 
-static PyObject *kind_str(const Val *v) {
+static PyObject *kind_str(SkimState *st, const Val *v) {
     PyObject *known = NULL;
-    if (is_word(v, "user")) known = s_user;
-    else if (is_word(v, "assistant")) known = s_assistant;
-    else if (is_word(v, "system")) known = s_system;
-    else if (is_word(v, "attachment")) known = s_attachment;
-    if (known) {
-        Py_INCREF(known);
-        return known;
-    }
-    return str_of(v);
+    if (is_word(v, "user")) known = st->s_user;
+    else if (is_word(v, "assistant")) known = st->s_assistant;
+    else if (is_word(v, "system")) known = st->s_system;
+    else if (is_word(v, "attachment")) known = st->s_attachment;
+    if (known) return Py_NewRef(known);
+    return str_of(&st->scratch, v);
 }
 
 /* bool(value) of a field read with obj.get(): -1 where the skimmer declines to say. */
@@ -970,14 +988,14 @@ static int optional_int(const Val *v, PyObject **out) {
     return *out ? 1 : -1;
 }
 
-static int optional_str(const Val *v, PyObject **out) {
+static int optional_str(Scratch *S, const Val *v, PyObject **out) {
     if (v->t == J_ABSENT || v->t == J_NULL) {
         Py_INCREF(Py_None);
         *out = Py_None;
         return 1;
     }
     if (v->t != J_STR) return 0;
-    *out = str_of(v);
+    *out = str_of(S, v);
     return *out ? 1 : -1;
 }
 
@@ -1032,10 +1050,12 @@ typedef struct {
     Py_ssize_t valid_cap;
 } Column;
 
-static PyTypeObject ColumnType;
-
 static int grow(void **buffer, Py_ssize_t *cap, Py_ssize_t need, Py_ssize_t item) {
     if (need <= *cap) return 1;
+    if (need > PY_SSIZE_T_MAX / 2 / item) {
+        PyErr_NoMemory();
+        return 0;
+    }
     Py_ssize_t size = *cap ? *cap : 1024;
     while (size < need) size *= 2;
     void *bigger = PyMem_Realloc(*buffer, (size_t)(size * item));
@@ -1091,7 +1111,7 @@ static int column_bool(Column *c, int value) {
 
 static int column_utf8(Column *c, const char *text, Py_ssize_t n) {
     if (!grow((void **)&c->data, &c->data_cap, c->data_len + n, 1)) return 0;
-    memcpy(c->data + c->data_len, text, (size_t)n);
+    if (n) memcpy(c->data + c->data_len, text, (size_t)n); /* no data yet (NULL) while every text is empty */
     c->data_len += n;
     return column_row(c, 1);
 }
@@ -1131,7 +1151,7 @@ static PyObject *Column_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "s", names, &kind)) return NULL;
     int k = strcmp(kind, "i64") == 0 ? COL_I64 : strcmp(kind, "bool") == 0 ? COL_BOOL : strcmp(kind, "str") == 0 ? COL_STR : -1;
     if (k < 0) {
-        PyErr_SetString(PyExc_ValueError, "Column kind: 'i64', 'bool' or 'str'");
+        PyErr_Format(PyExc_ValueError, "Column kind: 'i64', 'bool' or 'str', got '%.80s'", kind);
         return NULL;
     }
     Column *c = (Column *)type->tp_alloc(type, 0);
@@ -1152,8 +1172,10 @@ static void column_empty(Column *c) {
 }
 
 static void Column_dealloc(Column *c) {
+    PyTypeObject *type = Py_TYPE(c);
     column_empty(c);
-    Py_TYPE(c)->tp_free((PyObject *)c);
+    type->tp_free((PyObject *)c);
+    Py_DECREF(type); /* instances of a heap type hold a reference to it */
 }
 
 static Py_ssize_t Column_len(Column *c) { return c->length; }
@@ -1187,44 +1209,82 @@ static PyObject *Column_state(Column *c, PyObject *Py_UNUSED(ignored)) {
                          PyBytes_FromStringAndSize(c->data, c->data_len));
 }
 
-/* A column from the state state() gave (a worker's column, unpickled). */
+/* The number of bits among the first `to` of a bitmap that are not set. */
+static Py_ssize_t unset_bits(const uint8_t *bits, Py_ssize_t to) {
+    Py_ssize_t unset = 0;
+    for (Py_ssize_t i = 0; i < to; i++) unset += !(bits[i / 8] >> (i % 8) & 1);
+    return unset;
+}
+
+/* Why a column's buffers do not hold what append() would have made, or NULL when they do:
+ * offsets that start at 0, never decrease and end at the data's end, UTF-8 text between them,
+ * bools of 0 or 1, and as many nulls as unset validity bits. */
+static const char *bad_buffers(int kind, Py_ssize_t length, Py_ssize_t nulls, const uint8_t *valid,
+                               const int64_t *offsets, const uint8_t *data, Py_ssize_t data_len) {
+    if (unset_bits(valid, length) != nulls) return "a null count that is not the validity's";
+    if (kind == COL_BOOL) {
+        for (Py_ssize_t i = 0; i < length; i++)
+            if (data[i] > 1) return "a bool that is neither 0 nor 1";
+    }
+    if (kind != COL_STR) return NULL;
+    if (offsets[0] != 0 || offsets[length] != (int64_t)data_len) return "offsets that do not span the data";
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (offsets[i + 1] < offsets[i]) return "offsets that decrease";
+        const uint8_t *p = data + offsets[i], *end = data + offsets[i + 1];
+        while (p < end) {
+            unsigned cp;
+            int n = *p < 0x80 ? 1 : utf8_sequence(p, end, &cp);
+            if (!n) return "text that is not UTF-8";
+            p += n;
+        }
+    }
+    return NULL;
+}
+
+/* A column from the state state() gave (a worker's column, unpickled); ValueError for buffers
+ * that append() could not have made. */
 static PyObject *column_from_state(PyObject *module, PyObject *args) {
-    (void)module;
+    SkimState *st = state_of(module);
     const char *kind;
     Py_ssize_t length, nulls;
-    Py_buffer valid, data;
-    PyObject *offsets;
+    Py_buffer valid, data, off = {0};
+    PyObject *offsets, *made = NULL;
+    Column *c = NULL;
     if (!PyArg_ParseTuple(args, "snny*Oy*", &kind, &length, &nulls, &valid, &offsets, &data)) return NULL;
-    PyObject *made = NULL;
     PyObject *kind_args = Py_BuildValue("(s)", kind);
-    Column *c = kind_args ? (Column *)Column_new(&ColumnType, kind_args, NULL) : NULL;
+    c = kind_args ? (Column *)Column_new(st->column_type, kind_args, NULL) : NULL;
     Py_XDECREF(kind_args);
     if (!c) goto done;
-    Py_buffer off = {0};
-    int has_off = 0;
     if (c->kind == COL_STR) {
         if (PyObject_GetBuffer(offsets, &off, PyBUF_SIMPLE) < 0) goto done;
-        has_off = 1;
+    } else if (offsets != Py_None) {
+        PyErr_Format(PyExc_ValueError, "column_from_state: a %s column has no offsets, got %.80s", kind,
+                     Py_TYPE(offsets)->tp_name);
+        goto done;
+    }
+    /* a bound that keeps every size below in range: (length + 1) * 8 */
+    if (length < 0 || length > PY_SSIZE_T_MAX / 16 || nulls < 0 || nulls > length) {
+        PyErr_Format(PyExc_ValueError, "column_from_state: length %zd and nulls %zd", length, nulls);
+        goto done;
     }
     Py_ssize_t need_valid = (length + 7) / 8;
-    if (length < 0 || nulls < 0 || nulls > length || valid.len < need_valid ||
-        (c->kind == COL_STR && off.len != (length + 1) * 8) ||
+    if (valid.len != need_valid || (c->kind == COL_STR && off.len != (length + 1) * 8) ||
         (c->kind == COL_I64 && data.len != length * 8) || (c->kind == COL_BOOL && data.len != length)) {
         PyErr_SetString(PyExc_ValueError, "column_from_state: buffers that do not fit the length");
-        if (has_off) PyBuffer_Release(&off);
         goto done;
     }
     if (!grow((void **)&c->valid, &c->valid_cap, need_valid + 1, 1) ||
         !grow((void **)&c->data, &c->data_cap, data.len + 1, 1) ||
-        (c->kind == COL_STR && !grow((void **)&c->offsets, &c->offsets_cap, length + 2, sizeof(int64_t)))) {
-        if (has_off) PyBuffer_Release(&off);
+        (c->kind == COL_STR && !grow((void **)&c->offsets, &c->offsets_cap, length + 2, sizeof(int64_t))))
         goto done;
-    }
-    memcpy(c->valid, valid.buf, (size_t)need_valid);
-    memcpy(c->data, data.buf, (size_t)data.len);
-    if (has_off) {
-        memcpy(c->offsets, off.buf, (size_t)off.len);
-        PyBuffer_Release(&off);
+    if (need_valid) memcpy(c->valid, valid.buf, (size_t)need_valid);
+    if (length % 8) c->valid[length / 8] &= (uint8_t)((1u << (length % 8)) - 1); /* rows appended later */
+    if (data.len) memcpy(c->data, data.buf, (size_t)data.len);
+    if (c->kind == COL_STR) memcpy(c->offsets, off.buf, (size_t)off.len); /* aligned, unlike the bytes */
+    const char *why = bad_buffers(c->kind, length, nulls, c->valid, c->offsets, (const uint8_t *)c->data, data.len);
+    if (why) {
+        PyErr_Format(PyExc_ValueError, "column_from_state: %s", why);
+        goto done;
     }
     c->length = length;
     c->nulls = nulls;
@@ -1233,6 +1293,7 @@ static PyObject *column_from_state(PyObject *module, PyObject *args) {
     c = NULL;
 done:
     Py_XDECREF(c);
+    if (off.obj) PyBuffer_Release(&off);
     PyBuffer_Release(&valid);
     PyBuffer_Release(&data);
     return made;
@@ -1359,9 +1420,8 @@ static PyObject *Column_arrow_c_array(Column *c, PyObject *args, PyObject *kwds)
 static PyObject *Column_reduce(Column *c, PyObject *Py_UNUSED(ignored)) {
     PyObject *state = Column_state(c, NULL);
     if (!state) return NULL;
-    PyObject *module = PyImport_ImportModule("cc_analytics.frames.claude._skim");
+    PyObject *module = PyType_GetModuleByDef(Py_TYPE(c), &skim_module); /* borrowed */
     PyObject *restore = module ? PyObject_GetAttrString(module, "column_from_state") : NULL;
-    Py_XDECREF(module);
     if (!restore) {
         Py_DECREF(state);
         return NULL;
@@ -1371,8 +1431,8 @@ static PyObject *Column_reduce(Column *c, PyObject *Py_UNUSED(ignored)) {
 
 /* Two columns are equal when they hold the same kind and values (their state). */
 static PyObject *Column_richcompare(PyObject *a, PyObject *b, int op) {
-    if ((op != Py_EQ && op != Py_NE) || !Py_IS_TYPE(a, &ColumnType) || !Py_IS_TYPE(b, &ColumnType))
-        Py_RETURN_NOTIMPLEMENTED;
+    /* a is a Column (its type's slot is the one called), b may be anything */
+    if ((op != Py_EQ && op != Py_NE) || !Py_IS_TYPE(b, Py_TYPE(a))) Py_RETURN_NOTIMPLEMENTED;
     PyObject *left = Column_state((Column *)a, NULL), *right = left ? Column_state((Column *)b, NULL) : NULL;
     PyObject *result = right ? PyObject_RichCompare(left, right, op) : NULL;
     Py_XDECREF(left);
@@ -1391,28 +1451,32 @@ static PyMethodDef Column_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PySequenceMethods Column_sequence = {
-    .sq_length = (lenfunc)Column_len,
+/* A heap type, made for each module object by PyType_FromModuleAndSpec (see skim_exec). */
+static PyType_Slot Column_slots[] = {
+    {Py_tp_dealloc, (void *)Column_dealloc},
+    {Py_sq_length, (void *)Column_len},
+    {Py_tp_doc, (void *)"Column(kind): a typed column the walker appends to ('i64', 'bool' or 'str'), as Arrow buffers."},
+    {Py_tp_methods, Column_methods},
+    {Py_tp_richcompare, (void *)Column_richcompare},
+    {Py_tp_hash, (void *)PyObject_HashNotImplemented},
+    {Py_tp_new, (void *)Column_new},
+    {0, NULL},
 };
 
-static PyTypeObject ColumnType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "cc_analytics.frames.claude._skim.Column",
-    .tp_basicsize = sizeof(Column),
-    .tp_dealloc = (destructor)Column_dealloc,
-    .tp_as_sequence = &Column_sequence,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Column(kind): a typed column the walker appends to ('i64', 'bool' or 'str'), as Arrow buffers.",
-    .tp_methods = Column_methods,
-    .tp_richcompare = Column_richcompare,
-    .tp_hash = PyObject_HashNotImplemented,
-    .tp_new = Column_new,
+static PyType_Spec Column_spec = {
+    .name = "cc_analytics.frames.claude._skim.Column",
+    .basicsize = sizeof(Column),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = Column_slots,
 };
 
-static inline int is_sink_column(PyObject *slot) { return PyList_Check(slot) || Py_IS_TYPE(slot, &ColumnType); }
+static inline int is_column(SkimState *st, PyObject *slot) { return Py_IS_TYPE(slot, st->column_type); }
+
+static inline int is_sink_column(SkimState *st, PyObject *slot) { return PyList_Check(slot) || is_column(st, slot); }
 
 /* Append to a sink slot: a list, or a Column. */
-static inline int sink_append(PyObject *slot, PyObject *value) {
-    if (Py_IS_TYPE(slot, &ColumnType)) return column_append((Column *)slot, value);
+static inline int sink_append(SkimState *st, PyObject *slot, PyObject *value) {
+    if (is_column(st, slot)) return column_append((Column *)slot, value);
     return PyList_Append(slot, value) == 0;
 }
 
@@ -1441,9 +1505,10 @@ typedef struct {
 #define SKIM_BLOCKS 2
 #define SKIM_NO_CWD_VERSION 4
 
-static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end, Py_ssize_t row,
-                     long flags, PyObject **out, Val *cwd_version, Py_ssize_t *line_end, Column **block_sink,
-                     PyObject *sink) {
+static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end,
+                     Py_ssize_t row, long flags, PyObject **out, Val *cwd_version, Py_ssize_t *line_end,
+                     Column **block_sink, PyObject *sink) {
+    Scratch *S = &st->scratch;
     PyObject *prompt = NULL, *pricing = NULL, *blocks = NULL, *trigger = NULL, *pre = NULL;
     PyObject *tier = NULL, *speed = NULL, *five = NULL, *hour = NULL, *searches = NULL;
     int64_t usage[4] = {0, 0, 0, 0}; /* the four counts, where has_usage */
@@ -1461,8 +1526,9 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
     P.p = data + start;
     P.end = data + (end < 0 ? size : end);
     P.limit = data + size;
-    blocks_len = 0;
-    keys_len = 0;
+    P.scratch = S;
+    S->blocks_len = 0;
+    S->keys_len = 0;
     P.block = &dummy;
     DECLINE_IF(*P.p != '{');
     memset(&top, 0, sizeof(top));
@@ -1493,7 +1559,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
     api_error = flag(&P.api_error);
     DECLINE_IF(sidechain < 0 || meta < 0 || summary < 0 || api_error < 0);
 
-    nblocks = blocks_len;
+    nblocks = S->blocks_len;
     out_blocks = PyMem_Malloc((size_t)(nblocks + 1) * sizeof(OutBlock));
     if (!out_blocks) {
         PyErr_NoMemory();
@@ -1504,14 +1570,14 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
         Val *content = P.message.t == J_OBJ ? &P.mcontent : NULL;
         DECLINE_IF(content == NULL || (content->t != J_STR && content->t != J_ARR));
         if (content->t == J_STR) {
-            prompt = str_of(content);
+            prompt = str_of(S, content);
             if (!prompt) goto error;
-            out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(content->m.units, content->m.cjk)};
+            out_blocks[out_count++] = (OutBlock){st->k_prompt, NULL, -1, tokens_of(content->m.units, content->m.cjk)};
         } else {
             Py_ssize_t texts = 0, bytes = 0, units = 0, cjk = 0;
             int ascii = 1;
             for (Py_ssize_t k = 0; k < nblocks; k++) {
-                Block *b = &blocks_buf[k];
+                Block *b = &S->blocks[k];
                 DECLINE_IF(b->type.t == J_STR && b->type.escaped);
                 if (is_word(&b->type, "text")) {
                     if (b->text.t == J_STR) {
@@ -1530,19 +1596,19 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
                     } else goto decline;
                     int error = flag(&b->is_error);
                     DECLINE_IF(error < 0);
-                    out_blocks[out_count++] = (OutBlock){k_tool_result, NULL, error, tokens_of(m.units, m.cjk)};
+                    out_blocks[out_count++] = (OutBlock){st->k_tool_result, NULL, error, tokens_of(m.units, m.cjk)};
                 }
             }
             if (texts) {
                 bytes += texts - 1;
-                if (!reserve_text(bytes)) {
+                if (!reserve_text(S, bytes)) {
                     PyErr_NoMemory();
                     goto error;
                 }
-                char *d = text_buf;
+                char *d = S->text;
                 Py_ssize_t seen = 0;
                 for (Py_ssize_t k = 0; k < nblocks; k++) {
-                    Block *b = &blocks_buf[k];
+                    Block *b = &S->blocks[k];
                     if (!is_word(&b->type, "text") || b->text.t != J_STR) continue;
                     if (seen++) *d++ = ' ';
                     if (b->text.escaped) d += unescape(b->text.s, b->text.e, d);
@@ -1551,10 +1617,10 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
                         d += b->text.e - b->text.s;
                     }
                 }
-                prompt = ascii ? ascii_str(text_buf, d - text_buf) : PyUnicode_DecodeUTF8(text_buf, d - text_buf, NULL);
+                prompt = ascii ? ascii_str(S->text, d - S->text) : PyUnicode_DecodeUTF8(S->text, d - S->text, NULL);
                 if (!prompt) goto error;
                 units += texts - 1;
-                out_blocks[out_count++] = (OutBlock){k_prompt, NULL, -1, tokens_of(units, cjk)};
+                out_blocks[out_count++] = (OutBlock){st->k_prompt, NULL, -1, tokens_of(units, cjk)};
             }
         }
     } else if (assistant) {
@@ -1564,15 +1630,15 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
         if (content->t == J_ARR) {
             DECLINE_IF(P.content_not_object);
             for (Py_ssize_t k = 0; k < nblocks; k++) {
-                Block *b = &blocks_buf[k];
+                Block *b = &S->blocks[k];
                 DECLINE_IF(b->type.t == J_STR && b->type.escaped);
                 if (is_word(&b->type, "text")) {
                     DECLINE_IF(b->text.t != J_STR);
-                    out_blocks[out_count++] = (OutBlock){k_text, NULL, -1, tokens_of(b->text.m.units, b->text.m.cjk)};
+                    out_blocks[out_count++] = (OutBlock){st->k_text, NULL, -1, tokens_of(b->text.m.units, b->text.m.cjk)};
                 } else if (is_word(&b->type, "thinking")) {
                     DECLINE_IF(b->thinking.t != J_STR);
                     out_blocks[out_count++] =
-                        (OutBlock){k_thinking, NULL, -1, tokens_of(b->thinking.m.units, b->thinking.m.cjk)};
+                        (OutBlock){st->k_thinking, NULL, -1, tokens_of(b->thinking.m.units, b->thinking.m.cjk)};
                 } else if (is_word(&b->type, "tool_use")) {
                     Measure payload;
                     if (b->input.t == J_ABSENT) {
@@ -1588,11 +1654,11 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
                         units += b->name.m.units;
                         cjk += b->name.m.cjk;
                         if (measure) {
-                            name = str_of(&b->name);
+                            name = str_of(S, &b->name);
                             if (!name) goto error;
                         }
                     }
-                    out_blocks[out_count++] = (OutBlock){k_tool_use, name, -1, tokens_of(units, cjk)};
+                    out_blocks[out_count++] = (OutBlock){st->k_tool_use, name, -1, tokens_of(units, cjk)};
                 }
             }
         }
@@ -1613,8 +1679,8 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
             if ((ok = optional_int(&P.five, &five)) <= 0) goto failed;
             if ((ok = optional_int(&P.hour, &hour)) <= 0) goto failed;
             if ((ok = optional_int(&P.searches, &searches)) <= 0) goto failed;
-            if ((ok = optional_str(&P.tier, &tier)) <= 0) goto failed;
-            if ((ok = optional_str(&P.speed, &speed)) <= 0) goto failed;
+            if ((ok = optional_str(S, &P.tier, &tier)) <= 0) goto failed;
+            if ((ok = optional_str(S, &P.speed, &speed)) <= 0) goto failed;
             has_pricing = 1;
             goto priced;
         failed:
@@ -1631,7 +1697,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
         if (is_word(&P.subtype, "compact_boundary")) {
             if (P.compact.t == J_OBJ) {
                 if (P.trigger.t == J_STR) {
-                    trigger = str_of(&P.trigger);
+                    trigger = str_of(S, &P.trigger);
                     if (!trigger) goto error;
                 }
                 if (P.pre.t == J_INT) {
@@ -1641,7 +1707,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
             }
         } else if (P.content.t == J_STR && P.content.e > P.content.s) {
             out_blocks[out_count++] =
-                (OutBlock){k_system, NULL, -1, tokens_of(P.content.m.units, P.content.m.cjk)};
+                (OutBlock){st->k_system, NULL, -1, tokens_of(P.content.m.units, P.content.m.cjk)};
         }
         synthetic = is_word(&P.subtype, "api_error");
     } else if (attachment) {
@@ -1650,7 +1716,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
             if (is_word(&P.attach_type, "queued_command") && P.attach_prompt.t == J_STR &&
                 P.attach_prompt.e > P.attach_prompt.s) {
                 out_blocks[out_count++] =
-                    (OutBlock){k_prompt, NULL, -1, tokens_of(P.attach_prompt.m.units, P.attach_prompt.m.cjk)};
+                    (OutBlock){st->k_prompt, NULL, -1, tokens_of(P.attach_prompt.m.units, P.attach_prompt.m.cjk)};
             }
         }
     }
@@ -1673,12 +1739,12 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
             OutBlock *o = &out_blocks[k];
             Py_ssize_t n;
             const char *kind = PyUnicode_AsUTF8AndSize(o->kind, &n);
-            int ok = kind && column_i64(block_sink[0], (int64_t)row) && column_utf8(block_sink[1], kind, n) &&
-                     (o->name ? column_append(block_sink[2], o->name) : column_null(block_sink[2])) &&
-                     (o->is_error < 0 ? column_null(block_sink[3]) : column_bool(block_sink[3], o->is_error)) &&
-                     column_i64(block_sink[4], (int64_t)o->tokens);
+            int appended = kind && column_i64(block_sink[0], (int64_t)row) && column_utf8(block_sink[1], kind, n) &&
+                           (o->name ? column_append(block_sink[2], o->name) : column_null(block_sink[2])) &&
+                           (o->is_error < 0 ? column_null(block_sink[3]) : column_bool(block_sink[3], o->is_error)) &&
+                           column_i64(block_sink[4], (int64_t)o->tokens);
             Py_CLEAR(o->name);
-            if (!ok) goto error;
+            if (!appended) goto error;
         }
     } else if (measure && out_count) {
         blocks = PyTuple_New(5);
@@ -1718,7 +1784,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
 #define BOOL(x) ((x) ? (Py_INCREF(Py_True), Py_True) : (Py_INCREF(Py_False), Py_False))
     /* A typed column of the sink takes a string or flag now (no object made for it); out[i] is
      * then Ellipsis, which append_line skips. */
-#define TYPED(i) (sink && Py_IS_TYPE(PyTuple_GET_ITEM(sink, (i)), &ColumnType) ? (Column *)PyTuple_GET_ITEM(sink, (i)) : NULL)
+#define TYPED(i) (sink && is_column(st, PyTuple_GET_ITEM(sink, (i))) ? (Column *)PyTuple_GET_ITEM(sink, (i)) : NULL)
 #define STR(i, cond, v)                                                  \
     do {                                                                 \
         Column *typed_ = TYPED(i);                                       \
@@ -1729,7 +1795,7 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
                 goto error;                                              \
             out[(i)] = Py_NewRef(Py_Ellipsis);                           \
         } else {                                                         \
-            SET(i, (cond) ? str_or_none(v) : NONE());                    \
+            SET(i, (cond) ? str_or_none(S, v) : NONE());                 \
         }                                                                \
     } while (0)
 #define FLAG(i, x)                                                       \
@@ -1743,12 +1809,12 @@ static int skim_line(const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_
         }                                                                \
     } while (0)
     if (TYPED(0)) STR(0, 1, &P.type);
-    else SET(0, kind_str(&P.type)); /* the common kinds are interned: one object for every line */
+    else SET(0, kind_str(st, &P.type)); /* the common kinds are interned: one object for every line */
     STR(1, system, &P.subtype);
-    SET(2, stamp_value(&P.stamp));
+    SET(2, stamp_value(S, &P.stamp));
     if (!(flags & SKIM_NO_CWD_VERSION)) {
-        SET(3, str_or_none(&P.cwd));
-        SET(4, str_or_none(&P.version));
+        SET(3, str_or_none(S, &P.cwd));
+        SET(4, str_or_none(S, &P.version));
     }
     STR(5, assistant, &P.model);
     STR(6, assistant, &P.id);
@@ -1848,16 +1914,22 @@ static void data_release(Data *d) {
     if (d->has_view) PyBuffer_Release(&d->view);
 }
 
+/* An int argument as a Py_ssize_t; 0 with an exception set when it is not one. */
+static int ssize_arg(PyObject *arg, Py_ssize_t *out) {
+    *out = PyLong_AsSsize_t(arg);
+    return !(*out == -1 && PyErr_Occurred());
+}
+
 static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
         return NULL;
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), end = PyLong_AsSsize_t(args[2]);
-    Py_ssize_t row = PyLong_AsSsize_t(args[3]);
-    long flags = PyLong_AsLong(args[4]) & (SKIM_IDENTITY | SKIM_BLOCKS);
-    if (PyErr_Occurred()) return NULL;
+    Py_ssize_t start, end, row, flags;
+    if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &end) || !ssize_arg(args[3], &row) ||
+        !ssize_arg(args[4], &flags))
+        return NULL;
+    flags &= SKIM_IDENTITY | SKIM_BLOCKS;
     Data d;
     if (!data_of(args[0], &d)) return NULL;
     PyObject *out[RESULT_SIZE], *result = NULL;
@@ -1865,7 +1937,7 @@ static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_ValueError, "skim: bad line bounds");
         goto done;
     }
-    int got = skim_line(d.data, d.size, start, end, row, flags, out, NULL, NULL, NULL, NULL);
+    int got = skim_line(state_of(module), d.data, d.size, start, end, row, (long)flags, out, NULL, NULL, NULL, NULL);
     if (got < 0) goto done;
     if (got == 0) {
         result = Py_None;
@@ -1910,12 +1982,13 @@ static int same_str(const Val *v, PyObject *last) {
 
 /* Append what one skimmed line keeps to the sink; cwd and version as the walker keeps them
  * (state: [want cwd, last version]). 0 on error. */
-static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, PyObject *state, Py_ssize_t number) {
+static int append_line(SkimState *st, PyObject *sink, PyObject **out, const Val *cwd_version, PyObject *state,
+                       Py_ssize_t number) {
     PyObject *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
     PyObject *value;
     int failed;
     PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES);
-    if (Py_IS_TYPE(lines, &ColumnType)) {
+    if (is_column(st, lines)) {
         if (!column_i64((Column *)lines, (int64_t)number)) return 0;
     } else {
         value = PyLong_FromSsize_t(number);
@@ -1927,18 +2000,18 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
     /* cwd: only on the first line of a file that has one; version: only where it changes */
     const Val *cwd = &cwd_version[0], *version = &cwd_version[1];
     if (PyList_GET_ITEM(state, 0) == Py_True && cwd->t == J_STR) {
-        value = str_of(cwd);
+        value = str_of(&st->scratch, cwd);
         if (!value) return 0;
         PyList_SetItem(state, 0, Py_NewRef(Py_False));
     } else {
         value = Py_NewRef(Py_None);
     }
-    failed = !sink_append(PyTuple_GET_ITEM(sink, SINK_CWD), value);
+    failed = !sink_append(st, PyTuple_GET_ITEM(sink, SINK_CWD), value);
     Py_DECREF(value);
     if (failed) return 0;
     value = NULL;
     if (version->t == J_STR && !same_str(version, PyList_GET_ITEM(state, 1))) {
-        value = str_of(version);
+        value = str_of(&st->scratch, version);
         if (!value) return 0;
         int changed = PyObject_RichCompareBool(value, PyList_GET_ITEM(state, 1), Py_NE);
         if (changed < 0) {
@@ -1949,7 +2022,7 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
         else Py_CLEAR(value);
     }
     if (!value) value = Py_NewRef(Py_None);
-    failed = !sink_append(PyTuple_GET_ITEM(sink, SINK_VERSION), value);
+    failed = !sink_append(st, PyTuple_GET_ITEM(sink, SINK_VERSION), value);
     Py_DECREF(value);
     if (failed) return 0;
     for (Py_ssize_t k = 0; k < RESULT_SIZE; k++) {
@@ -1962,7 +2035,7 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
             if (value == Py_None || blocks == Py_None) continue;
             for (Py_ssize_t c = 0; c < 5; c++) {
                 PyObject *column = PyTuple_GET_ITEM(blocks, c), *items = PyTuple_GET_ITEM(value, c);
-                if (Py_IS_TYPE(column, &ColumnType)) {
+                if (is_column(st, column)) {
                     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++)
                         if (!column_append((Column *)column, PyList_GET_ITEM(items, i))) return 0;
                 } else {
@@ -1974,7 +2047,7 @@ static int append_line(PyObject *sink, PyObject **out, const Val *cwd_version, P
             PyObject *list = PyTuple_GET_ITEM(sink, k);
             if (list == Py_None) continue;
             if (k == SINK_AGENT && value == Py_None) value = PyTuple_GET_ITEM(sink, SINK_PATH_AGENT);
-            if (!sink_append(list, value)) return 0;
+            if (!sink_append(st, list, value)) return 0;
         }
     }
     return 1;
@@ -1987,7 +2060,7 @@ static inline const uint8_t *line_end(const uint8_t *p, const uint8_t *end) {
 }
 
 static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
+    SkimState *st = state_of(module);
     if (nargs != 5 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != SINK_SIZE ||
         !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) != 2) {
         PyErr_SetString(PyExc_TypeError, "skim_lines(raw, start, number, sink, [want_cwd, last_version])");
@@ -1995,18 +2068,18 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     PyObject *sink = args[3], *state = args[4];
     PyObject *lines = PyTuple_GET_ITEM(sink, SINK_LINES);
-    if (!is_sink_column(lines)) {
+    if (!is_sink_column(st, lines)) {
         PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's line numbers are not a list or Column");
         return NULL;
     }
     for (Py_ssize_t k = 0; k < SINK_PRICING; k++) {
         PyObject *list = PyTuple_GET_ITEM(sink, k);
-        if (k != SINK_CWD && k != SINK_VERSION && list != Py_None && !is_sink_column(list)) {
+        if (k != SINK_CWD && k != SINK_VERSION && list != Py_None && !is_sink_column(st, list)) {
             PyErr_SetString(PyExc_TypeError, "skim_lines: a column of the sink is not a list or Column");
             return NULL;
         }
     }
-    if (!is_sink_column(PyTuple_GET_ITEM(sink, SINK_CWD)) || !is_sink_column(PyTuple_GET_ITEM(sink, SINK_VERSION)) ||
+    if (!is_sink_column(st, PyTuple_GET_ITEM(sink, SINK_CWD)) || !is_sink_column(st, PyTuple_GET_ITEM(sink, SINK_VERSION)) ||
         !PyList_Check(PyTuple_GET_ITEM(sink, SINK_PRICING))) {
         PyErr_SetString(PyExc_TypeError, "skim_lines: cwd and version must be lists or Columns, pricing a list");
         return NULL;
@@ -2018,14 +2091,14 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
             return NULL;
         }
         for (Py_ssize_t c = 0; c < 5; c++) {
-            if (!is_sink_column(PyTuple_GET_ITEM(blocks, c))) {
+            if (!is_sink_column(st, PyTuple_GET_ITEM(blocks, c))) {
                 PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five lists");
                 return NULL;
             }
         }
     }
-    Py_ssize_t start = PyLong_AsSsize_t(args[1]), number = PyLong_AsSsize_t(args[2]);
-    if ((start == -1 || number == -1) && PyErr_Occurred()) return NULL;
+    Py_ssize_t start, number;
+    if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &number)) return NULL;
     if (start < 0 || number < 0) {
         PyErr_SetString(PyExc_ValueError, "skim_lines: negative start or number");
         return NULL;
@@ -2038,7 +2111,7 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         int typed = 1;
         for (Py_ssize_t c = 0; c < 5; c++) {
             PyObject *column = PyTuple_GET_ITEM(blocks, c);
-            typed &= Py_IS_TYPE(column, &ColumnType);
+            typed &= is_column(st, column);
             block_columns_of[c] = (Column *)column;
         }
         if (typed) block_columns = block_columns_of;
@@ -2047,6 +2120,10 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (!data_of(args[0], &d)) return NULL;
     PyObject *result = NULL, *out[RESULT_SIZE];
     Val cwd_version[2];
+    if (number > PY_SSIZE_T_MAX - d.size - 1) { /* a line number past the data's last could overflow */
+        PyErr_SetString(PyExc_ValueError, "skim_lines: a line number too large for the data");
+        goto done;
+    }
     const uint8_t *data = d.data, *end = data + d.size;
     /* Lines are cut on LF only; each LF-separated segment counts, empty ones are skipped. A
      * line starting with "{" is skimmed to its end; any other, or one declined, is searched for
@@ -2056,11 +2133,11 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         number++;
         if (start < d.size && *p == '{') {
             Py_ssize_t skimmed_to;
-            int got = skim_line(data, d.size, start, -1, PyObject_Length(lines), flags, out, cwd_version, &skimmed_to,
-                                block_columns, sink);
+            int got = skim_line(st, data, d.size, start, -1, PyObject_Length(lines), flags, out, cwd_version,
+                                &skimmed_to, block_columns, sink);
             if (got < 0) goto done;
             if (got == 1) {
-                int appended = append_line(sink, out, cwd_version, state, number);
+                int appended = append_line(st, sink, out, cwd_version, state, number);
                 for (int k = 0; k < RESULT_SIZE; k++) Py_XDECREF(out[k]);
                 if (!appended) goto done;
                 start = skimmed_to + 1;
@@ -2097,30 +2174,81 @@ static PyMethodDef skim_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef skim_module = {
-    PyModuleDef_HEAD_INIT, "_skim", "A C skimmer of clean Claude Code lines (see decode.py).", -1, skim_methods,
-    NULL, NULL, NULL, NULL,
-};
-
 static int intern(PyObject **slot, const char *text) {
     *slot = PyUnicode_InternFromString(text);
     return *slot != NULL;
 }
 
-PyMODINIT_FUNC PyInit__skim(void) {
-    if (!intern(&k_prompt, "prompt") || !intern(&k_text, "text") || !intern(&k_thinking, "thinking") ||
-        !intern(&k_tool_use, "tool_use") || !intern(&k_tool_result, "tool_result") || !intern(&k_system, "system") ||
-        !intern(&s_user, "user") || !intern(&s_assistant, "assistant") || !intern(&s_system, "system") ||
-        !intern(&s_attachment, "attachment"))
-        return NULL;
-    if (PyType_Ready(&ColumnType) < 0) return NULL;
-    PyObject *module = PyModule_Create(&skim_module);
-    if (!module) return NULL;
-    if (PyModule_AddObjectRef(module, "Column", (PyObject *)&ColumnType) < 0 ||
+static int skim_exec(PyObject *module) {
+    SkimState *st = state_of(module);
+    if (!intern(&st->k_prompt, "prompt") || !intern(&st->k_text, "text") || !intern(&st->k_thinking, "thinking") ||
+        !intern(&st->k_tool_use, "tool_use") || !intern(&st->k_tool_result, "tool_result") ||
+        !intern(&st->k_system, "system") || !intern(&st->s_user, "user") || !intern(&st->s_assistant, "assistant") ||
+        !intern(&st->s_system, "system") || !intern(&st->s_attachment, "attachment"))
+        return -1;
+    st->column_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &Column_spec, NULL);
+    if (!st->column_type) return -1;
+    if (PyModule_AddObjectRef(module, "Column", (PyObject *)st->column_type) < 0 ||
         PyModule_AddIntConstant(module, "MAX_DEPTH", MAX_DEPTH) < 0 ||
-        PyModule_AddStringConstant(module, "DUPLICATE_KEYS", DUPLICATE_KEYS) < 0) {
-        Py_DECREF(module);
-        return NULL;
-    }
-    return module;
+        PyModule_AddStringConstant(module, "DUPLICATE_KEYS", DUPLICATE_KEYS) < 0)
+        return -1;
+    return 0;
 }
+
+static int skim_traverse(PyObject *module, visitproc visit, void *arg) {
+    SkimState *st = state_of(module);
+    Py_VISIT(st->column_type);
+    return 0;
+}
+
+static int skim_clear(PyObject *module) {
+    SkimState *st = state_of(module);
+    Py_CLEAR(st->column_type);
+    Py_CLEAR(st->k_prompt);
+    Py_CLEAR(st->k_text);
+    Py_CLEAR(st->k_thinking);
+    Py_CLEAR(st->k_tool_use);
+    Py_CLEAR(st->k_tool_result);
+    Py_CLEAR(st->k_system);
+    Py_CLEAR(st->s_user);
+    Py_CLEAR(st->s_assistant);
+    Py_CLEAR(st->s_system);
+    Py_CLEAR(st->s_attachment);
+    return 0;
+}
+
+static void skim_free(void *module) {
+    SkimState *st = state_of((PyObject *)module);
+    if (!st) return;
+    skim_clear((PyObject *)module);
+    PyMem_Free(st->scratch.blocks);
+    PyMem_Free(st->scratch.keys);
+    PyMem_Free(st->scratch.text);
+    PyMem_Free(st->scratch.levels);
+    memset(&st->scratch, 0, sizeof(st->scratch));
+}
+
+static PyModuleDef_Slot skim_slots[] = {
+    {Py_mod_exec, (void *)skim_exec},
+#ifdef Py_mod_multiple_interpreters /* 3.12: nothing is shared between module objects */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil /* 3.13: the scratch buffers of a module object are used by one thread at a time */
+    {Py_mod_gil, Py_MOD_GIL_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef skim_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_skim",
+    .m_doc = "A C skimmer of clean Claude Code lines (see decode.py).",
+    .m_size = sizeof(SkimState),
+    .m_methods = skim_methods,
+    .m_slots = skim_slots,
+    .m_traverse = skim_traverse,
+    .m_clear = skim_clear,
+    .m_free = skim_free,
+};
+
+PyMODINIT_FUNC PyInit__skim(void) { return PyModuleDef_Init(&skim_module); }

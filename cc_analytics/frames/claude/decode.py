@@ -1,8 +1,9 @@
 """The one line walker of Claude Code JSONL: bytes → event columns, content blocks and problems.
 
-Imports: the standard library, ``jsonline`` (the JSON line policy), ``frames.sources``
-(reading a file), ``frames.memory`` (the collector's pause), ``frames.engine`` (the batch size,
-when asked for) and ``frames.claude``'s ``schema``/``discovery``; ``frames.lines`` (orjson) at
+Imports: the standard library, ``jsonline`` (the JSON line policy), ``frames.extension`` (the C
+skimmer, when there is one), ``frames.sources`` (reading a file), ``frames.memory`` (the
+collector's pause), ``frames.engine`` (the batch size, when asked for) and ``frames.claude``'s
+``schema``/``discovery``; ``frames.lines`` (orjson) at
 the first line read in Python, ``frames.estimate`` when blocks are measured, polars and
 ``buckets`` only where frames are built (:func:`frames_of`), so a worker process that only
 walks lines (:func:`walk_files`) never imports Polars, and a caller that wants only the
@@ -11,7 +12,7 @@ that loops over lines in Python (``frames.lines`` decodes each line, a few ``dic
 pick the fields); everything after it is vectorised Polars.
 
 For the profiles that keep no text, an optional C skimmer (``_skim.c``, built when a compiler
-is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off) walks a file's lines first, each in one
+is there; ``CC_ANALYTICS_PURE_PYTHON=1`` turns it off, see ``frames.extension``) walks a file's lines first, each in one
 strict pass, and appends what the walker would. It reads a line as the JSON line policy does
 (its depth limit and first-wins are the policy's: a test holds them equal), accepts only lines
 on which no rule fires (no problem, no fallback, no escaped key, no repeated key inside a tool
@@ -51,12 +52,12 @@ row number, and they are scattered into full columns once per batch.
 from __future__ import annotations
 
 import marshal
-import os
 import reprlib
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from cc_analytics.frames import extension
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.memory import no_cycle_collection
@@ -68,23 +69,16 @@ if TYPE_CHECKING:
 
     import polars as pl
 
-# The optional C skimmer (``_skim.c``): None when it was not built or the environment asks
-# for pure Python; the walker then reads every line in Python, with the same result.
-PURE_PYTHON_ENV = "CC_ANALYTICS_PURE_PYTHON"
-SKIM_LINES: Callable[[bytes, int, int, tuple[Any, ...], list[Any]], tuple[int, int, int] | None] | None
+# The optional C skimmer (``_skim.c``, see ``frames.extension``): None when it was not built or
+# the environment asks for pure Python; the walker then reads every line in Python, with the same result.
+_EXTENSION = extension.load()
+SKIM_LINES: Callable[[bytes, int, int, tuple[Any, ...], list[Any]], tuple[int, int, int] | None] | None = (
+    None if _EXTENSION is None else _EXTENSION.skim_lines
+)
 # Its typed columns (``Column``), which the batch profiles keep their columns in instead of lists
 # (Arrow buffers, handed to Polars without a Python object per value): None likewise.
-COLUMN: Callable[[str], Any] | None
-COLUMN_FROM_STATE: Callable[..., Any] | None
-if os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0"):
-    SKIM_LINES = COLUMN = COLUMN_FROM_STATE = None
-else:
-    try:
-        from cc_analytics.frames.claude._skim import Column as COLUMN  # type: ignore[no-redef]
-        from cc_analytics.frames.claude._skim import column_from_state as COLUMN_FROM_STATE  # type: ignore[no-redef]
-        from cc_analytics.frames.claude._skim import skim_lines as SKIM_LINES  # type: ignore[no-redef]
-    except ImportError:
-        SKIM_LINES = COLUMN = COLUMN_FROM_STATE = None
+COLUMN: Callable[[str], Any] | None = None if _EXTENSION is None else _EXTENSION.Column
+COLUMN_FROM_STATE: Callable[..., Any] | None = None if _EXTENSION is None else _EXTENSION.column_from_state
 
 ENVELOPE_TYPES = frozenset(("user", "assistant", "system", "attachment"))
 SYNTHETIC_MODEL = "<synthetic>"

@@ -56,6 +56,7 @@ class ClaudePlugin(FormatPlugin):
     store_option = "--claude-root"
     sniff_order = 1000  # asked last: any object with a string type
     previews_windows = True
+    native_module = "cc_analytics.frames.claude._skim"  # the line skimmer (_skim.c)
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         if first is None or not isinstance(first.get("type"), str):

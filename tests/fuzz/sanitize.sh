@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The C extension under AddressSanitizer and UndefinedBehaviorSanitizer (`make sanitize`).
+#
+#   tests/fuzz/sanitize.sh PYTHON [EXAMPLES] [SOURCE]
+#
+# Builds SOURCE (default cc_analytics/frames/claude/_skim.c) with both sanitizers in a temporary
+# folder, so the package's own build is untouched, then loads that build in place of the
+# installed one and runs, under the sanitizers' runtime:
+#   1. the fuzz targets that reach the extension (frames.claude.skim, frames.claude.columns): their
+#      seeds (the fuzz corpus, deep lines at a file's head included), then EXAMPLES generated inputs;
+#   2. the extension's own tests (tests/frames/test_claude_skim.py, test_claude_columns.py).
+# Any sanitizer report stops the run at once with a non-zero status (halt_on_error), and so does
+# any fuzz finding or failed test.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+py=${1:?"usage: tests/fuzz/sanitize.sh PYTHON [EXAMPLES] [SOURCE]"}
+examples=${2:-500}
+source=${3:-cc_analytics/frames/claude/_skim.c}
+cc=${CC:-gcc}
+
+if ! command -v "$cc" >/dev/null 2>&1; then
+  echo "sanitize: no C compiler ($cc); install gcc (apt-get install gcc) or set CC" >&2
+  exit 1
+fi
+runtime=$("$cc" -print-file-name=libasan.so)
+if [ ! -e "$runtime" ]; then
+  echo "sanitize: $cc has no AddressSanitizer runtime (libasan.so); install it (apt-get install libasan8)" >&2
+  exit 1
+fi
+
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+suffix=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+include=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+extension="$build/_skim$suffix"
+# Without Python's own -fwrapv: signed overflow stays undefined, so UBSan reports it.
+"$cc" -shared -fPIC -std=c99 -O1 -g -Wall -Wextra -Werror \
+  -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+  -I"$include" "$source" -o "$extension"
+
+# libasan must come first in the process (CPython is not built with it); CPython's own leaks at
+# exit are not ours (detect_leaks=0); PYTHONMALLOC=malloc sends PyMem_* through the sanitizer's
+# malloc, so the columns' and scratch buffers are checked too.
+export LD_PRELOAD="$runtime"
+export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export PYTHONMALLOC=malloc
+export PYTHONFAULTHANDLER=1
+unset CC_ANALYTICS_PURE_PYTHON
+
+"$py" tests/fuzz/run_long.py frames.claude.skim frames.claude.columns --examples "$examples" --extension "$extension"
+"$py" - "$extension" <<'EOF'
+import sys
+from pathlib import Path
+
+from tests.fuzz.extension import load_extension
+
+load_extension(Path(sys.argv[1]))
+import pytest  # noqa: E402
+
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "tests/frames/test_claude_skim.py", "tests/frames/test_claude_columns.py"]))
+EOF
+echo "sanitize: no AddressSanitizer or UndefinedBehaviorSanitizer report"
