@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cc_analytics.errors import InputError
@@ -88,24 +88,35 @@ def get(name: str) -> FormatPlugin:
     raise InputError(msg)
 
 
-def recognize(first: Mapping[str, Any] | None, head: bytes) -> str:
-    """The name of the format whose plugin recognises a file (``first``: its first JSON object
-    line, or None; ``head``: its first bytes), in sniff order. When none does: the fallback
-    format for a file without a JSON object in its first lines (its loader reports each line),
-    else :data:`UNRECOGNIZED` (the file is a problem, never another format's session).
+def recognize(objects: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, head: bytes) -> str:
+    """The name of the format whose plugin recognises a file, from its first JSON object lines
+    (``objects``: the object lines among its first few, or one of them, or None) and ``head``
+    (its first bytes). The first object line a plugin recognises decides (plugins asked in
+    sniff order); a file without any is offered to each plugin as None (its head may still
+    show it: a first line longer than the head). When none recognises it: the fallback format
+    for a file without a JSON object in its first lines (its loader reports each line), else
+    :data:`UNRECOGNIZED` (the file is a problem, never another format's session).
 
     Examples:
         >>> recognize({"kind": "not a transcript"}, b"") == UNRECOGNIZED, recognize(None, b"junk") == fallback()
         (True, True)
     """
-    value = first if isinstance(first, Mapping) else None
-    for plugin in sorted(formats(), key=_sniff_key):
-        try:
-            if plugin.recognizes(value, head):
-                return plugin.name
-        except Exception:  # noqa: BLE001  (a plugin's bug must not stop the others)
-            continue
-    return fallback() if value is None else UNRECOGNIZED
+    if objects is None:
+        found: list[Mapping[str, Any]] = []
+    elif isinstance(objects, Mapping):
+        found = [objects]
+    else:
+        found = [value for value in objects if isinstance(value, Mapping)]
+    plugins = sorted(formats(), key=_sniff_key)
+    candidates: list[Mapping[str, Any] | None] = [*found] if found else [None]
+    for value in candidates:
+        for plugin in plugins:
+            try:
+                if plugin.recognizes(value, head):
+                    return plugin.name
+            except Exception:  # noqa: BLE001  (a plugin's bug must not stop the others)
+                continue
+    return UNRECOGNIZED if found else fallback()
 
 
 def fallback() -> str:

@@ -102,30 +102,37 @@ def sniff_format(path: Path) -> str:
     """
     try:
         with open_transcript(path) as handle:
-            head, value = _first_object(handle)
+            head, objects = _objects(handle)
     except OSError:
-        head, value = b"", None
-    return _format_of(value, head)
+        head, objects = b"", []
+    return _format_of(objects, head)
 
 
 def sniff_head(head: bytes) -> str:
     """:func:`sniff_format` of a file's first bytes (``SNIFF_BYTES`` are enough)."""
     head = head[:SNIFF_BYTES]
-    return _format_of(_first_object(io.BytesIO(head))[1], head)
+    return _format_of(_objects(io.BytesIO(head))[1], head)
 
 
-def _format_of(value: dict[str, object] | None, head: bytes) -> str:
+def _format_of(objects: list[dict[str, object]], head: bytes) -> str:
     from cc_analytics.frames.registry import recognize
 
-    return recognize(value, head)
+    return recognize(objects, head)
 
 
 def _first_object(handle: BinaryIO) -> tuple[bytes, dict[str, object] | None]:
-    """(the bytes read, the first JSON object among the first ``SNIFF_LINES`` lines of the first
+    """(the bytes read, the first JSON object line): see :func:`_objects`."""
+    head, objects = _objects(handle)
+    return head, objects[0] if objects else None
+
+
+def _objects(handle: BinaryIO) -> tuple[bytes, list[dict[str, object]]]:
+    """(the bytes read, the JSON object lines among the first ``SNIFF_LINES`` lines of the first
     ``SNIFF_BYTES``: the last of them possibly cut there), reading no further than the lines
-    looked at. A line nested too deep to parse is no object (its loader reports it)."""
+    looked at. A line nested too deep or broken is no object (its loader reports it)."""
     head = b""
     start = 0
+    found: list[dict[str, object]] = []
     for _ in range(SNIFF_LINES):
         end = head.find(b"\n", start)
         while end < 0 and len(head) < SNIFF_BYTES:
@@ -138,11 +145,11 @@ def _first_object(handle: BinaryIO) -> tuple[bytes, dict[str, object] | None]:
         line = head[start:] if last else head[start:end]
         value = safe_loads(line)  # None for a broken line, whatever its bytes
         if isinstance(value, dict):
-            return head, value
+            found.append(value)
         if last:
-            return head, None
+            break
         start = end + 1
-    return head, None
+    return head, found
 
 
 def open_transcript(path: Path) -> BinaryIO:

@@ -43,8 +43,9 @@ class ClaudePlugin(FormatPlugin):
     """Claude Code transcripts: ``$CLAUDE_CONFIG_DIR/projects`` (default ``~/.claude/projects``),
     one file per session plus its subagents' files (spec ``claude-code-jsonl.md``).
 
-    Recognised by a first object line with a string ``type`` that is one of its line types
-    (:data:`LINE_TYPES`) or beside one of the envelope's own keys (:data:`ENVELOPE_KEYS`); it is also the registry's fallback for files whose first lines hold
+    Recognised by an object line with a string ``type`` that is one of its line types
+    (:data:`LINE_TYPES`) or beside one of the envelope's own keys (:data:`ENVELOPE_KEYS`), and no
+    ``timestamp`` other than text; it is also the registry's fallback for files whose first lines hold
     no JSON object: its loader reports whatever it cannot read.
     """
 
@@ -61,6 +62,8 @@ class ClaudePlugin(FormatPlugin):
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         if first is None or not isinstance(first.get("type"), str):
             return False
+        if "timestamp" in first and not isinstance(first["timestamp"], str):
+            return False  # Claude Code writes ISO 8601 text
         return first["type"] in LINE_TYPES or not ENVELOPE_KEYS.isdisjoint(first)
 
     def default_stores(self) -> list[Path]:
