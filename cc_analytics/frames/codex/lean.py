@@ -4,40 +4,54 @@ as the tables profile makes them, or not at all.
 Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.sources`` and the
 other ``frames.codex`` modules. The sessions command needs of a batch only its session
 summaries and priced requests (``iter_tables(turns=False)``). The tables profile
-(``decode.py``) keeps a row per line and per detail for the turns; this scanner keeps what the
-summary reads: per rollout its header, how many lines it has and the earliest and latest
-timestamp, its usage rows and settings (the same rows, in the same schemas, as the walker's),
-the tokens of each context item (base instructions, messages, tool calls and outputs,
-replacement histories) and the lines that mark prompts and compactions. The summary is then
-made from those with the functions and expressions of ``sessions.py``, ``requests.py`` and
-``turns.py``, so that every rule keeps one definition.
+(``decode.py``) keeps a row per line and per detail, for the turns; this scan keeps what the
+summary reads: per rollout its header, its line count, last line and earliest and latest
+timestamp, its usage and settings rows (the walker's rows, in the walker's schemas), and
+what its lines and items add when it is a session's main rollout (:data:`SUMS`: tokens by
+bucket, the context at its end, its turns; the lines of its own compactions), summed as it
+is read (a fork's replayed lines are known when its file ends). The summary is then made
+with the functions and expressions of ``sessions.py``, ``requests.py`` and ``turns.py``
+(requests, occupancy, windows, compaction tokens, models), so that each rule has one
+definition, and the sums follow ``turns.prepare``, ``turns.is_prompt``,
+``turns.is_compaction`` and ``sessions.current_context`` (:func:`_sums`).
 
-**Exact or not at all.** The scanner applies the walker's rules to the lines on which nothing
+**Exact or not at all.** The scan applies the walker's rules to the lines on which nothing
 unusual happens, and gives up on a rollout at the first line on which anything else would
 (:class:`Unclean`): a line not in Codex's layout (``{"timestamp":"…","type":"…","payload":``)
-or not ending with ``}``, one that does not parse or whose payload is not an object, a usage
-count that is not a whole number, a text only the estimate's expression can measure, a
-first line that is not the header, a timestamp that is not ASCII, an unreadable or empty
-file. Every rollout of a session given up on is decoded by the walker
-(:func:`~cc_analytics.frames.codex.sessions.summarize` over ``Profile.TABLES``): the problems
-of a batch come from there only. So what ``sessions`` shows equals what the tables profile
-shows, line for line; ``tests/frames/test_codex_lean.py`` holds it to that on every fixture,
-on generated rollouts and on a generated corpus.
+or not ending with ``}``, one the tables profile parses that does not parse or whose payload
+is not an object, a usage count that is not a whole number (or beyond 64 bits), a text only
+the estimate's expression can measure, a first line that is not the header, a timestamp that
+is not ASCII or holds a control character, an unreadable or empty file. Every rollout of a
+session given up on is decoded by the walker (``Profile.TABLES``, then ``sessions.summarize``):
+the problems of a batch come from there only. So what ``sessions`` shows equals what the
+tables profile shows; ``tests/frames/test_codex_lean.py`` holds it to that on every fixture,
+the shared examples, a generated corpus and generated rollouts.
 
-How the scan stays cheap: a line is found with ``bytes.find`` and typed by a match of its
-first bytes; only the lines the tables profile parses are parsed (a ``memoryview`` slice, no
-copy), the items' texts are measured as they are read (``frames.estimate.text_tokens``) and
-only their tokens kept, a ``token_count`` whose bytes after the timestamp are the previous
-one's is read once, and the timestamps of a rollout are compared as bytes when they all have
-Codex's shape (``2025-12-18T10:00:00.000Z``: then the order of the bytes is the order in time),
-so only the earliest and latest are parsed.
+How the scan stays cheap (each step leaves the result as it was):
+
+* a file is mapped, not read (its pages are the page cache's); a line is found with
+  ``find`` and typed by one match of its first bytes; only the lines the tables profile parses
+  are parsed, from a ``memoryview`` slice (no copy); items' texts are measured as they are read
+  (``frames.estimate.text_tokens``) and only their tokens kept;
+* of a ``token_count`` in Codex's layout (``…,"info":INFO,"rate_limits":LIMITS}}``), only
+  ``INFO`` is parsed: the line is JSON when the two values are, and rate limits that parsed
+  once are remembered (they repeat). A count whose bytes after the timestamp are the previous
+  one's is read once, and when it has a cumulative total its row is left out: it makes no
+  request and no occupancy, and its totals and window are the row's it repeats
+  (``requests.usage_rows``); its model is still named;
+* the timestamps of a rollout are compared as bytes when they all have Codex's shape
+  (``2025-12-18T10:00:00.000Z``: then byte order is time order), so only the earliest and the
+  latest are parsed.
 """
 
 from __future__ import annotations
 
+import mmap
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import repeat
 from typing import Any
 
 import orjson
@@ -45,7 +59,7 @@ import polars as pl
 
 from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import BURST, LINE_HEAD, NO_USAGE, UNMEASURED_ITEMS, Decoded
-from cc_analytics.frames.codex.requests import priced_requests, utc_time
+from cc_analytics.frames.codex.requests import priced_requests, usage_rows, utc_time
 from cc_analytics.frames.codex.sessions import (
     PRIMARY,
     TOKEN_COLUMNS,
@@ -54,30 +68,28 @@ from cc_analytics.frames.codex.sessions import (
     primary_files,
 )
 from cc_analytics.frames.codex.store import spawning_thread
-from cc_analytics.frames.codex.turns import INJECTED_PREFIXES, bucket_sums, state_at, window_columns
+from cc_analytics.frames.codex.turns import INJECTED_PREFIXES, state_at, window_columns
 from cc_analytics.frames.codex.values import content_text, dumped, parse_time, string, text_of_item, usage_model
 from cc_analytics.frames.estimate import text_tokens
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals
-from cc_analytics.frames.sources import TranscriptFile, read_transcript
+from cc_analytics.frames.sources import TranscriptFile, open_transcript
 
 # What a mark row says of its line.
 PROMPT = 0  # an event_msg user_message (a prompt)
 LEGACY = 1  # a response_item message of role user that is not injected context (a prompt before user_message)
 COMPACTED = 2  # a compacted line
 COMPACT_EVENT = 3  # an event_msg context_compacted
-CODE = "code"
-IS_HEADER = "is_header"
 MIN_STAMP, MAX_STAMP, LAST_LINE, LINES = "min_stamp", "max_stamp", "last_line", "lines"
 UNMEASURED = frozenset(kind.encode() for kind in UNMEASURED_ITEMS)
 # Codex's own timestamps: every digit where this has a 0, the rest as written.
 STAMP_SHAPE = b"0000-00-00T00:00:00.000Z"
 DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+CONTROL = re.compile(rb"[\x00-\x1f]")
 INT64_MAX = 2**63 - 1
 
-ITEMS_SCHEMA = pl.Schema(
-    {S.FILE: pl.UInt32(), S.LINE: pl.Int64(), S.BUCKET: pl.String(), S.TOKENS: pl.Int64(), IS_HEADER: pl.Boolean()}
-)
-MARKS_SCHEMA = pl.Schema({S.FILE: pl.UInt32(), S.LINE: pl.Int64(), CODE: pl.Int8()})
+# Per rollout, what its lines and items add when it is a session's main rollout: its own
+# items' tokens by bucket and in all, the context at its end (tokens, items) and its turns.
+SUMS = (*S.BUCKETS, S.ESTIMATED_TOKENS, S.CONTEXT_ESTIMATE, S.MESSAGES, S.TURNS)
 STATS_SCHEMA = pl.Schema(
     {
         S.FILE: pl.UInt32(),
@@ -85,9 +97,10 @@ STATS_SCHEMA = pl.Schema(
         LAST_LINE: pl.Int64(),
         MIN_STAMP: pl.String(),
         MAX_STAMP: pl.String(),
+        **{name: pl.Int64() for name in SUMS},
     }
 )
-USAGE_COLUMNS = tuple(name for name in S.USAGE_SCHEMA if name != S.FILE)
+COMPACTIONS_SCHEMA = pl.Schema({S.FILE: pl.UInt32(), S.LINE: pl.Int64()})
 
 
 class Unclean(Exception):
@@ -96,28 +109,33 @@ class Unclean(Exception):
 
 @dataclass(slots=True)
 class Scan:
-    """What the lean scan keeps of one rollout (rows without their file index)."""
+    """What the lean scan keeps of one rollout: its header, the lines its fork replayed, its
+    line count and last line, its earliest and latest timestamp (or every line's, when they
+    are not all of Codex's shape), its usage and settings rows (``USAGE_SCHEMA`` and
+    ``SETTINGS_SCHEMA`` without the file), its sums (:data:`SUMS`) and the lines of its own
+    compactions."""
 
     header: dict[str, Any]
     replay: tuple[int, int]
     lines: int
     last_line: int
-    stamps: tuple[str, str] | list[bytes]  # the earliest and latest, or every line's (another shape)
-    usage: list[tuple[Any, ...]] = field(default_factory=list)  # USAGE_COLUMNS
-    settings: list[tuple[Any, ...]] = field(default_factory=list)  # line, model, tier, sets_tier
-    items: list[tuple[Any, ...]] = field(default_factory=list)  # line, bucket, tokens, is_header
-    marks: list[tuple[int, int]] = field(default_factory=list)  # line, code
+    stamps: tuple[str, str] | list[bytes]
+    usage: list[tuple[Any, ...]]
+    settings: list[tuple[Any, ...]]
+    sums: tuple[int, ...]
+    compactions: list[int]
 
 
-def scan(data: bytes) -> Scan:
-    """The lean scan of one rollout's bytes; :class:`Unclean` when the walker must read it.
+def scan(data: bytes | mmap.mmap) -> Scan:
+    """The lean scan of one rollout's bytes (or a map of its file); :class:`Unclean` when the
+    walker must read it.
 
     Examples:
         >>> rows = [b'{"timestamp":"2025-10-01T10:00:00.000Z","type":"session_meta","payload":{"id":"a"}}',
         ...         b'{"timestamp":"2025-10-01T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"hi"}}']
         >>> found = scan(b"\\n".join(rows) + b"\\n")
-        >>> found.lines, found.stamps, found.marks
-        (2, ('2025-10-01T10:00:00.000Z', '2025-10-01T10:00:01.000Z'), [(2, 0)])
+        >>> found.lines, found.stamps, found.sums[-1]  # two lines, two turns (turn 0 and a prompt's)
+        (2, ('2025-10-01T10:00:00.000Z', '2025-10-01T10:00:01.000Z'), 2)
         >>> scan(b"[1]\\n")
         Traceback (most recent call last):
         ...
@@ -135,6 +153,7 @@ def scan(data: bytes) -> Scan:
     items: list[tuple[Any, ...]] = []
     marks: list[tuple[int, int]] = []
     add_usage, add_setting, add_item, add_mark = usage.append, settings.append, items.append, marks.append
+    limits: set[bytes] = set()  # rate-limit values seen to parse
     header: dict[str, Any] | None = None
     fork = False
     anchor: datetime | None = None
@@ -150,25 +169,50 @@ def scan(data: bytes) -> Scan:
                 end = size
             number += 1
             stop = end
-            if stop > pos and data[stop - 1] == 0x0D:
-                stop -= 1
-            if stop == pos:
-                pos = end + 1
-                continue
+            if end == pos or data[end - 1] != 0x7D:  # not a line of an object: empty, CRLF, or other
+                if end > pos and data[end - 1] == 0x0D:
+                    stop = end - 1
+                if stop == pos:
+                    pos = end + 1
+                    continue
+                if data[stop - 1] != 0x7D:
+                    raise Unclean(f"line {number}")
             head = match(data, pos, stop)
-            if head is None or data[stop - 1] != 0x7D:
+            if head is None:
                 raise Unclean(f"line {number}")
             raw_stamp, kind, payload_type = head.groups()
             add_stamp(raw_stamp)
             last_line = number
             if kind == b"response_item":
-                if payload_type is None:
+                if payload_type in UNMEASURED:
+                    pass
+                elif payload_type is None:
                     raise Unclean(f"line {number}")
-                if payload_type not in UNMEASURED:
-                    payload = _payload(loads(view[pos:stop]))
+                else:
+                    value = loads(view[pos:stop])
+                    payload = value.get("payload") if type(value) is dict else None
+                    if type(payload) is not dict:
+                        raise Unclean(f"line {number}")
+                    item_type = payload.get("type")
+                    if item_type == "function_call_output":
+                        output = payload.get("output")
+                        if type(output) is str:
+                            add_item((number, "tool", (len(output) + 3) >> 2 if output.isascii() else _tokens(output), False))  # fmt: skip
+                            pos = end + 1
+                            continue
+                    elif item_type == "function_call":
+                        name, arguments = payload.get("name"), payload.get("arguments")
+                        if type(name) is str and type(arguments) is str:
+                            if name.isascii() and arguments.isascii():
+                                tokens = (len(name) + len(arguments) + 4) >> 2  # "name arguments"
+                            else:
+                                tokens = _tokens(f"{name} {arguments}")
+                            add_item((number, "tool_calls", tokens, False))
+                            pos = end + 1
+                            continue
                     bucket, text = text_of_item(payload)
                     if bucket is not None:
-                        add_item((number, bucket, _tokens(text), False))
+                        add_item((number, bucket, (len(text) + 3) >> 2 if text.isascii() else _tokens(text), False))
                     if (
                         payload_type == b"message"
                         and payload.get("type") == "message"
@@ -178,14 +222,23 @@ def scan(data: bytes) -> Scan:
                         add_mark((number, LEGACY))
             elif kind == b"event_msg":
                 if payload_type == b"token_count":
-                    body = data[head.end() : stop]
-                    if body != last_body:
-                        payload = _payload(loads(view[pos:stop]))
-                        last_values = _count(payload)
+                    cut = head.end()
+                    body = data[cut:stop]
+                    repeat = body == last_body
+                    if not repeat:
+                        last_values = MISSING
+                        if cut - pos == len(raw_stamp) + COUNT_HEAD:  # no ordinal: Codex's layout
+                            last_values = _count_of_body(body, view[cut:stop], limits)
+                        if last_values is MISSING:
+                            last_values = _count(_payload(loads(view[pos:stop])))
                         last_body = body
                     if last_values is not None:
                         stamp = raw_stamp.decode()
-                        add_usage((number, stamp, *last_values))
+                        # The row of a repeat with a total changes nothing (``requests.usage_rows``:
+                        # not advanced, so no request and no occupancy; its totals and window are
+                        # the previous row's): left out. Its model is still named (below).
+                        if not (repeat and last_values[0]):
+                            add_usage((number, stamp, *last_values))
                         model = last_values[-1]
                         if model is not None:
                             add_setting((number, model, None, False))
@@ -245,11 +298,109 @@ def scan(data: bytes) -> Scan:
             pos = end + 1
     except orjson.JSONDecodeError as exc:
         raise Unclean(f"line {number}") from exc
+    finally:
+        view.release()
     if header is None:
         raise Unclean("no lines")
     if fork and replay_end < replay_start:
         replay_start = replay_end = 0
-    return Scan(header, (replay_start, replay_end), len(stamps), last_line, _stamps(stamps), usage, settings, items, marks)
+    replay = (replay_start, replay_end)
+    sums, compactions = _sums(items, marks, replay)
+    return Scan(header, replay, len(stamps), last_line, _stamps(stamps), usage, settings, sums, compactions)
+
+
+def _sums(
+    items: list[tuple[Any, ...]], marks: list[tuple[int, int]], replay: tuple[int, int]
+) -> tuple[tuple[int, ...], list[int]]:
+    """A rollout's :data:`SUMS` from its items (line, bucket, tokens, is_header) and marks (line,
+    code), and the lines of its own compactions; what ``sessions.summarize`` reads of its lines
+    and items when it is a session's main rollout (``turns.prepare``, ``turns.is_prompt``,
+    ``turns.is_compaction``, ``sessions.current_context``)."""
+    start, end = replay
+    since = 0  # the last compacted line: its items and those after it are the context
+    prompts = legacy = 0
+    compactions: list[int] = []
+    previous = None
+    for line, code in marks:
+        mine = not (end and start <= line <= end)
+        if code == PROMPT:
+            prompts += mine
+        elif code == LEGACY:
+            legacy += mine
+        else:
+            if (code == COMPACTED or previous != COMPACTED) and mine:
+                compactions.append(line)
+            if code == COMPACTED:
+                since = line
+            previous = code
+    buckets = dict.fromkeys(S.BUCKET_NAMES, 0)
+    context = messages = 0
+    for line, bucket, tokens, is_header in items:
+        if is_header or line >= since:
+            context += tokens
+            messages += 1
+        if not (end and start <= line <= end):
+            buckets[bucket] += tokens
+    own = tuple(buckets.values())
+    return (*own, sum(own), context, messages, (prompts or legacy) + 1), compactions
+
+
+# ------------------------------------------------------------------ token counts
+
+# A token_count's first bytes up to its payload type, in Codex's layout, less its timestamp.
+COUNT_HEAD = len(b'{"timestamp":"","type":"event_msg","payload":{"type":"token_count"')
+MISSING: Any = object()
+INFO = b',"info":'
+RATE_LIMITS = b',"rate_limits":'
+NULL_INFO = INFO + b"null" + RATE_LIMITS
+LIMITS_KEPT = 4096
+
+
+def _count_of_body(body: bytes, view: memoryview, limits: set[bytes]) -> tuple[Any, ...] | None:
+    """What :func:`_count` reads of a token_count from the bytes after its payload type
+    (``body``; ``view``: the same bytes) when they are Codex's ``,"info":INFO,"rate_limits":RATE
+    LIMITS}}`` and each of the two values parses, else ``MISSING`` (the line is parsed whole).
+
+    Then the line is JSON (two values between fixed bytes) and its payload has those two keys
+    besides ``type``, so only ``info`` is parsed (rate limits that parsed once are remembered:
+    they repeat).
+
+    Examples:
+        >>> usage = b'{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5,"total_tokens":15}'
+        >>> body = b',"info":{"total_token_usage":' + usage + b',"model_context_window":258400},"rate_limits":null}}'
+        >>> _count_of_body(body, memoryview(body), set())
+        (True, 10, 0, 0, 5, 0, 15, False, None, None, None, None, None, None, 258400, None)
+        >>> _count_of_body(body.replace(b":10,", b":010,"), memoryview(body.replace(b":10,", b":010,")), set()) is MISSING
+        True
+    """
+    if not body.endswith(b"}}"):
+        return MISSING
+    if body.startswith(NULL_INFO):
+        return None if _limits_parse(body[len(NULL_INFO) : -2], limits) else MISSING
+    split = body.find(RATE_LIMITS, len(INFO))
+    if split < 0 or not body.startswith(INFO):
+        return MISSING
+    rate_limits = body[split + len(RATE_LIMITS) : -2]
+    if rate_limits not in limits and not _limits_parse(rate_limits, limits):
+        return MISSING
+    try:
+        info = orjson.loads(view[len(INFO) : split])
+    except orjson.JSONDecodeError:
+        return MISSING
+    return _count({}, info)
+
+
+def _limits_parse(value: bytes, seen: set[bytes]) -> bool:
+    """Whether the bytes of a ``rate_limits`` value are JSON (some that are, remembered in ``seen``)."""
+    if value in seen:
+        return True
+    try:
+        orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return False
+    if len(seen) < LIMITS_KEPT:
+        seen.add(value)
+    return True
 
 
 def _payload(value: Any) -> dict[str, Any]:
@@ -266,10 +417,13 @@ def _tokens(text: str) -> int:
     return tokens
 
 
-def _count(payload: dict[str, Any]) -> tuple[Any, ...] | None:
-    """A token_count's usage row after its line and timestamp (``USAGE_COLUMNS``), None
-    without an ``info`` object: as ``decode.Walker._read_count`` reads it, problems excepted."""
-    info = payload.get("info")
+def _count(payload: dict[str, Any], info: Any = MISSING) -> tuple[Any, ...] | None:
+    """A token_count's usage row after its line and timestamp (``USAGE_SCHEMA`` less ``file``,
+    ``line``, ``timestamp``), None without an ``info`` object: as ``decode.Walker._read_count``
+    reads it (problems excepted: :class:`Unclean`). ``info``: the payload's, when parsed apart
+    (then the payload has no other key that names a model)."""
+    if info is MISSING:
+        info = payload.get("info")
     if type(info) is not dict:
         return None
     total = _usage(info.get("total_token_usage"))
@@ -279,33 +433,45 @@ def _count(payload: dict[str, Any]) -> tuple[Any, ...] | None:
         window = None
     elif window > INT64_MAX:
         raise Unclean("window")
+    if payload or not MODEL_KEYS.isdisjoint(info):
+        model = usage_model(payload, info)
+    else:
+        model = None
     return (
         total is not None,
         *(total or NO_USAGE),
         last is not None,
         *(last or NO_USAGE),
         window,
-        usage_model(payload, info),
+        model,
     )
 
 
+MODEL_KEYS = frozenset(("model", "model_name", "metadata"))
+WHOLE = {int}
+
+
 def _usage(usage: Any) -> tuple[int, ...] | None:
+    """A usage object's six counts (``decode.Walker._usage_of``: a missing or null count is 0;
+    a count that is not a whole number is a problem, here :class:`Unclean`)."""
     if type(usage) is not dict:
         return None
     get = usage.get
     cached = get("cached_input_tokens")
     if cached is None:
-        cached = get("cache_read_input_tokens")
+        cached = get("cache_read_input_tokens", 0)
     values = (
-        get("input_tokens"),
+        get("input_tokens", 0),
         cached,
-        get("cache_write_input_tokens"),
-        get("output_tokens"),
-        get("reasoning_output_tokens"),
-        get("total_tokens"),
+        get("cache_write_input_tokens", 0),
+        get("output_tokens", 0),
+        get("reasoning_output_tokens", 0),
+        get("total_tokens", 0),
     )
+    if set(map(type, values)) == WHOLE and min(values) >= 0 and max(values) <= INT64_MAX:
+        return values
     out = []
-    for amount in values:
+    for amount in values:  # a null count, or a problem
         if amount is None:
             amount = 0
         elif type(amount) is not int or not 0 <= amount <= INT64_MAX:
@@ -318,7 +484,7 @@ def _stamps(stamps: list[bytes]) -> tuple[str, str] | list[bytes]:
     """The earliest and latest of a rollout's timestamps when they all have Codex's shape and
     those two are real moments (then no other can be earlier or later), else all of them."""
     joined = b"".join(stamps)
-    if not joined.isascii():
+    if not joined.isascii() or CONTROL.search(joined):  # lines orjson refuses, or not text
         raise Unclean("timestamp")
     if joined.translate(DIGITS_TO_ZERO) == STAMP_SHAPE * len(stamps):
         first, last = min(stamps).decode(), max(stamps).decode()
@@ -337,57 +503,55 @@ class Batch:
     files: list[TranscriptFile] = field(default_factory=list)
     scans: list[Scan] = field(default_factory=list)
 
-    def frames(self) -> tuple[Decoded, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    def frames(self) -> tuple[Decoded, pl.DataFrame, pl.DataFrame]:
         """The decoded batch (files, usage and settings as the walker makes them, replayed
-        lines marked; no lines, items, limits or problems), its stats, items and marks."""
+        lines marked; no lines, items, limits or problems), its stats (one row per rollout:
+        ``STATS_SCHEMA`` with ``first_time`` and ``last_time`` for the stamps) and the lines of
+        its own compactions."""
         files: dict[str, list[Any]] = {name: [] for name in S.FILES_SCHEMA}
-        usage: list[tuple[Any, ...]] = []
-        settings: list[tuple[Any, ...]] = []
-        items: list[tuple[Any, ...]] = []
-        marks: list[tuple[Any, ...]] = []
         stats: list[tuple[Any, ...]] = []
+        compactions: list[tuple[int, int]] = []
         every_stamp: list[tuple[int, bytes]] = []
         for index, (file, found) in enumerate(zip(self.files, self.scans, strict=True)):
             _file_row(files, index, file, found)
-            usage.extend((index, *row) for row in found.usage)
-            settings.extend((index, *row) for row in found.settings)
-            items.extend((index, *row) for row in found.items)
-            marks.extend((index, *row) for row in found.marks)
-            if isinstance(found.stamps, tuple):
-                stats.append((index, found.lines, found.last_line, *found.stamps))
-            else:
-                stats.append((index, found.lines, found.last_line, None, None))
+            ends = found.stamps if isinstance(found.stamps, tuple) else (None, None)
+            stats.append((index, found.lines, found.last_line, *ends, *found.sums))
+            if not isinstance(found.stamps, tuple):
                 every_stamp.extend((index, stamp) for stamp in found.stamps)
+            compactions.extend((index, line) for line in found.compactions)
         files_frame = pl.DataFrame(files, schema=S.FILES_SCHEMA)
-        stats_frame = _times(pl.DataFrame(stats, schema=STATS_SCHEMA, orient="row"), every_stamp)
-        spans = files_frame.lazy().select(S.FILE, S.REPLAY_START, S.REPLAY_END)
+        replays = {index: found.replay for index, found in enumerate(self.scans) if found.replay[1]}
 
-        def marked(frame: pl.DataFrame) -> pl.DataFrame:
-            replayed = pl.col(S.LINE).is_between(S.REPLAY_START, S.REPLAY_END) & (pl.col(S.REPLAY_END) > 0)
-            return (
-                frame.lazy()
-                .join(spans, on=S.FILE, how="left", maintain_order="left")
-                .with_columns(replayed.fill_null(False).alias(S.REPLAYED))
-                .drop(S.REPLAY_START, S.REPLAY_END)
-                .collect()
+        def table(rows: list[list[tuple[Any, ...]]], schema: pl.Schema) -> pl.DataFrame:
+            index: list[int] = []
+            flat: list[tuple[Any, ...]] = []
+            replayed: list[bool] = []
+            for file_index, file_rows in enumerate(rows):
+                index += repeat(file_index, len(file_rows))
+                flat += file_rows
+                start, end = replays.get(file_index, (0, 0))
+                replayed += [start <= row[0] <= end for row in file_rows] if end else repeat(False, len(file_rows))
+            names = [name for name in schema if name != S.FILE]
+            columns = list(zip(*flat, strict=True)) if flat else [()] * len(names)
+            return pl.DataFrame(
+                {S.FILE: index, **dict(zip(names, columns, strict=True)), S.REPLAYED: replayed},
+                schema={**schema, S.REPLAYED: pl.Boolean()},
             )
 
-        usage_schema = S.USAGE_SCHEMA
-        settings_schema = S.SETTINGS_SCHEMA
+        scans = self.scans
         decoded = Decoded(
             files_frame,
             pl.DataFrame(schema={**S.LINES_SCHEMA, S.REPLAYED: pl.Boolean()}),
             pl.DataFrame(schema={**S.ITEMS_SCHEMA, S.REPLAYED: pl.Boolean()}),
-            marked(pl.DataFrame(usage, schema=usage_schema, orient="row")),
-            marked(pl.DataFrame(settings, schema=settings_schema, orient="row")),
+            table([found.usage for found in scans], S.USAGE_SCHEMA),
+            table([found.settings for found in scans], S.SETTINGS_SCHEMA),
             pl.DataFrame(schema={**S.LIMITS_SCHEMA, S.REPLAYED: pl.Boolean()}),
             pl.DataFrame(schema=S.PROBLEMS_SCHEMA),
         )
         return (
             decoded,
-            stats_frame,
-            marked(pl.DataFrame(items, schema=ITEMS_SCHEMA, orient="row")),
-            marked(pl.DataFrame(marks, schema=MARKS_SCHEMA, orient="row")),
+            _times(pl.DataFrame(stats, schema=STATS_SCHEMA, orient="row"), every_stamp),
+            pl.DataFrame(compactions, schema=COMPACTIONS_SCHEMA, orient="row"),
         )
 
 
@@ -399,19 +563,19 @@ def _times(stats: pl.DataFrame, stamps: list[tuple[int, bytes]]) -> pl.DataFrame
         {S.FILE: [index for index, _ in stamps], S.TIMESTAMP: [stamp.decode() for _, stamp in stamps]},
         schema={S.FILE: pl.UInt32(), S.TIMESTAMP: pl.String()},
     )
-    every = frame.lazy().group_by(S.FILE).agg(
-        utc_time(pl.col(S.TIMESTAMP)).min().alias("_first"), utc_time(pl.col(S.TIMESTAMP)).max().alias("_last")
+    every = (
+        frame.lazy()
+        .group_by(S.FILE)
+        .agg(utc_time(pl.col(S.TIMESTAMP)).min().alias("_first"), utc_time(pl.col(S.TIMESTAMP)).max().alias("_last"))
     )
     return (
         stats.lazy()
         .join(every, on=S.FILE, how="left", maintain_order="left")
-        .select(
-            S.FILE,
-            LINES,
-            LAST_LINE,
+        .with_columns(
             pl.coalesce(utc_time(pl.col(MIN_STAMP)), "_first").alias(S.FIRST_TIME),
             pl.coalesce(utc_time(pl.col(MAX_STAMP)), "_last").alias(S.LAST_TIME),
         )
+        .drop(MIN_STAMP, MAX_STAMP, "_first", "_last")
         .collect()
     )
 
@@ -443,17 +607,16 @@ def _file_row(cols: dict[str, list[Any]], index: int, file: TranscriptFile, foun
 
 
 def summarize(
-    decoded: Decoded, stats: pl.DataFrame, items: pl.DataFrame, marks: pl.DataFrame, requests: pl.DataFrame
+    decoded: Decoded, stats: pl.DataFrame, compactions: pl.DataFrame, requests: pl.DataFrame, usage: pl.DataFrame
 ) -> pl.DataFrame:
     """One row per session of a lean batch (``SESSIONS_SCHEMA``): what
-    :func:`cc_analytics.frames.codex.sessions.summarize` makes of the same rollouts."""
+    :func:`cc_analytics.frames.codex.sessions.summarize` makes of the same rollouts, from the
+    frames of :meth:`Batch.frames`, the priced requests and ``usage_rows`` of the batch."""
     files = primary_files(decoded)
     attributes = files.select(S.FILE, S.SESSION_ID, PRIMARY)
     primary = pl.col(PRIMARY)
-    own = ~pl.col(S.REPLAYED)
+    usage_lazy = usage.lazy()
     stats_lazy = stats.lazy().join(attributes, on=S.FILE, how="left", maintain_order="left")
-    items_lazy = items.lazy().join(attributes, on=S.FILE, how="left", maintain_order="left")
-    marks_lazy = marks.lazy().join(attributes, on=S.FILE, how="left", maintain_order="left")
     requests_lazy = requests.lazy().join(attributes, on=S.FILE, how="left", maintain_order="left")
     session = files.group_by(S.SESSION_ID).agg(
         pl.col(S.PROJECT).filter(primary).drop_nulls().first(),
@@ -462,43 +625,14 @@ def summarize(
         pl.len().cast(pl.Int64).alias(S.FILES),
         pl.col(S.IS_SUBAGENT_FILE).sum().cast(pl.Int64).alias(S.SUBAGENT_FILES),
     )
-    # A primary rollout's turns: turn 0 (its first line is the header), then one per prompt of
-    # its own (its user_message events; without any, its user messages that are not context).
-    code = pl.col(CODE)
-    prompts = (code == PROMPT) & own
-    legacy = (code == LEGACY) & own
-    per_line = stats_lazy.group_by(S.SESSION_ID).agg(
+    per_file = stats_lazy.group_by(S.SESSION_ID).agg(
         pl.col(S.FIRST_TIME).min(),
         pl.col(S.LAST_TIME).max(),
         pl.col(LINES).sum().alias(S.EVENTS),
+        *(pl.col(name).filter(primary).sum() for name in SUMS),
     )
-    per_file_turns = (
-        stats_lazy.filter(primary)
-        .select(S.FILE, S.SESSION_ID)
-        .join(
-            marks_lazy.group_by(S.FILE).agg(prompts.sum().alias("_prompts"), legacy.sum().alias("_legacy")),
-            on=S.FILE,
-            how="left",
-        )
-        .group_by(S.SESSION_ID)
-        .agg(
-            (
-                pl.when(pl.col("_prompts").fill_null(0) > 0)
-                .then(pl.col("_prompts"))
-                .otherwise(pl.col("_legacy").fill_null(0))
-                + 1
-            )
-            .sum()
-            .cast(pl.Int64)
-            .alias(S.TURNS)
-        )
-    )
-    # Compactions: a compacted line, or a context_compacted event whose previous marker is not one.
-    markers = marks_lazy.filter(code.is_in([COMPACTED, COMPACT_EVENT])).sort(S.FILE, S.LINE)
-    previous = code.shift(1).over(S.FILE)
-    is_compaction = ((code == COMPACTED) | ((code == COMPACT_EVENT) & previous.ne_missing(COMPACTED))) & own
-    compaction_lines = markers.filter(is_compaction & primary)
-    compaction_count = compaction_lines.group_by(S.SESSION_ID).agg(pl.len().cast(pl.Int64).alias(S.COMPACTIONS))
+    marked = compactions.lazy().join(attributes, on=S.FILE, how="left").filter(primary)
+    compaction_count = marked.group_by(S.SESSION_ID).agg(pl.len().cast(pl.Int64).alias(S.COMPACTIONS))
     settings = (
         decoded.settings.lazy()
         .filter(pl.col(S.MODEL).is_not_null() & ~pl.col(S.REPLAYED))
@@ -523,7 +657,7 @@ def summarize(
     )
     ends = stats_lazy.filter(primary).select(S.FILE, pl.col(LAST_LINE).alias(S.LINE))
     end_state = (
-        state_at(decoded, ends)
+        state_at(decoded, ends, usage=usage_lazy, model=False)
         .join(attributes, on=S.FILE, how="left", maintain_order="left")
         .group_by(S.SESSION_ID)
         .agg(
@@ -531,30 +665,17 @@ def summarize(
             pl.col(S.WINDOW).drop_nulls().last().alias("_recorded_window"),
         )
     )
-    compactions = compaction_tokens(decoded, compaction_lines.select(S.SESSION_ID, S.FILE, S.LINE))
-    buckets = items_lazy.filter(primary & own).group_by(S.SESSION_ID).agg(*bucket_sums())
-    # The context at the end: the header's items and those since the last compacted line.
-    last_compacted = marks_lazy.filter(code == COMPACTED).group_by(S.FILE).agg(pl.col(S.LINE).max().alias("_since"))
-    now = (
-        items_lazy.filter(primary)
-        .join(last_compacted, on=S.FILE, how="left")
-        .filter(pl.col(IS_HEADER) | (pl.col(S.LINE) >= pl.col("_since").fill_null(0)))
-        .group_by(S.SESSION_ID)
-        .agg(pl.col(S.TOKENS).sum().alias(S.CONTEXT_ESTIMATE), pl.len().cast(pl.Int64).alias(S.MESSAGES))
-    )
+    around = compaction_tokens(decoded, marked.select(S.SESSION_ID, S.FILE, S.LINE), usage=usage_lazy)
     zero = [*S.BUCKETS, S.ESTIMATED_TOKENS, *TOKEN_COLUMNS, S.REQUESTS, S.TURNS, S.COMPACTIONS]
     zero += [S.CONTEXT_ESTIMATE, S.MESSAGES]
     lists = [S.MODELS, S.COMPACTION_TRIGGERS, S.COMPACTION_PRE_TOKENS, S.COMPACTION_POST_TOKENS]
     summary = (
-        session.join(per_line, on=S.SESSION_ID, how="left")
+        session.join(per_file, on=S.SESSION_ID, how="left")
         .join(compaction_count, on=S.SESSION_ID, how="left")
         .join(named, on=S.SESSION_ID, how="left")
         .join(totals, on=S.SESSION_ID, how="left")
         .join(end_state, on=S.SESSION_ID, how="left")
-        .join(compactions, on=S.SESSION_ID, how="left")
-        .join(buckets, on=S.SESSION_ID, how="left")
-        .join(now, on=S.SESSION_ID, how="left")
-        .join(per_file_turns, on=S.SESSION_ID, how="left")
+        .join(around, on=S.SESSION_ID, how="left")
         .with_columns(
             pl.col(zero).fill_null(0),
             pl.col(lists).fill_null([]),
@@ -573,8 +694,9 @@ def summarize(
         .with_columns(window_columns())
         .select(list(S.SESSIONS_SCHEMA))
         .sort(S.SESSION_ID)
+        .cast(S.SESSIONS_SCHEMA)
     )
-    return summary.collect().cast(S.SESSIONS_SCHEMA)
+    return summary.collect()
 
 
 # ------------------------------------------------------------------ a batch's tables
@@ -602,12 +724,10 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
         if file.session_id in unclean:
             continue
         try:
-            data = read_transcript(file.path) if contents is None else contents[index]
-            found = scan(data)
-        except (OSError, Unclean):
+            found = scan(contents[index]) if contents is not None else _scan_file(file)
+        except (OSError, ValueError, Unclean):
             unclean.add(file.session_id)
             continue
-        del data
         lean.files.append(file)
         lean.scans.append(found)
         lean_order.append(index)
@@ -620,9 +740,10 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
     requests: list[pl.DataFrame] = []
     problems = pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
     if lean.files:
-        decoded, stats, items, marks = lean.frames()
-        priced = priced_requests(decoded)
-        sessions.append(summarize(decoded, stats, items, marks, priced))
+        decoded, stats, compactions = lean.frames()
+        usage = usage_rows(decoded).collect()
+        priced = priced_requests(decoded, usage.lazy())
+        sessions.append(summarize(decoded, stats, compactions, priced, usage))
         requests.append(_in_batch_order(priced, lean_order))
     if unclean:
         order = [i for i, file in enumerate(files) if file.session_id in unclean]
@@ -649,9 +770,26 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
     )
 
 
+def _scan_file(file: TranscriptFile) -> Scan:
+    """:func:`scan` of a rollout's file, mapped rather than read: its pages are the page
+    cache's, not copies (an empty file cannot be mapped: ValueError, as for any other failure
+    the walker reads it)."""
+    with open_transcript(file.path) as handle:
+        data = mmap.mmap(handle.fileno(), 0, flags=MAP_FLAGS, prot=mmap.PROT_READ)
+    try:
+        return scan(data)
+    finally:
+        try:
+            data.close()
+        except BufferError:  # a view still held by an exception being raised: closed when it goes
+            pass
+
+
+# Shared and read-only; populated at once (one call, not a fault per page) where Linux offers it.
+MAP_FLAGS = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+
+
 def _in_batch_order(priced: pl.DataFrame, order: list[int]) -> pl.DataFrame:
     """Priced requests with their file's place in the batch (``_order``)."""
-    places = pl.DataFrame(
-        {S.FILE: range(len(order)), ORDER: order}, schema={S.FILE: pl.UInt32(), ORDER: pl.Int64()}
-    )
+    places = pl.DataFrame({S.FILE: range(len(order)), ORDER: order}, schema={S.FILE: pl.UInt32(), ORDER: pl.Int64()})
     return priced.join(places, on=S.FILE, how="left", maintain_order="left")

@@ -92,8 +92,9 @@ def in_force(settings: pl.LazyFrame, rows: pl.LazyFrame) -> pl.LazyFrame:
 
 def usage_rows(decoded: Decoded) -> pl.LazyFrame:
     """The decoder's usage rows with what each means: ``raw_*`` (the request's usage, null for
-    an event without any), ``is_request``, ``occupancy``, the ``window`` in force, ``time``, and
-    the ``_model``/``_tier`` in force (see the module docstring)."""
+    an event without any), ``is_request``, ``occupancy``, the ``window`` in force and the
+    ``_model``/``_tier`` in force (see the module docstring); a request's ``time`` is parsed in
+    :func:`request_rows`, for the requests only."""
     has_total, has_last = pl.col(S.HAS_TOTAL), pl.col(S.HAS_LAST)
     totals = [pl.col(name) for name in S.TOTAL_FIELDS]
     lasts = [pl.col(name) for name in S.LAST_FIELDS]
@@ -129,16 +130,16 @@ def usage_rows(decoded: Decoded) -> pl.LazyFrame:
             # A replayed request still says what the fork's context held; a repeat says nothing new.
             pl.when(has_last & pl.col("_advanced") & pl.col("_used")).then(occupancy).alias(S.OCCUPANCY),
             pl.col(S.WINDOW).forward_fill().over(S.FILE).alias(S.WINDOW),
-            utc_time(pl.col(S.TIMESTAMP)).alias(S.TIME),
         )
         .drop("_advanced", "_used")
     )
     return in_force(decoded.settings.lazy(), usage)
 
 
-def request_rows(decoded: Decoded, *, keep: Sequence[str] = ()) -> pl.LazyFrame:
+def request_rows(decoded: Decoded, *, keep: Sequence[str] = (), usage: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """The requests of a decoded batch in ``REQUESTS_SCHEMA`` (not priced yet), followed by the
-    usage columns named in ``keep`` (``file``, ``line``, ``occupancy``, ``window`` …)."""
+    usage columns named in ``keep`` (``file``, ``line``, ``occupancy``, ``window`` …); ``usage``:
+    :func:`usage_rows` of the batch, when already made."""
     files = decoded.files.lazy().select(S.FILE, S.SESSION_ID, S.AGENT_ID, S.IS_SUBAGENT_FILE, S.PROJECT, S.PROVIDER)
     columns = {
         S.FORMAT: pl.lit(S.CODEX),
@@ -148,7 +149,7 @@ def request_rows(decoded: Decoded, *, keep: Sequence[str] = ()) -> pl.LazyFrame:
         S.IS_SIDECHAIN: pl.col(S.IS_SUBAGENT_FILE),
         S.REQUEST_ID: pl.lit(None, pl.String),
         S.MESSAGE_ID: pl.lit(None, pl.String),
-        S.TIME: pl.col(S.TIME),
+        S.TIME: utc_time(pl.col(S.TIMESTAMP)),  # parsed for the requests only
         S.MODEL: pl.col("_model"),
         S.PROVIDER: pl.col(S.PROVIDER),
         S.INPUT_TOKENS: pl.col(RAW_INPUT) - pl.col(RAW_CACHED) - pl.col(RAW_WRITE),
@@ -163,7 +164,7 @@ def request_rows(decoded: Decoded, *, keep: Sequence[str] = ()) -> pl.LazyFrame:
         S.COST_USD: pl.lit(None, pl.Float64),
     }
     return (
-        usage_rows(decoded)
+        (usage_rows(decoded) if usage is None else usage)
         .filter(pl.col(S.IS_REQUEST))
         .join(files, on=S.FILE, how="left", maintain_order="left")
         .select(*(expr.alias(name) for name, expr in columns.items()), *keep)
@@ -171,10 +172,10 @@ def request_rows(decoded: Decoded, *, keep: Sequence[str] = ()) -> pl.LazyFrame:
     )
 
 
-def priced_requests(decoded: Decoded) -> pl.DataFrame:
+def priced_requests(decoded: Decoded, usage: pl.LazyFrame | None = None) -> pl.DataFrame:
     """The priced requests of a decoded batch, each with its ``file``, ``line`` and ``occupancy``
-    (what turns and sessions sum and read)."""
-    return price_requests(request_rows(decoded, keep=(S.FILE, S.LINE, S.OCCUPANCY)).collect())
+    (what turns and sessions sum and read); ``usage``: :func:`usage_rows` of the batch, when made."""
+    return price_requests(request_rows(decoded, keep=(S.FILE, S.LINE, S.OCCUPANCY), usage=usage).collect())
 
 
 def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:

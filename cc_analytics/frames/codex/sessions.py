@@ -29,6 +29,11 @@ see ``frames.engine``). Columns, where Codex differs from Claude Code:
 
 A session whose main rollout is not among the files (its subagents' only) is summarised from
 those, as if each were its main rollout.
+
+Without turns (``iter_tables(turns=False)``, what ``cc-analytics sessions`` reads, and
+``scan_sessions``), a batch is read by the lean scan of ``frames.codex.lean`` wherever it
+gives the same tables (it leaves the sessions it cannot read whole to the walker), in batches
+of :func:`lean_batch_bytes`.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ from cc_analytics.frames.codex.turns import (
     state_at,
     window_columns,
 )
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -195,12 +200,13 @@ def summarize(decoded: Decoded, turns: pl.DataFrame, requests: pl.DataFrame) -> 
     return summary.collect().cast(S.SESSIONS_SCHEMA)
 
 
-def compaction_tokens(decoded: Decoded, markers: pl.LazyFrame) -> pl.LazyFrame:
+def compaction_tokens(decoded: Decoded, markers: pl.LazyFrame, *, usage: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """Per session: the triggers (null: not recorded), the occupancy recorded before each
-    compaction marker and the first recorded after it."""
+    compaction marker and the first recorded after it; ``usage``: ``usage_rows`` of the batch,
+    when already made."""
     targets = markers.select(S.SESSION_ID, S.FILE, S.LINE, pl.lit(None, pl.String).alias(S.COMPACTION_TRIGGERS))
-    before = state_at(decoded, targets.select(S.FILE, (pl.col(S.LINE) - 1).alias(S.LINE)))
-    after = first_after(decoded, targets.select(S.FILE, S.LINE))
+    before = state_at(decoded, targets.select(S.FILE, (pl.col(S.LINE) - 1).alias(S.LINE)), usage=usage, model=False)
+    after = first_after(decoded, targets.select(S.FILE, S.LINE), usage=usage)
     return (
         targets.join(
             before.select(S.FILE, (pl.col(S.LINE) + 1).alias(S.LINE), S.OCCUPANCY), on=[S.FILE, S.LINE], how="left"
@@ -216,11 +222,11 @@ def compaction_tokens(decoded: Decoded, markers: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def first_after(decoded: Decoded, targets: pl.LazyFrame) -> pl.LazyFrame:
+def first_after(decoded: Decoded, targets: pl.LazyFrame, *, usage: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """Per (``file``, ``line``) of ``targets``: the first occupancy recorded after the line in its
-    file (``_after``), null when none is."""
+    file (``_after``), null when none is; ``usage``: ``usage_rows`` of the batch, when made."""
     recorded = (
-        usage_rows(decoded)
+        (usage_rows(decoded) if usage is None else usage)
         .filter(pl.col(S.OCCUPANCY).is_not_null())
         .select(position(), pl.col(S.FILE).alias("_state_file"), pl.col(S.OCCUPANCY).alias("_after"))
         .sort(POSITION)
@@ -270,7 +276,27 @@ def iter_tables(
         []
     """
     work = partial(tables_batch, turns=turns)
-    yield from run_batches(work, resolve(source), workers=workers, on_progress=on_progress)
+    files = resolve(source)
+    # Without turns, a batch costs its rows little memory (the lean scan keeps sums, not lines):
+    # bigger batches spread what making the tables costs whatever their size.
+    batch_bytes = BATCH_BYTES if turns else lean_batch_bytes(sum(file.size for file in files))
+    yield from run_batches(work, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes)
+
+
+def lean_batch_bytes(total: int) -> int:
+    """Batch size for the lean scan of ``total`` bytes: a quarter of it (two batches or more per
+    process, so that neither waits long for the other's last), between 32 and 128 MiB (a
+    batch's usage rows are Python objects until its tables are made: the bound keeps the
+    process tree under 300 MB).
+
+    Examples:
+        >>> lean_batch_bytes(1_000_000_000) // 2**20, lean_batch_bytes(0) // 2**20
+        (128, 32)
+    """
+    return min(max(total // 4, LEAN_BATCH_MIN), LEAN_BATCH_MAX)
+
+
+LEAN_BATCH_MIN, LEAN_BATCH_MAX = 32 * 2**20, 128 * 2**20
 
 
 def sessions_batch(files: list[TranscriptFile]) -> pl.DataFrame:

@@ -250,12 +250,15 @@ def window_columns() -> list[pl.Expr]:
     ]
 
 
-def state_at(decoded: Decoded, targets: pl.LazyFrame) -> pl.LazyFrame:
+def state_at(
+    decoded: Decoded, targets: pl.LazyFrame, *, usage: pl.LazyFrame | None = None, model: bool = True
+) -> pl.LazyFrame:
     """Per (``file``, ``line``) of ``targets``: the recorded ``occupancy`` and ``window`` in force
     there (the latest recorded in its file at or before the line, a fork's replayed ones
-    included) and the ``model`` in force."""
+    included) and (``model``) the ``model`` in force; ``usage``: ``usage_rows`` of the batch,
+    when already made."""
     recorded = (
-        usage_rows(decoded)
+        (usage_rows(decoded) if usage is None else usage)
         .select(S.FILE, S.LINE, S.OCCUPANCY, S.WINDOW)
         .with_columns(pl.col(S.OCCUPANCY).forward_fill().over(S.FILE))
         .select(position(), pl.col(S.FILE).alias("_state_file"), S.OCCUPANCY, S.WINDOW)
@@ -273,6 +276,8 @@ def state_at(decoded: Decoded, targets: pl.LazyFrame) -> pl.LazyFrame:
         )
         .drop(POSITION, "_state_file")
     )
+    if not model:
+        return joined
     return in_force(decoded.settings.lazy(), joined).rename({"_model": S.MODEL}).drop("_tier")
 
 
