@@ -206,7 +206,7 @@ def check_parquet_target(path: Path, *, force: bool, guarded: list[tuple[str, Pa
 
 def write_parquet(table: Any, path: Path, *, force: bool) -> None:
     """Write beside the target, then move it in place (``--force``) or link it (never over a file)."""
-    from cc_analytics.interrupts import beside
+    from cc_analytics.atomic import beside
 
     target = path.expanduser()
     with beside(target) as temporary:
