@@ -98,8 +98,7 @@ class Corpus:
 
 def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
-    from cc_analytics.archive.read import open_archive
-    from cc_analytics.frames.sources import plan, workers_ahead
+    from cc_analytics.frames.sources import open_stored, plan, workers_ahead
 
     source: Any = args.sources or None
     # The workers start before the files are planned, from the size of a quick listing: they
@@ -111,7 +110,8 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
             source = plan(source)  # the files by format, found once (Polars is not imported yet)
             files = sum(len(found) for found in source.values())
         else:
-            files = len(open_archive(root).manifest.files)  # an archive: its tables, nothing decoded
+            stored = open_stored(root)  # an archive: its tables, nothing decoded
+            files = stored.file_count if stored is not None else 0
         progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
         corpus = Corpus(files=files)
         try:
