@@ -1,7 +1,7 @@
 """What the commands that read a corpus of transcripts into one table share (``sessions``, ``usage``).
 
-Imports: argparse, the standard library, ``errors`` and ``format``; Polars, orjson and
-``frames`` inside the functions that need them. Not a command itself: the options (sources,
+Imports: argparse, the standard library, ``errors`` and ``format``; Polars, orjson, ``frames``
+and ``atomic`` inside the functions that need them. Not a command itself: the options (sources,
 ``--json``/``--parquet``/``--force``, ``--quiet``, ``--workers``), the read loop with its
 progress bar, the stderr notes (no transcripts, malformed lines, requests without a price)
 and the two machine outputs (one JSON array on stdout, a Parquet file never written over
