@@ -55,11 +55,13 @@ bench: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/archive.py --make 1000 --rounds 3
 	$(PY) benchmarks/explorer.py
 
+## lint: mypy, ruff, and the import contracts (the layers, stated in tests/contracts/test_layers.py)
 lint: typecheck
+	$(PY) -m pytest -q -p no:cacheprovider tests/contracts/test_layers.py
 	$(VENV)/bin/ruff check cc_analytics tests benchmarks
 	$(VENV)/bin/ruff format --check cc_analytics tests benchmarks
 
-## typecheck: mypy on core and frames (configured in pyproject.toml)
+## typecheck: mypy on the leaves, core, frames and archive (configured in pyproject.toml)
 typecheck: $(VENV)/.stamp-dev
 	$(VENV)/bin/mypy
 

@@ -1,6 +1,7 @@
 """The one human formatter: numbers, percents, bars and colours for every CLI output.
 
-Imports: standard library only (so every layer may use it).
+Imports: the standard library and the leaf ``windowmath`` only (so every layer from ``frames``
+up may use it).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
-from cc_analytics.frames.metrics import zone_of
+from cc_analytics.windowmath import zone_of
 
 BAR_CELLS = 24
 FULL_CELL = "\u2588"

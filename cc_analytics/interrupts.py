@@ -1,8 +1,7 @@
 """Ctrl-C and SIGTERM on the command line: end within a second and leave nothing behind.
 
-Imports: the standard library only. The CLI runs every command inside :func:`exit_promptly`:
-SIGINT raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated` in the main thread, so
-``finally`` blocks run and the batch engine kills its worker processes as the stack unwinds
+The CLI runs every command inside :func:`exit_promptly`: SIGINT raises ``KeyboardInterrupt``
+and SIGTERM :class:`Terminated` in the main thread, so ``finally`` blocks run and the batch engine kills its worker processes as the stack unwinds
 (exit 130 or 143). Where the main thread waits long (a worker's batch, a child process) it
 waits in short slices, since the signal may reach another thread and Polars' SIGINT handler
 restarts interrupted system calls; Polars, noticing a Ctrl-C first, may raise its own
@@ -11,10 +10,12 @@ the cleanup; and while the main thread runs Python code that Polars called from 
 code (where an exception becomes a Rust panic), or a generator's cleanup as it is closed,
 the signal is put off for a moment and delivered again. Should the main thread still not be done within
 ``GRACE_SECONDS`` (stuck in native code, say), a watchdog thread ends it all itself: it kills
-the child processes, removes the outputs being written and exits with the same code.
+the child processes, removes the outputs being written (``atomic.remove_unfinished``) and
+exits with the same code.
 
-An output file is written under the name :func:`beside` gives, then renamed into place, so
-it is either absent or complete.
+Imports: the standard library and two leaves: ``atomic`` (output files written beside their
+name, then renamed) and ``cleanup`` (what lower layers registered to run on an interrupt:
+:func:`clean_up` runs it). Nothing below the CLI imports this module.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import FrameType
 from typing import NoReturn
+
+from cc_analytics.atomic import remove_unfinished
+from cc_analytics.cleanup import run_cleanups
 
 GRACE_SECONDS = 0.8
 REDELIVER_SECONDS = 0.02
@@ -38,8 +41,6 @@ NATIVE_CALLERS = frozenset({"polars"})
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 MESSAGES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated"}
 
-_partial: set[Path] = set()
-_cleanups: list[Callable[[], None]] = []
 _lock = threading.Lock()
 _announced = threading.Event()
 
@@ -48,67 +49,10 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread as Ctrl-C raises ``KeyboardInterrupt`` (exit code 143)."""
 
 
-@contextmanager
-def beside(target: Path) -> Iterator[Path]:
-    """A temporary name beside ``target`` to write to; whatever is still there on leaving is removed.
-
-    The caller writes the file, then renames it into place (``os.replace`` or ``os.link``)
-    inside the ``with`` block. Until then the file is known here, so an exit forced by a
-    signal removes it too.
-
-    Examples:
-        >>> import tempfile, pathlib, os
-        >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
-        >>> with beside(target) as temporary:
-        ...     _ = temporary.write_text("done")
-        ...     os.replace(temporary, target)
-        >>> sorted(p.name for p in target.parent.iterdir())
-        ['out.txt']
-    """
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    with _lock:
-        _partial.add(temporary)
-    try:
-        yield temporary
-    finally:
-        try:
-            temporary.unlink(missing_ok=True)
-        finally:
-            with _lock:
-                _partial.discard(temporary)
-
-
-def on_interrupt(cleanup: Callable[[], None]) -> Callable[[], None]:
-    """Have ``cleanup`` run when a command is interrupted, before it exits (returns it, so it
-    can decorate a function).
-
-    For what the unwinding stack may not reach: a generator suspended in a frame that the
-    interrupt left (its ``finally`` would only run when it is collected, and the process
-    exits before that). Cleanups run once per interrupt, in the main thread, newest first;
-    one that fails does not stop the others.
-
-    Examples:
-        >>> ended = []
-        >>> _ = on_interrupt(lambda: ended.append("pool"))
-        >>> clean_up()
-        >>> ended
-        ['pool']
-        >>> _cleanups.clear()
-    """
-    with _lock:
-        _cleanups.append(cleanup)
-    return cleanup
-
-
 def clean_up() -> None:
-    """Run the cleanups :func:`on_interrupt` registered (the CLI calls it on Ctrl-C and SIGTERM)."""
-    with _lock:
-        cleanups = list(reversed(_cleanups))
-    for cleanup in cleanups:
-        try:
-            cleanup()
-        except Exception:  # noqa: BLE001 - an exit is under way; the others must still run
-            continue
+    """Run what lower layers registered with ``cleanup.on_interrupt`` (the worker pools of
+    generators an interrupt left suspended): the CLI calls it on Ctrl-C and SIGTERM."""
+    run_cleanups()
 
 
 def exit_code(interrupt: KeyboardInterrupt) -> int:
@@ -235,13 +179,7 @@ def _force_exit(signum: int) -> None:
             os.waitpid(pid, 0)
         except OSError:  # gone already, or reaped by its owner meanwhile
             continue
-    with _lock:
-        partial = list(_partial)
-    for path in partial:
-        try:
-            path.unlink(missing_ok=True)
-        except OSError:
-            continue
+    remove_unfinished()
     _announce(signum)
     os._exit(EXIT_CODES[signal.Signals(signum)])
 

@@ -2,7 +2,7 @@
 
 Imports: polars, orjson, the standard library, ``frames`` (the format-auto front: one decode
 of each transcript gives sessions, turns, priced requests and problems; ``frames.prices`` names
-the requests without a price), ``format``, ``interrupts`` (files are written beside their final
+the requests without a price), ``format``, ``atomic`` (files are written beside their final
 name); ``views.charts`` and ``vl_convert`` only inside :func:`render_html` and
 :func:`vega_bundle` (which makes the bundle in a child process).
 
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import orjson
 import polars as pl
 
+from cc_analytics.atomic import beside
 from cc_analytics.errors import InputError
 from cc_analytics.format import group_thousands, unpriced_name, usd
 from cc_analytics.frames import schema as S
@@ -38,7 +39,6 @@ from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.metrics import zone_of
 from cc_analytics.frames.prices import unpriced
 from cc_analytics.frames.sources import Source, TranscriptFile
-from cc_analytics.interrupts import beside
 
 if TYPE_CHECKING:
     from cc_analytics.frames.api import Plan

@@ -1,9 +1,9 @@
-"""Layer fences: core is standard library only; the CLI's help loads no view libraries; the
-line walker that worker processes run loads no Polars."""
+"""Layer fences at run time: what importing or running a part loads (core no Polars, the CLI's
+help no view libraries, the line walker worker processes run no Polars, the explorer no Altair).
+Which module may import which is stated once, as import contracts: tests/contracts/test_layers.py."""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -79,28 +79,3 @@ def test_the_explorer_and_the_gauge_import_no_altair() -> None:
     )
     assert "ipywidgets" in modules
     assert not {m for m in modules if m.split(".")[0] in {"altair", "vl_convert", "jsonschema"}}
-
-
-def test_core_sources_import_only_stdlib_and_core() -> None:
-    allowed = set(sys.stdlib_module_names) | {"cc_analytics"}
-    # The JSON line policy is the core's too: it sits outside it so that the frames decoders
-    # read it without importing the core (about 60 ms), and imports only the standard library.
-    for path in [*(PACKAGE / "core").rglob("*.py"), PACKAGE / "jsonline.py"]:
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            for name in names:
-                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
-                if name.startswith("cc_analytics."):
-                    assert path.name != "jsonline.py", f"{path.name} reaches {name}"
-                    reachable = ("cc_analytics.core", "cc_analytics.errors", "cc_analytics.jsonline")
-                    assert name.startswith(reachable), f"{path.name} reaches {name}"
-
-
-def test_frames_never_import_views() -> None:
-    for path in (PACKAGE / "frames").rglob("*.py"):
-        source = path.read_text()
-        assert "cc_analytics.views" not in source and "import altair" not in source, path.name

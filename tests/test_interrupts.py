@@ -176,7 +176,8 @@ def _wait_for_worker(pid: int) -> int:
 WRITER = """
 import os, signal, sys, time
 from pathlib import Path
-from cc_analytics.interrupts import beside, exit_code, exit_promptly, leave
+from cc_analytics.atomic import beside
+from cc_analytics.interrupts import exit_code, exit_promptly, leave
 
 target = Path(sys.argv[1])
 stubborn = sys.argv[2] == "stubborn"

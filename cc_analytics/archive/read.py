@@ -1,9 +1,12 @@
 """Reading an archive: its tables as frames in the pipeline's schemas, and its raw copies.
 
-Imports: polars, the standard library and the other ``archive`` modules. Our readers go
-through the manifest (the parts it names, nothing else), so they see the state of the last
-completed run even while a run is writing or after one was killed. The ``format`` column
-comes back from the Hive partition; the ``month`` partition is left out.
+Imports: polars, the standard library, the other ``archive`` modules and ``frames.plugin``
+(the archive is a table source, :data:`ARCHIVE`, which ``frames.registry`` lists by name: so
+``frames.read_sessions(DIR)`` and the other readers take an archive without ``frames``
+importing this package). Our readers go through the manifest (the parts it names, nothing
+else), so they see the state of the last completed run even while a run is writing or after
+one was killed. The ``format`` column comes back from the Hive partition; the ``month``
+partition is left out.
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
 from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_storage_failure, is_url, normalize
+from cc_analytics.frames.plugin import TableSource
 
 if TYPE_CHECKING:
     import polars as pl
@@ -39,6 +43,11 @@ class Archive:
     root: str
     storage: Storage
     manifest: Manifest
+
+    @property
+    def file_count(self) -> int:
+        """How many source files the archive holds (its tables came from them)."""
+        return len(self.manifest.files)
 
     def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
         """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its schema, every format unless
@@ -299,3 +308,31 @@ def open_archive(location: str | os.PathLike[str]) -> Archive:
         msg = f"{root!r} is not an archive (no {NAME})\nHint: create one with `cc-analytics archive SOURCES --to DIR`."
         raise InputError(msg)
     return Archive(root, storage, manifest)
+
+
+class ArchiveSource(TableSource):
+    """The archive as a table source: a folder or URL holding an archive manifest is read
+    from its tables (``frames.registry.TABLE_SOURCES`` names :data:`ARCHIVE`).
+
+    Examples:
+        >>> ARCHIVE.root_of("/nonexistent") is None, ARCHIVE
+        (True, <table source 'archive'>)
+    """
+
+    name: ClassVar[str] = "archive"
+    no_events: ClassVar[str] = (
+        "an archive keeps sessions, turns and problems as tables, not the events frame\n"
+        "Hint: read the events of its raw copies (cc_analytics.archive.Archive.transcripts)."
+    )
+
+    def root_of(self, source: object) -> str | None:
+        """:func:`archive_root`."""
+        return archive_root(source)
+
+    def open(self, root: str) -> Archive:
+        """:func:`open_archive`."""
+        return open_archive(root)
+
+
+ARCHIVE = ArchiveSource()
+"""The table source ``frames.registry`` lists."""

@@ -1,7 +1,7 @@
 """What the commands that read a corpus of transcripts into one table share (``sessions``, ``usage``).
 
-Imports: argparse, the standard library, ``errors`` and ``format``; Polars, orjson and
-``frames`` inside the functions that need them. Not a command itself: the options (sources,
+Imports: argparse, the standard library, ``errors`` and ``format``; Polars, orjson, ``frames``
+and ``atomic`` inside the functions that need them. Not a command itself: the options (sources,
 ``--json``/``--parquet``/``--force``, ``--quiet``, ``--workers``), the read loop with its
 progress bar, the stderr notes (no transcripts, malformed lines, requests without a price)
 and the two machine outputs (one JSON array on stdout, a Parquet file never written over
@@ -98,8 +98,7 @@ class Corpus:
 
 def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
-    from cc_analytics.archive.read import open_archive
-    from cc_analytics.frames.sources import plan, workers_ahead
+    from cc_analytics.frames.sources import open_stored, plan, workers_ahead
 
     source: Any = args.sources or None
     # The workers start before the files are planned, from the size of a quick listing: they
@@ -111,7 +110,8 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
             source = plan(source)  # the files by format, found once (Polars is not imported yet)
             files = sum(len(found) for found in source.values())
         else:
-            files = len(open_archive(root).manifest.files)  # an archive: its tables, nothing decoded
+            stored = open_stored(root)  # an archive: its tables, nothing decoded
+            files = stored.file_count if stored is not None else 0
         progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
         corpus = Corpus(files=files)
         try:
@@ -206,7 +206,7 @@ def check_parquet_target(path: Path, *, force: bool, guarded: list[tuple[str, Pa
 
 def write_parquet(table: Any, path: Path, *, force: bool) -> None:
     """Write beside the target, then move it in place (``--force``) or link it (never over a file)."""
-    from cc_analytics.interrupts import beside
+    from cc_analytics.atomic import beside
 
     target = path.expanduser()
     with beside(target) as temporary:

@@ -1,7 +1,7 @@
 """``cc-analytics statusline``: one line for Claude Code's ``statusLine`` setting.
 
 Imports: json and the standard library, ``format``, ``jsonline`` (transcript lines are read by
-the JSON line policy), ``frames.metrics`` (scalar twins), ``frames.claude.models`` (the window
+the JSON line policy), ``windowmath`` (the window arithmetic), ``frames.claude.models`` (the window
 table) and ``frames.claude.tally`` (the session's cost) — never Polars: Claude Code runs the command after every assistant message, so it must
 answer in milliseconds whatever the transcript's size. It reads the JSON Claude Code pipes on
 stdin (``session_id``, ``transcript_path``, ``model``, ``workspace``, ``version``, optionally
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cc_analytics.format import SGR, colour_enabled, human_int, usd
-from cc_analytics.frames import metrics
 from cc_analytics.jsonline import safe_loads
+from cc_analytics.windowmath import until_autocompact_of, used_fraction_of, zone_of
 
 if TYPE_CHECKING:
     import argparse
@@ -85,13 +85,13 @@ def status_line(raw: bytes, *, colour: bool = False) -> str:
         return f"{model}{SEPARATOR}no context data yet" if model else FALLBACK
     used, recorded_model, version = usage
     window = _window(document, recorded_model or _text(document, "model", "id"), version, used)
-    fraction = metrics.used_fraction_of(used, window)
-    tone = metrics.zone_of(fraction)
+    fraction = used_fraction_of(used, window)
+    tone = zone_of(fraction)
     occupancy = f"{human_int(used)}/{human_int(window)} {round(fraction * 100)}%"
     if colour:
         start, end = SGR[tone]
         occupancy = f"{start}{occupancy}{end}"
-    left = metrics.until_autocompact_of(used, window)
+    left = until_autocompact_of(used, window)
     parts = [model or recorded_model or "Claude", occupancy, f"{human_int(left)} to auto-compact"]
     cost = _cost(Path(path))
     if cost:

@@ -5,8 +5,9 @@ each registered format's verbs module (``frames.plugin``), which exposes the sam
 the same signatures. Sources are told apart by content
 (:func:`~cc_analytics.frames.sources.sniff_format`), so one folder may hold several formats;
 sessions, turns, requests and problems of every format share one schema (``frames.schema``)
-and are concatenated as they are, with a ``format`` column. A source that is an archive
-(``cc_analytics.archive``) is read from its Parquet tables instead.
+and are concatenated as they are, with a ``format`` column. A source that holds the tables
+already (an archive: a table source the registry lists, ``frames.plugin.TableSource``) is read
+from them instead.
 
 Every verb takes ``workers``, the processes that decode, this one included: ``1`` (the default)
 reads in this process; ``None`` lets the batch engine choose: one process for sources up to 96
@@ -30,22 +31,33 @@ from cc_analytics.frames import schema as S
 from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.plugin import FRONT, VERBS
 from cc_analytics.frames.registry import UNRECOGNIZED, fallback, names, order
-from cc_analytics.frames.sources import Format, Plan, Source, TranscriptFile, package, plan
+from cc_analytics.frames.sources import (
+    Format,
+    Plan,
+    Source,
+    TranscriptFile,
+    open_stored,
+    package,
+    plan,
+    table_source_of,
+)
 from cc_analytics.frames.tables import Tables
 
 if TYPE_CHECKING:
-    from cc_analytics.archive.read import Archive
+    from cc_analytics.frames.plugin import StoredTables
     from cc_analytics.frames.usage import By
 
 
-def archived(source: Source | Plan) -> Archive | None:
-    """The archive ``source`` names (a folder or URL holding an archive manifest), else None."""
-    if source is None:
-        return None
-    from cc_analytics.archive.read import archive_root, open_archive
+def archived(source: Source | Plan) -> StoredTables | None:
+    """The tables ``source`` holds when it names a table source (a folder or URL holding an
+    archive manifest), else None.
 
-    root = archive_root(source)
-    return None if root is None else open_archive(root)
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> archived(SAMPLES_DIR) is None  # transcripts, decoded by the formats
+        True
+    """
+    return open_stored(source)
 
 
 def _per_format(
@@ -215,12 +227,11 @@ def scan_events(
 
     With ``format="auto"`` the sources must hold one format; pass ``format=`` to pick one of several.
     """
-    if archived(source) is not None:
-        msg = (
-            "an archive keeps sessions, turns and problems as tables, not the events frame\n"
-            "Hint: read the events of its raw copies (cc_analytics.archive.Archive.transcripts)."
-        )
-        raise InputError(msg)
+    found = table_source_of(source)
+    if found is not None:
+        kind, root = found
+        kind.open(root)  # one that cannot be read says so first, as for every other verb
+        raise InputError(kind.no_events)
     by_format = plan(source, format=format)
     by_format.pop(UNRECOGNIZED, None)  # no events: read_problems names them
     if len(by_format) > 1:

@@ -1,17 +1,18 @@
 """The batch engine every loader runs on: bounded batches, in-process or in worker processes.
 
-Imports: the standard library; polars inside :func:`lazy_source`. Transcript files are grouped
-by session (a session's main file and subagent files always share a batch) into batches of
-about ``BATCH_BYTES``; each batch is decoded and reduced on its own, in this process and
-worker processes when the corpus is large, and a few batches at most are in flight, so memory
-stays flat whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
+Imports: the standard library, ``errors``, ``cleanup`` and ``frames.memory``; polars inside
+:func:`lazy_source`. Transcript files are grouped by session (a session's main file and
+subagent files always share a batch) into batches of about ``BATCH_BYTES``; each batch is
+decoded and reduced on its own, in this process and worker processes when the corpus is
+large, and a few batches at most are in flight, so memory stays flat whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
 ``session_id``: both formats' transcript files are.
 
 Worker processes start with SIGINT and SIGTERM blocked: Ctrl-C reaches the whole process
 group, but only this process reacts, and whatever ends a run early (Ctrl-C, SIGTERM, a
 consumer that stops iterating) kills the workers at once (:func:`end_workers`) instead of
 waiting for their batches. A pool whose generator an interrupt leaves suspended (its consumer
-was interrupted, not the generator) is ended by the CLI's cleanup (:func:`end_live_pools`).
+was interrupted, not the generator) is ended by :func:`end_live_pools`, which this module
+registers with the leaf ``cc_analytics.cleanup`` and the CLI runs on an interrupt.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from functools import partial
 from multiprocessing import current_process, get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
+from cc_analytics.cleanup import on_interrupt
 from cc_analytics.errors import WorkerError
 from cc_analytics.frames.memory import no_cycle_collection, release_memory
-from cc_analytics.interrupts import on_interrupt
 
 if TYPE_CHECKING:
     import polars as pl

@@ -1,10 +1,11 @@
 """Context-window metrics, owned once: used fraction, headroom, overflow, zone, and the
 effective window, auto-compact threshold and tokens until auto-compaction of a token window.
 
-Imports: the standard library; polars on first use of an expression, so the scalar twins
-(what widgets and the status line call) stay importable without it. Each metric is written
-once as a Polars expression and once as a scalar function of plain numbers;
-``tests/frames/test_metrics.py`` proves each pair equal.
+Imports: the standard library and ``cc_analytics.windowmath`` (the scalar twins, re-exported
+here); polars on first use of an expression, so the twins (what widgets and the status line
+call) stay importable without it. Each metric is written once as a Polars expression here and
+once as a scalar function of plain numbers in the leaf ``windowmath`` (which ``format`` uses
+without this layer); ``tests/frames/test_metrics.py`` proves each pair equal.
 
 Definitions (``used`` = tokens in the context, ``window`` = the model's token window):
 
@@ -22,14 +23,45 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cc_analytics.windowmath import (
+    AUTOCOMPACT_BUFFER,
+    OUTPUT_RESERVE,
+    RED_ABOVE,
+    YELLOW_ABOVE,
+    ZONES,
+    autocompact_threshold_of,
+    effective_window_of,
+    headroom_of,
+    overflows_of,
+    until_autocompact_of,
+    used_fraction_of,
+    zone_of,
+)
+
 if TYPE_CHECKING:
     import polars as pl
 
-OUTPUT_RESERVE = 20_000
-AUTOCOMPACT_BUFFER = 13_000
-YELLOW_ABOVE = 0.7
-RED_ABOVE = 0.9
-ZONES = ("green", "yellow", "red")
+__all__ = [
+    "AUTOCOMPACT_BUFFER",
+    "OUTPUT_RESERVE",
+    "RED_ABOVE",
+    "YELLOW_ABOVE",
+    "ZONES",
+    "autocompact_threshold",
+    "autocompact_threshold_of",
+    "effective_window",
+    "effective_window_of",
+    "headroom",
+    "headroom_of",
+    "overflows",
+    "overflows_of",
+    "until_autocompact",
+    "until_autocompact_of",
+    "used_fraction",
+    "used_fraction_of",
+    "zone",
+    "zone_of",
+]
 
 
 def _col(value: pl.Expr | str) -> pl.Expr:
@@ -107,60 +139,3 @@ def _float() -> pl.DataType:
     import polars as pl
 
     return pl.Float64()
-
-
-# ------------------------------------------------------------------ scalar twins
-
-
-def used_fraction_of(used: int, window: int) -> float:
-    """Scalar :func:`used_fraction` (0.0 for an empty window).
-
-    Examples:
-        >>> used_fraction_of(150_000, 200_000)
-        0.75
-    """
-    return used / window if window else 0.0
-
-
-def headroom_of(used: int, window: int) -> int:
-    """Scalar :func:`headroom`."""
-    return max(window - used, 0)
-
-
-def overflows_of(used: int, window: int) -> bool:
-    """Scalar :func:`overflows`."""
-    return used > window
-
-
-def zone_of(fraction: float) -> str:
-    """Scalar :func:`zone`.
-
-    Examples:
-        >>> zone_of(0.7), zone_of(0.9), zone_of(0.91)
-        ('green', 'yellow', 'red')
-    """
-    if fraction > RED_ABOVE:
-        return "red"
-    if fraction > YELLOW_ABOVE:
-        return "yellow"
-    return "green"
-
-
-def effective_window_of(window: int) -> int:
-    """Scalar :func:`effective_window`."""
-    return window - OUTPUT_RESERVE
-
-
-def autocompact_threshold_of(window: int) -> int:
-    """Scalar :func:`autocompact_threshold`.
-
-    Examples:
-        >>> autocompact_threshold_of(200_000)
-        167000
-    """
-    return effective_window_of(window) - AUTOCOMPACT_BUFFER
-
-
-def until_autocompact_of(used: int, window: int) -> int:
-    """Scalar :func:`until_autocompact`."""
-    return max(autocompact_threshold_of(window) - used, 0)

@@ -1,4 +1,5 @@
-"""What a transcript format provides: the one interface every format package implements.
+"""What a plug-in provides: the interface every format package implements, and the one of a
+source that already holds the tables (an archive).
 
 Imports: the standard library only (a format's plugin module is imported to tell files apart,
 by processes that never load Polars). A format is a package (one under ``frames/``, or one of
@@ -22,6 +23,12 @@ declare under the entry-point group ``cc_analytics.formats``; every caller loops
 A new format passes the shared conformance suite (``tests/formats``) by adding its package and
 one registry line.
 
+A **table source** (:class:`TableSource`) is a kind of source that holds the tables already,
+in the shared schemas: the archive (``cc_analytics.archive``). The front API reads them from it
+instead of decoding transcripts. The registry lists table sources by name too
+(``frames.registry.TABLE_SOURCES``), so the layer that implements one plugs in from above and
+no module of ``frames`` imports it.
+
 Examples:
     >>> from cc_analytics.frames.registry import formats
     >>> all(isinstance(plugin, FormatPlugin) for plugin in formats())
@@ -35,9 +42,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from cc_analytics.frames.sources import Source, TranscriptFile
 
 VERBS: tuple[str, ...] = (
@@ -176,6 +185,53 @@ class FormatPlugin:
     def module(self) -> ModuleType:
         """The verbs module, imported on first use."""
         return importlib.import_module(self.package)
+
+
+class StoredTables(Protocol):
+    """An opened table source (:meth:`TableSource.open`): what the readers take from it."""
+
+    @property
+    def root(self) -> str:
+        """Where it is (a folder or URL, normalised)."""
+        ...
+
+    @property
+    def file_count(self) -> int:
+        """How many transcript files its tables came from."""
+        ...
+
+    def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
+        """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its shared schema,
+        every format unless ``format`` names one, in the order the loaders give."""
+        ...
+
+
+class TableSource:
+    """A kind of source that already holds the tables (an archive), as the readers see it.
+
+    Subclasses set :attr:`name` and :attr:`no_events` and implement :meth:`root_of` and
+    :meth:`open`. The registry lists them (``frames.registry.table_sources``); the front API
+    (``frames.api``) and ``frames.sources.workers_ahead`` ask each, in order, whether a source
+    is one of theirs (``frames.sources.table_source_of``).
+    """
+
+    name: ClassVar[str]
+    """What the kind is called (``"archive"``)."""
+    no_events: ClassVar[str]
+    """The error when the events frame is asked of one (it keeps tables, not events)."""
+
+    def __repr__(self) -> str:
+        return f"<table source {self.name!r}>"
+
+    def root_of(self, source: object) -> str | None:
+        """The root of the source of this kind that ``source`` names (a path, URL, or a one-item
+        list of one), else None. One among other sources raises an
+        :class:`~cc_analytics.errors.InputError` that says it is read on its own."""
+        raise NotImplementedError
+
+    def open(self, root: str) -> StoredTables:
+        """The tables at ``root`` (what :meth:`root_of` gave)."""
+        raise NotImplementedError
 
 
 def is_safe_id(session_id: str) -> bool:

@@ -1,8 +1,11 @@
-"""The formats cc_analytics reads: the one list every caller loops over.
+"""The formats cc_analytics reads, and the sources that hold the tables already: the one list
+every caller loops over.
 
 Imports: the standard library, ``cc_analytics.errors`` and ``frames.plugin``; the plugin
-modules listed below when first asked for (each imports the standard library only), and
-``importlib.metadata`` for the entry points of other distributions.
+modules listed below when first asked for (each format's imports the standard library only),
+and ``importlib.metadata`` for the entry points of other distributions. This is the one module
+that names plug-ins, by string: a table source (:data:`TABLE_SOURCES`, the archive) lives in a
+layer above ``frames`` and is imported only when :func:`table_sources` is first asked.
 
 A format is one line of :data:`BUILTIN` (``"module:attribute"`` of its plugin object), or an
 entry point of the group :data:`ENTRY_POINT_GROUP` in another distribution's metadata::
@@ -18,6 +21,8 @@ Examples:
     ['claude-code', 'chainlesschain', 'codex']
     >>> get("codex").label
     'OpenAI Codex CLI'
+    >>> table_sources()
+    [<table source 'archive'>]
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ import importlib
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.plugin import FormatPlugin
+from cc_analytics.frames.plugin import FormatPlugin, TableSource
+
+P = TypeVar("P", FormatPlugin, TableSource)
 
 BUILTIN: tuple[str, ...] = (
     "cc_analytics.frames.claude.plugin:PLUGIN",
@@ -37,6 +44,10 @@ BUILTIN: tuple[str, ...] = (
     "cc_analytics.frames.codex.plugin:PLUGIN",
 )
 """The built-in formats, in the order frames, reports and help texts list them."""
+
+TABLE_SOURCES: tuple[str, ...] = ("cc_analytics.archive.read:ARCHIVE",)
+"""The sources that hold the tables already (``"module:attribute"`` of a
+:class:`~cc_analytics.frames.plugin.TableSource`), asked in this order whether a source is theirs."""
 
 FALLBACK = "claude-code"
 """The format of a file without a JSON object in its first lines: its loader reports each line."""
@@ -49,6 +60,7 @@ ONLY_ENV = "CC_ANALYTICS_FORMATS"
 wants one agent's files only)."""
 
 _loaded: list[FormatPlugin] | None = None
+_table_sources: list[TableSource] | None = None
 
 
 def formats() -> list[FormatPlugin]:
@@ -60,6 +72,21 @@ def formats() -> list[FormatPlugin]:
     if _loaded is None:
         _loaded = _load()
     return _loaded
+
+
+def table_sources() -> list[TableSource]:
+    """Every registered table source, in the order of :data:`TABLE_SOURCES`, imported on the
+    first call (no module of ``frames`` imports the archive's).
+
+    Examples:
+        >>> [source.name for source in table_sources()]
+        ['archive']
+    """
+    global _table_sources
+    if _table_sources is None:
+        found = (_plugin(spec, TableSource) for spec in TABLE_SOURCES)
+        _table_sources = [source for source in found if source is not None]
+    return _table_sources
 
 
 def names() -> list[str]:
@@ -133,8 +160,8 @@ def order(name: str) -> int:
 
 def reload() -> list[FormatPlugin]:
     """Read the registry again (after ``CC_ANALYTICS_FORMATS`` or the installed distributions changed)."""
-    global _loaded
-    _loaded = None
+    global _loaded, _table_sources
+    _loaded = _table_sources = None
     return formats()
 
 
@@ -146,7 +173,7 @@ def _load() -> list[FormatPlugin]:
     out: list[FormatPlugin] = []
     seen: set[str] = set()
     for spec in (*BUILTIN, *_entry_points()):
-        plugin = _plugin(spec)
+        plugin = _plugin(spec, FormatPlugin)
         if plugin is None or plugin.name in seen:
             continue
         seen.add(plugin.name)
@@ -167,7 +194,7 @@ def _entry_points() -> list[str]:
         return []
 
 
-def _plugin(spec: str) -> FormatPlugin | None:
+def _plugin(spec: str, kind: type[P]) -> P | None:
     module_name, _, attribute = spec.partition(":")
     try:
         value = getattr(importlib.import_module(module_name), attribute or "PLUGIN")
@@ -177,7 +204,7 @@ def _plugin(spec: str) -> FormatPlugin | None:
         sys.stderr.write(f"cc-analytics: the format plugin {spec!r} could not be loaded ({error}); left out\n")
         return None
     plugin = value() if isinstance(value, type) else value
-    if not isinstance(plugin, FormatPlugin):
-        sys.stderr.write(f"cc-analytics: {spec!r} is not a FormatPlugin; left out\n")
+    if not isinstance(plugin, kind):
+        sys.stderr.write(f"cc-analytics: {spec!r} is not a {kind.__name__}; left out\n")
         return None
     return plugin

@@ -4,7 +4,8 @@ Imports: the standard library, ``cc_analytics.errors`` and ``cc_analytics.jsonli
 ``frames.registry``, when files are told apart or a plan is made). A source is a file, a folder
 (searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
 is read from its first lines, never from where it lies: each registered format's plugin is
-asked whether they are its own.
+asked whether they are its own. A source may also hold the tables already (an archive): each
+registered table source is asked whether it is its own (:func:`table_source_of`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from cc_analytics.errors import InputError
 from cc_analytics.jsonline import safe_loads
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.plugin import StoredTables, TableSource
 
 SUFFIX = ".jsonl"
 GLOB_CHARS = frozenset("*?[")
@@ -277,9 +281,9 @@ def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
     default stores) before its files are planned, from the size of one listing of its
     folders (:func:`listed_size`). They import Polars and the format packages while this
     process plans; the next run that asks for as many takes them, and the ones nobody took
-    end with the block. Yields the root of the archive ``source`` names (which holds no
-    transcripts to decode: no worker is started), else None, so that the caller need not
-    look for one again (on object storage, a request).
+    end with the block. Yields the root of the table source ``source`` names (an archive,
+    see :func:`table_source_of`: it holds no transcripts to decode, so no worker is started),
+    else None, so that the caller need not look for one again (on object storage, a request).
 
     Examples:
         >>> import tempfile, pathlib
@@ -288,18 +292,53 @@ def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
         ...     root is None
         True
     """
-    from cc_analytics.archive.read import archive_root
     from cc_analytics.frames.engine import workers_started
 
-    root = None if source is None else archive_root(source)
-    if root is not None:  # not even when asked for (--workers N): they would end unused
-        yield root
+    found = table_source_of(source)
+    if found is not None:  # not even when asked for (--workers N): they would end unused
+        yield found[1]
         return
     from cc_analytics.frames.registry import formats
 
     imports = [plugin.worker_module for plugin in formats()]
     with workers_started(listed_size(source), workers, imports=imports):
         yield None
+
+
+def table_source_of(source: object) -> tuple[TableSource, str] | None:
+    """The registered table source (``frames.registry.table_sources``) that ``source`` names,
+    with its root, else None: asked in order, each raises when one of its kind is among other
+    sources (read as transcripts it would give nothing).
+
+    Examples:
+        >>> import tempfile
+        >>> table_source_of(None), table_source_of(tempfile.mkdtemp())
+        (None, None)
+    """
+    if source is None:
+        return None
+    from cc_analytics.frames.registry import table_sources
+
+    for kind in table_sources():
+        root = kind.root_of(source)
+        if root is not None:
+            return kind, root
+    return None
+
+
+def open_stored(source: object) -> StoredTables | None:
+    """The tables ``source`` holds when a registered table source names it (an archive), else
+    None (see :func:`table_source_of`).
+
+    Examples:
+        >>> open_stored(["a.jsonl", "b.jsonl"]) is None
+        True
+    """
+    found = table_source_of(source)
+    if found is None:
+        return None
+    kind, root = found
+    return kind.open(root)
 
 
 def default_stores() -> list[Path]:
