@@ -51,7 +51,7 @@ def decode_line(line: bytes) -> Any:
     Examples:
         >>> decode_line(b'{"a": 1}')
         {'a': 1}
-        >>> decode_line(b'NaN') is MISSING, decode_line(b'"\\ud800"') is MISSING
+        >>> decode_line(b'NaN') is MISSING, decode_line(b'"\\\\ud800"') is MISSING
         (True, True)
         >>> len(decode_line(b"[" * 3000 + b"]" * 3000)), decode_line(b"[" * 30000) is TOO_DEEP
         (1, True)

@@ -465,12 +465,11 @@ def _content(draw: st.DrawFn, content: str) -> bytes:
     if content == "chainless-deep-head":  # arrays only: a first object decides the format
         depth = draw(st.sampled_from(DEPTHS))
         head = b"[" * depth + draw(st.sampled_from([b"]" * depth, b""]))
-        return (
-            head
-            + b"\n"
-            + b"\n".join(draw(st.lists(st.sampled_from(chainless_line_seeds()), min_size=1, max_size=3)))
-            + b"\n"
-        )
+        # at least one ChainlessChain event line after it (the seeds also hold junk lines, and a
+        # file of junk only is no ChainlessChain file to tell apart)
+        envelope = b'{"type":"session_start","timestamp":1767225600000,"data":{"provider":"ollama"}}'
+        lines = draw(st.lists(st.sampled_from(chainless_line_seeds()), min_size=0, max_size=3))
+        return head + b"\n" + b"\n".join([*lines, envelope]) + b"\n"
     return b""
 
 
