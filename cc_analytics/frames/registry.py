@@ -134,16 +134,24 @@ def recognize(objects: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, h
         found = [objects]
     else:
         found = [value for value in objects if isinstance(value, Mapping)]
-    plugins = sorted(formats(), key=_sniff_key)
     candidates: list[Mapping[str, Any] | None] = [*found] if found else [None]
     for value in candidates:
-        for plugin in plugins:
-            try:
-                if plugin.recognizes(value, head):
-                    return plugin.name
-            except Exception:  # noqa: BLE001  (a plugin's bug must not stop the others)
-                continue
+        name = recognized(value, head)
+        if name is not None:
+            return name
     return UNRECOGNIZED if found else fallback()
+
+
+def recognized(value: Mapping[str, Any] | None, head: bytes) -> str | None:
+    """The name of the first plugin (in sniff order) that recognises one object line ``value``
+    of a file whose first bytes are ``head``, else None."""
+    for plugin in sorted(formats(), key=_sniff_key):
+        try:
+            if plugin.recognizes(value, head):
+                return plugin.name
+        except Exception:  # noqa: BLE001  (a plugin's bug must not stop the others)
+            continue
+    return None
 
 
 def fallback() -> str:

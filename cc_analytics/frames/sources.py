@@ -1,6 +1,6 @@
 """Transcript files as every loader sees them, whatever their format, and telling formats apart.
 
-Imports: the standard library, ``cc_analytics.errors`` and ``cc_analytics.jsonline`` (the format registry,
+Imports: the standard library, ``cc_analytics.errors`` and ``cc_analytics.jsonline`` (orjson and the format registry,
 ``frames.registry``, when files are told apart or a plan is made). A source is a file, a folder
 (searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
 is read from its first lines, never from where it lies: each registered format's plugin is
@@ -89,7 +89,7 @@ Plan = Mapping[str, Sequence[TranscriptFile]]
 
 
 def sniff_format(path: Path) -> str:
-    """The name of the format whose plugin recognises the file's first lines (see
+    """The name of the format whose plugin recognises one of the file's first object lines (see
     :func:`cc_analytics.frames.registry.recognize`); a file that cannot be opened goes to the
     registry's fallback format, whose loader reports it.
 
@@ -106,54 +106,85 @@ def sniff_format(path: Path) -> str:
     """
     try:
         with open_transcript(path) as handle:
-            head, objects = _objects(handle)
+            return _sniff(handle)
     except OSError:
-        head, objects = b"", []
-    return _format_of(objects, head)
+        from cc_analytics.frames.registry import recognize
+
+        return recognize(None, b"")
 
 
 def sniff_head(head: bytes) -> str:
     """:func:`sniff_format` of a file's first bytes (``SNIFF_BYTES`` are enough)."""
-    head = head[:SNIFF_BYTES]
-    return _format_of(_objects(io.BytesIO(head))[1], head)
+    return _sniff(io.BytesIO(head[:SNIFF_BYTES]))
 
 
-def _format_of(objects: list[dict[str, object]], head: bytes) -> str:
+def _sniff(handle: BinaryIO) -> str:
+    """The format of the file read from ``handle``: its object lines are parsed one at a time
+    and offered to the registry until one is recognised (most files: the first)."""
+    from cc_analytics.frames.registry import UNRECOGNIZED, recognized
+
+    lines = _HeadLines(handle)
+    seen = False
+    for value in lines.objects():
+        seen = True
+        name = recognized(value, lines.head)
+        if name is not None:
+            return name
+    if seen:
+        return UNRECOGNIZED
     from cc_analytics.frames.registry import recognize
 
-    return recognize(objects, head)
+    return recognize(None, lines.head)
 
 
 def _first_object(handle: BinaryIO) -> tuple[bytes, dict[str, object] | None]:
-    """(the bytes read, the first JSON object line): see :func:`_objects`."""
-    head, objects = _objects(handle)
-    return head, objects[0] if objects else None
+    """(the bytes read, the first JSON object line among the first ones): see :class:`_HeadLines`."""
+    lines = _HeadLines(handle)
+    first = next(lines.objects(), None)
+    return lines.head, first
 
 
 def _objects(handle: BinaryIO) -> tuple[bytes, list[dict[str, object]]]:
-    """(the bytes read, the JSON object lines among the first ``SNIFF_LINES`` lines of the first
-    ``SNIFF_BYTES``: the last of them possibly cut there), reading no further than the lines
-    looked at. A line nested too deep or broken is no object (its loader reports it)."""
-    head = b""
-    start = 0
-    found: list[dict[str, object]] = []
-    for _ in range(SNIFF_LINES):
-        end = head.find(b"\n", start)
-        while end < 0 and len(head) < SNIFF_BYTES:
-            more = handle.read(min(max(len(head), SNIFF_FIRST_READ), SNIFF_BYTES - len(head)))
-            if not more:
-                break
-            head += more
-            end = head.find(b"\n", start)
-        last = end < 0
-        line = head[start:] if last else head[start:end]
-        value = safe_loads(line)  # None for a broken line, whatever its bytes
-        if isinstance(value, dict):
-            found.append(value)
-        if last:
-            break
-        start = end + 1
-    return head, found
+    """(the bytes read, every JSON object line among the first ``SNIFF_LINES``)."""
+    lines = _HeadLines(handle)
+    found = list(lines.objects())
+    return lines.head, found
+
+
+class _HeadLines:
+    """The first ``SNIFF_LINES`` lines of the first ``SNIFF_BYTES`` of a file (the last of them
+    possibly cut there), read no further than the lines looked at; :meth:`objects` parses them
+    one at a time. A line is parsed with orjson, and by the JSON line policy
+    (:func:`cc_analytics.jsonline.safe_loads`) only when orjson refuses it: a broken line or one
+    nested too deep is no object (its loader reports it)."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.head = b""
+
+    def objects(self) -> Iterator[dict[str, object]]:
+        import orjson
+
+        start = 0
+        for _ in range(SNIFF_LINES):
+            end = self.head.find(b"\n", start)
+            while end < 0 and len(self.head) < SNIFF_BYTES:
+                more = self.handle.read(min(max(len(self.head), SNIFF_FIRST_READ), SNIFF_BYTES - len(self.head)))
+                if not more:
+                    break
+                self.head += more
+                end = self.head.find(b"\n", start)
+            last = end < 0
+            line = self.head[start:] if last else self.head[start:end]
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                value = safe_loads(line)  # None for a broken line, whatever its bytes
+            if isinstance(value, dict):
+                yield value
+            if last:
+                return
+            start = end + 1
 
 
 def open_transcript(path: Path) -> BinaryIO:
