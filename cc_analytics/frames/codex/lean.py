@@ -65,13 +65,14 @@ from cc_analytics.frames.codex.sessions import (
     TOKEN_COLUMNS,
     Tables,
     compaction_tokens,
+    named_models,
     primary_files,
+    request_totals,
 )
 from cc_analytics.frames.codex.store import spawning_thread
 from cc_analytics.frames.codex.turns import INJECTED_PREFIXES, state_at, window_columns
 from cc_analytics.frames.codex.values import content_text, dumped, parse_time, string, text_of_item, usage_model
 from cc_analytics.frames.estimate import text_tokens
-from cc_analytics.frames.requests import cache_creation_tokens, cost_totals
 from cc_analytics.frames.sources import TranscriptFile, open_transcript
 
 # What a mark row says of its line.
@@ -633,28 +634,8 @@ def summarize(
     )
     marked = compactions.lazy().join(attributes, on=S.FILE, how="left").filter(primary)
     compaction_count = marked.group_by(S.SESSION_ID).agg(pl.len().cast(pl.Int64).alias(S.COMPACTIONS))
-    settings = (
-        decoded.settings.lazy()
-        .filter(pl.col(S.MODEL).is_not_null() & ~pl.col(S.REPLAYED))
-        .join(attributes, on=S.FILE, how="left")
-        .sort(S.FILE, S.LINE)
-    )
-    named = settings.group_by(S.SESSION_ID).agg(
-        pl.col(S.MODEL).unique(maintain_order=True).alias(S.MODELS),
-        pl.col(S.MODEL).filter(primary).last().alias("_named_model"),
-    )
-    prompt = pl.col(S.INPUT_TOKENS) + cache_creation_tokens() + pl.col(S.CACHE_READ_TOKENS)
-    totals = requests_lazy.group_by(S.SESSION_ID).agg(
-        pl.col(S.INPUT_TOKENS).sum(),
-        cache_creation_tokens().sum().alias(S.CACHE_CREATION_TOKENS),
-        pl.col(S.CACHE_READ_TOKENS).sum(),
-        pl.col(S.OUTPUT_TOKENS).sum(),
-        pl.len().cast(pl.Int64).alias(S.REQUESTS),
-        (pl.col(S.CACHE_READ_TOKENS).sum().cast(pl.Float64) / prompt.sum()).alias(S.CACHE_HIT_RATIO),
-        *cost_totals(),
-        pl.col(S.MODEL).filter(primary).drop_nulls().last().alias("_request_model"),
-        pl.col(S.OCCUPANCY).filter(primary).max().alias(S.PEAK_OCCUPANCY),
-    )
+    named = named_models(decoded, attributes, primary)
+    totals = request_totals(requests_lazy, primary)
     ends = stats_lazy.filter(primary).select(S.FILE, pl.col(LAST_LINE).alias(S.LINE))
     end_state = (
         state_at(decoded, ends, usage=usage_lazy, model=False)

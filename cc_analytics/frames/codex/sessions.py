@@ -59,7 +59,7 @@ from cc_analytics.frames.codex.turns import (
     window_columns,
 )
 from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
-from cc_analytics.frames.requests import cache_creation_tokens, cost_totals
+from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, prompt_tokens
 from cc_analytics.frames.sources import TranscriptFile
 
 RECORDED = "recorded"
@@ -118,28 +118,8 @@ def summarize(decoded: Decoded, turns: pl.DataFrame, requests: pl.DataFrame) -> 
         pl.len().cast(pl.Int64).alias(S.EVENTS),
         pl.col(IS_COMPACTION).filter(primary).sum().cast(pl.Int64).alias(S.COMPACTIONS),
     )
-    settings = (
-        decoded.settings.lazy()
-        .filter(pl.col(S.MODEL).is_not_null() & ~pl.col(S.REPLAYED))
-        .join(attributes, on=S.FILE, how="left")
-        .sort(S.FILE, S.LINE)
-    )
-    named = settings.group_by(S.SESSION_ID).agg(
-        pl.col(S.MODEL).unique(maintain_order=True).alias(S.MODELS),
-        pl.col(S.MODEL).filter(primary).last().alias("_named_model"),
-    )
-    prompt = pl.col(S.INPUT_TOKENS) + cache_creation_tokens() + pl.col(S.CACHE_READ_TOKENS)
-    totals = requests_lazy.group_by(S.SESSION_ID).agg(
-        pl.col(S.INPUT_TOKENS).sum(),
-        cache_creation_tokens().sum().alias(S.CACHE_CREATION_TOKENS),
-        pl.col(S.CACHE_READ_TOKENS).sum(),
-        pl.col(S.OUTPUT_TOKENS).sum(),
-        pl.len().cast(pl.Int64).alias(S.REQUESTS),
-        (pl.col(S.CACHE_READ_TOKENS).sum().cast(pl.Float64) / prompt.sum()).alias(S.CACHE_HIT_RATIO),
-        *cost_totals(),
-        pl.col(S.MODEL).filter(primary).drop_nulls().last().alias("_request_model"),
-        pl.col(S.OCCUPANCY).filter(primary).max().alias(S.PEAK_OCCUPANCY),
-    )
+    named = named_models(decoded, attributes, primary)
+    totals = request_totals(requests_lazy, primary)
     # The recorded state at the end of each primary file, and around each of its compactions.
     ends = lines.filter(primary).group_by(S.FILE).agg(pl.col(S.LINE).max())
     end_state = (
@@ -342,3 +322,34 @@ def read_sessions(
         True
     """
     return scan_sessions(source, workers=workers, on_progress=on_progress).collect().sort(S.SESSION_ID)
+
+
+def named_models(decoded: Decoded, attributes: pl.LazyFrame, primary: pl.Expr) -> pl.LazyFrame:
+    """Per session: every model its turn contexts name (``models``, in order) and the last one
+    its primary rollout names (``_named_model``); replayed lines name none."""
+    settings = (
+        decoded.settings.lazy()
+        .filter(pl.col(S.MODEL).is_not_null() & ~pl.col(S.REPLAYED))
+        .join(attributes, on=S.FILE, how="left")
+        .sort(S.FILE, S.LINE)
+    )
+    return settings.group_by(S.SESSION_ID).agg(
+        pl.col(S.MODEL).unique(maintain_order=True).alias(S.MODELS),
+        pl.col(S.MODEL).filter(primary).last().alias("_named_model"),
+    )
+
+
+def request_totals(requests: pl.LazyFrame, primary: pl.Expr) -> pl.LazyFrame:
+    """Per session: the requests' token totals, count, cache hit ratio and cost, the last model
+    and the peak occupancy of the primary rollout's requests (``_request_model``, ``peak_occupancy``)."""
+    return requests.group_by(S.SESSION_ID).agg(
+        pl.col(S.INPUT_TOKENS).sum(),
+        cache_creation_tokens().sum().alias(S.CACHE_CREATION_TOKENS),
+        pl.col(S.CACHE_READ_TOKENS).sum(),
+        pl.col(S.OUTPUT_TOKENS).sum(),
+        pl.len().cast(pl.Int64).alias(S.REQUESTS),
+        (pl.col(S.CACHE_READ_TOKENS).sum().cast(pl.Float64) / prompt_tokens().sum()).alias(S.CACHE_HIT_RATIO),
+        *cost_totals(),
+        pl.col(S.MODEL).filter(primary).drop_nulls().last().alias("_request_model"),
+        pl.col(S.OCCUPANCY).filter(primary).max().alias(S.PEAK_OCCUPANCY),
+    )
