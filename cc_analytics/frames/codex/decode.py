@@ -458,25 +458,7 @@ class Walker:
         self.problems[S.REASON].append(reason)
 
     def _file(self, file: TranscriptFile, header: dict[str, Any], replay_start: int, replay_end: int) -> None:
-        cols = self.files
-        cols[S.FILE].append(len(cols[S.FILE]))
-        cols[S.SOURCE_FILE].append(file.source_file)
-        cols[S.SESSION_ID].append(file.session_id)
-        cols[S.AGENT_ID].append(file.agent_id)
-        cols[S.IS_SUBAGENT_FILE].append(file.is_subagent)
-        cols[S.PROJECT_DIR].append(file.project_dir)
-        own = header.get("id")
-        cols[S.THREAD_ID].append(own if isinstance(own, str) and own else file.agent_id or file.session_id)
-        forked = header.get("forked_from_id")
-        cols[S.FORKED_FROM_ID].append(forked if isinstance(forked, str) and forked.strip() else None)
-        cols[S.PARENT_THREAD_ID].append(spawning_thread(header))
-        source = header.get("source")
-        cols[S.SOURCE].append(source if isinstance(source, str) or source is None else dumped(source))
-        cols[S.PROVIDER].append(string(header.get("model_provider")) or None)
-        cols[S.PROJECT].append(string(header.get("cwd")) or None)
-        cols[S.CLI_VERSION].append(string(header.get("cli_version")))
-        cols[S.REPLAY_START].append(replay_start)
-        cols[S.REPLAY_END].append(replay_end)
+        append_file_row(self.files, len(self.files[S.FILE]), file, header, (replay_start, replay_end))
 
     # -- frames
 
@@ -560,3 +542,28 @@ def decode(files: Iterable[TranscriptFile], profile: Profile, *, contents: Seque
     for index, file in enumerate(files):
         walker.add(file, None if contents is None else contents[index])
     return walker.frames()
+
+
+def append_file_row(
+    cols: dict[str, list[Any]], index: int, file: TranscriptFile, header: dict[str, Any], replay: tuple[int, int]
+) -> None:
+    """Append one rollout's row of the files table (its header's ids, source, provider, project,
+    version, and the lines its replayed history spans) to the column lists ``cols``."""
+    cols[S.FILE].append(index)
+    cols[S.SOURCE_FILE].append(file.source_file)
+    cols[S.SESSION_ID].append(file.session_id)
+    cols[S.AGENT_ID].append(file.agent_id)
+    cols[S.IS_SUBAGENT_FILE].append(file.is_subagent)
+    cols[S.PROJECT_DIR].append(file.project_dir)
+    own = header.get("id")
+    cols[S.THREAD_ID].append(own if isinstance(own, str) and own else file.agent_id or file.session_id)
+    forked = header.get("forked_from_id")
+    cols[S.FORKED_FROM_ID].append(forked if isinstance(forked, str) and forked.strip() else None)
+    cols[S.PARENT_THREAD_ID].append(spawning_thread(header))
+    source = header.get("source")
+    cols[S.SOURCE].append(source if isinstance(source, str) or source is None else dumped(source))
+    cols[S.PROVIDER].append(string(header.get("model_provider")) or None)
+    cols[S.PROJECT].append(string(header.get("cwd")) or None)
+    cols[S.CLI_VERSION].append(string(header.get("cli_version")))
+    cols[S.REPLAY_START].append(replay[0])
+    cols[S.REPLAY_END].append(replay[1])

@@ -58,7 +58,7 @@ import orjson
 import polars as pl
 
 from cc_analytics.frames.codex import schema as S
-from cc_analytics.frames.codex.decode import BURST, LINE_HEAD, NO_USAGE, UNMEASURED_ITEMS, Decoded
+from cc_analytics.frames.codex.decode import BURST, LINE_HEAD, NO_USAGE, UNMEASURED_ITEMS, Decoded, append_file_row
 from cc_analytics.frames.codex.requests import priced_requests, usage_rows, utc_time
 from cc_analytics.frames.codex.sessions import (
     PRIMARY,
@@ -69,9 +69,8 @@ from cc_analytics.frames.codex.sessions import (
     primary_files,
     request_totals,
 )
-from cc_analytics.frames.codex.store import spawning_thread
 from cc_analytics.frames.codex.turns import INJECTED_PREFIXES, state_at, window_columns
-from cc_analytics.frames.codex.values import content_text, dumped, parse_time, string, text_of_item, usage_model
+from cc_analytics.frames.codex.values import content_text, parse_time, string, text_of_item, usage_model
 from cc_analytics.frames.estimate import text_tokens
 from cc_analytics.frames.sources import TranscriptFile, open_transcript
 
@@ -583,25 +582,7 @@ def _times(stats: pl.DataFrame, stamps: list[tuple[int, bytes]]) -> pl.DataFrame
 
 def _file_row(cols: dict[str, list[Any]], index: int, file: TranscriptFile, found: Scan) -> None:
     """A files row as ``decode.Walker._file`` makes it."""
-    header = found.header
-    cols[S.FILE].append(index)
-    cols[S.SOURCE_FILE].append(file.source_file)
-    cols[S.SESSION_ID].append(file.session_id)
-    cols[S.AGENT_ID].append(file.agent_id)
-    cols[S.IS_SUBAGENT_FILE].append(file.is_subagent)
-    cols[S.PROJECT_DIR].append(file.project_dir)
-    own = header.get("id")
-    cols[S.THREAD_ID].append(own if isinstance(own, str) and own else file.agent_id or file.session_id)
-    forked = header.get("forked_from_id")
-    cols[S.FORKED_FROM_ID].append(forked if isinstance(forked, str) and forked.strip() else None)
-    cols[S.PARENT_THREAD_ID].append(spawning_thread(header))
-    source = header.get("source")
-    cols[S.SOURCE].append(source if isinstance(source, str) or source is None else dumped(source))
-    cols[S.PROVIDER].append(string(header.get("model_provider")) or None)
-    cols[S.PROJECT].append(string(header.get("cwd")) or None)
-    cols[S.CLI_VERSION].append(string(header.get("cli_version")))
-    cols[S.REPLAY_START].append(found.replay[0])
-    cols[S.REPLAY_END].append(found.replay[1])
+    append_file_row(cols, index, file, found.header, found.replay)
 
 
 # ------------------------------------------------------------------ the summary
