@@ -441,3 +441,36 @@ def lazy_source(produce: Callable[[], Iterator[pl.DataFrame]], schema: pl.Schema
                 return
 
     return register_io_source(source, schema=schema, explain_name=name)
+
+
+def scan_batches(
+    work: Callable[[list[U]], Any],
+    files: Sequence[U],
+    schema: pl.Schema,
+    name: str,
+    *,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    batch_bytes: int = BATCH_BYTES,
+    finish: Callable[[Any], Any] | None = None,
+    pick: Callable[[Any], pl.DataFrame] | None = None,
+) -> pl.LazyFrame:
+    """A LazyFrame of ``schema`` whose batches are :func:`run_batches`'s results (the frame
+    ``pick`` takes of each, when a batch gives more than one), made when it is collected: the
+    body of every format's ``scan_*`` verbs.
+
+    Examples:
+        >>> import polars as pl
+        >>> from collections import namedtuple
+        >>> File = namedtuple("File", "session_id size")
+        >>> count = lambda batch: pl.DataFrame({"files": [len(batch)]})
+        >>> scan_batches(count, [File("a", 1), File("b", 1)], pl.Schema({"files": pl.Int64}), "demo").collect().item()
+        2
+    """
+
+    def produce() -> Iterator[pl.DataFrame]:
+        run = partial(run_batches, work, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes)
+        for result in run() if finish is None else run(finish=finish):
+            yield result if pick is None else pick(result)
+
+    return lazy_source(produce, schema, name)
