@@ -5,7 +5,7 @@ Imports: the standard library, ``errors``, ``cleanup`` and ``frames.memory``; po
 subagent files always share a batch) into batches of about ``BATCH_BYTES``; each batch is
 decoded and reduced on its own, in this process and worker processes when the corpus is
 large, and a few batches at most are in flight, so memory stays flat whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
-``session_id``: both formats' transcript files are.
+``session_id``: every format's transcript files are.
 
 Worker processes start with SIGINT and SIGTERM blocked: Ctrl-C reaches the whole process
 group, but only this process reacts, and whatever ends a run early (Ctrl-C, SIGTERM, a

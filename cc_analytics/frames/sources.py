@@ -279,7 +279,7 @@ def walk(roots: Iterable[Path]) -> list[Path]:
 
 
 def listed_size(source: Source) -> int:
-    """About how many bytes the transcripts of ``source`` hold (None: both formats' default
+    """About how many bytes the transcripts of ``source`` hold (None: every format's default
     stores), from one listing of its folders: enough to decide, before the files are planned,
     whether worker processes are worth starting.
 
@@ -308,7 +308,7 @@ def listed_size(source: Source) -> int:
 
 @contextmanager
 def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
-    """Start the worker processes that reading ``source`` will use (None: both formats'
+    """Start the worker processes that reading ``source`` will use (None: every format's
     default stores) before its files are planned, from the size of one listing of its
     folders (:func:`listed_size`). They import Polars and the format packages while this
     process plans; the next run that asks for as many takes them, and the ones nobody took
