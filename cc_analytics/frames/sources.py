@@ -11,11 +11,13 @@ registered table source is asked whether it is its own (:func:`table_source_of`)
 from __future__ import annotations
 
 import errno
+import fnmatch
 import glob
 import io
 import os
+import re
 import stat
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -268,8 +270,38 @@ def expand(source: str | os.PathLike[str]) -> list[Path]:
     raise InputError(msg)
 
 
+def name_filter(patterns: Iterable[str] | None = None) -> Callable[[str], bool]:
+    """Whether a file name is a transcript's: it matches one of ``patterns`` (shell patterns;
+    None: every registered format's ``file_names``). Patterns that only fix a suffix
+    (``*.jsonl``) are tested with ``str.endswith``, the others with one regular expression.
+
+    Examples:
+        >>> wanted = name_filter(["*.jsonl", "session-*.json"])
+        >>> [wanted(name) for name in ("a.jsonl", "session-1.json", "logs.json", "a.jsonl.bak")]
+        [True, True, False, False]
+    """
+    if patterns is None:
+        from cc_analytics.frames.registry import formats
+
+        patterns = [pattern for plugin in formats() for pattern in plugin.file_names] or ["*" + SUFFIX]
+    suffixes: list[str] = []
+    others: list[str] = []
+    for pattern in dict.fromkeys(patterns):
+        rest = pattern[1:]
+        if pattern.startswith("*") and not GLOB_CHARS.intersection(rest):
+            suffixes.append(rest)
+        else:
+            others.append(fnmatch.translate(pattern))
+    ends = tuple(suffixes)
+    if not others:
+        return lambda name: name.endswith(ends)
+    match = re.compile("|".join(others)).match
+    return lambda name: name.endswith(ends) or match(name) is not None
+
+
 def walk(roots: Iterable[Path]) -> list[Path]:
-    """Every ``*.jsonl`` entry under ``roots`` that is not a folder, sorted; symlinked folders are not followed.
+    """Every transcript entry (see :func:`name_filter`) under ``roots`` that is not a folder,
+    sorted; symlinked folders are not followed.
 
     Besides regular files this keeps what only looks like a transcript (a broken symbolic
     link, a link loop, a FIFO) and every folder that cannot be listed: the loaders report
@@ -421,6 +453,7 @@ def _parts(text: str) -> list[str]:
 def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
     """What :func:`walk` keeps, as text, unsorted; with ``sizes``, each regular file's size is appended to it."""
     out: list[str] = []
+    wanted = name_filter()
     for root in roots:
         if not root.is_dir():
             continue
@@ -440,7 +473,7 @@ def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
                 if is_dir:
                     if not entry.is_symlink():
                         folders.append(entry.path)
-                elif entry.name.endswith(SUFFIX):
+                elif wanted(entry.name):
                     out.append(entry.path)
                     if sizes is not None:
                         try:
