@@ -783,6 +783,60 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
     )
 
 
+def requests_tables(
+    files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The priced requests (``REQUESTS_SCHEMA``, in batch and line order) and the problems of one
+    batch, what the ``usage`` command reads: the lean scan for the rollouts it reads whole, the
+    walker's usage profile for the others. A rollout's requests depend on its own lines only, so
+    each is read by one or the other (the problems come from the walker only: a rollout the lean
+    scan reads has none). ``contents``: each file's bytes, when read elsewhere.
+
+    Examples:
+        >>> [frame.height for frame in requests_tables([])]
+        [0, 0]
+    """
+    from cc_analytics.frames.codex.decode import Profile, decode
+    from cc_analytics.frames.codex.requests import request_rows
+    from cc_analytics.frames.prices import price_requests
+
+    lean = Batch()
+    lean_order: list[int] = []
+    walked: list[int] = []
+    for index, file in enumerate(files):
+        try:
+            found = scan(contents[index]) if contents is not None else _scan_file(file)
+        except (OSError, ValueError, Unclean):
+            walked.append(index)
+            continue
+        lean.files.append(file)
+        lean.scans.append(found)
+        lean_order.append(index)
+    parts: list[pl.DataFrame] = []
+    problems = pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
+    for decoded, order in (
+        (lean.frames()[0] if lean.files else None, lean_order),
+        (
+            decode([files[i] for i in walked], Profile.USAGE, contents=_some(contents, walked)) if walked else None,
+            walked,
+        ),
+    ):
+        if decoded is None:
+            continue
+        priced = price_requests(request_rows(decoded, keep=(S.FILE,)).collect())
+        parts.append(_in_batch_order(priced, order))
+        if order is walked:
+            problems = decoded.problems
+    if not parts:
+        return pl.DataFrame(schema=S.REQUESTS_SCHEMA), problems
+    requests = pl.concat(parts).sort(ORDER, maintain_order=True).select(list(S.REQUESTS_SCHEMA))
+    return requests, problems
+
+
+def _some(contents: Sequence[bytes] | None, order: list[int]) -> list[bytes] | None:
+    return None if contents is None else [contents[i] for i in order]
+
+
 def _scan_file(file: TranscriptFile) -> Scan:
     """:func:`scan` of a rollout's file, mapped rather than read: its pages are the page
     cache's, not copies (an empty file cannot be mapped: ValueError, as for any other failure
