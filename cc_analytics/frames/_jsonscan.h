@@ -27,6 +27,13 @@
 #define MAX_DEPTH 25000      /* jsonline.MAX_DEPTH */
 #define DUPLICATE_KEYS "first" /* jsonline.DUPLICATE_KEYS */
 
+/* The functions here are static: an extension that does not call one is not warned about it. */
+#if defined(__GNUC__)
+#define JSONSCAN_FN static __attribute__((unused))
+#else
+#define JSONSCAN_FN static
+#endif
+
 typedef enum { J_ABSENT = 0, J_NULL, J_TRUE, J_FALSE, J_INT, J_FLOAT, J_STR, J_ARR, J_OBJ } JType;
 
 /* What a string measures as text: UTF-16 units, CJK units (U+4E00-U+9FA5), pure ASCII. */
@@ -169,7 +176,7 @@ static inline int utf8_sequence(const uint8_t *p, const uint8_t *end, unsigned *
 /* --- Python values ------------------------------------------------------------------------ */
 
 /* Decode the escapes of a validated string span into dst (never longer than the span). */
-static Py_ssize_t unescape(const uint8_t *s, const uint8_t *e, char *dst) {
+JSONSCAN_FN Py_ssize_t unescape(const uint8_t *s, const uint8_t *e, char *dst) {
     char *d = dst;
     while (s < e) {
         if (*s != '\\') {
@@ -217,20 +224,20 @@ static Py_ssize_t unescape(const uint8_t *s, const uint8_t *e, char *dst) {
     return d - dst;
 }
 
-static PyObject *ascii_str(const char *s, Py_ssize_t n) {
+JSONSCAN_FN PyObject *ascii_str(const char *s, Py_ssize_t n) {
     PyObject *out = PyUnicode_New(n, 127);
     if (out) memcpy(PyUnicode_DATA(out), s, (size_t)n);
     return out;
 }
 
 /* The estimate of a text (frames/estimate.py): ceil(cjk / 1.5 + other / 4), exactly. */
-static long long tokens_of(Py_ssize_t units, Py_ssize_t cjk) {
+JSONSCAN_FN long long tokens_of(Py_ssize_t units, Py_ssize_t cjk) {
     long long twelfths = 8LL * cjk + 3LL * (units - cjk);
     return (twelfths + 11) / 12;
 }
 
 /* The UTF-16 units and CJK units of a validated UTF-8 span (a tool input as JSON text). */
-static void measure_raw(const uint8_t *p, const uint8_t *e, Measure *m) {
+JSONSCAN_FN void measure_raw(const uint8_t *p, const uint8_t *e, Measure *m) {
     m->units = 0;
     m->cjk = 0;
     m->ascii = 1;
@@ -260,7 +267,7 @@ typedef struct {
     int has_view;
 } Data;
 
-static int data_of(PyObject *raw, Data *d) {
+JSONSCAN_FN int data_of(PyObject *raw, Data *d) {
     d->has_view = 0;
     if (PyBytes_CheckExact(raw)) {
         d->data = (const uint8_t *)PyBytes_AS_STRING(raw);
@@ -274,12 +281,12 @@ static int data_of(PyObject *raw, Data *d) {
     return 1;
 }
 
-static void data_release(Data *d) {
+JSONSCAN_FN void data_release(Data *d) {
     if (d->has_view) PyBuffer_Release(&d->view);
 }
 
 /* An int argument as a Py_ssize_t; 0 with an exception set when it is not one. */
-static int ssize_arg(PyObject *arg, Py_ssize_t *out) {
+JSONSCAN_FN int ssize_arg(PyObject *arg, Py_ssize_t *out) {
     *out = PyLong_AsSsize_t(arg);
     return !(*out == -1 && PyErr_Occurred());
 }

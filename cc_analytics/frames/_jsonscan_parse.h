@@ -28,7 +28,7 @@ static inline void skip_ws(Parser *P) {
 /* --- Strings ------------------------------------------------------------------------------ */
 
 /* A string starting at its opening quote; fills out (J_STR, span inside the quotes, measure). */
-static int parse_string(Parser *P, Val *out) {
+JSONSCAN_FN int parse_string(Parser *P, Val *out) {
     const uint8_t *p = P->p + 1, *end = P->end;
     Measure m = {0, 0, 1};
     int escaped = 0;
@@ -104,7 +104,7 @@ static int parse_string(Parser *P, Val *out) {
 
 /* --- Numbers and literals ------------------------------------------------------------------- */
 
-static int parse_number(Parser *P, Val *out) {
+JSONSCAN_FN int parse_number(Parser *P, Val *out) {
     const uint8_t *p = P->p, *end = P->end, *start = p;
     int negative = 0;
     if (*p == '-') {
@@ -163,7 +163,7 @@ static int parse_number(Parser *P, Val *out) {
     return 1;
 }
 
-static int parse_literal(Parser *P, Val *out, const char *word, Py_ssize_t n, JType t) {
+JSONSCAN_FN int parse_literal(Parser *P, Val *out, const char *word, Py_ssize_t n, JType t) {
     if (P->end - P->p < n || memcmp(P->p, word, (size_t)n) != 0) return 0;
     out->t = t;
     out->s = P->p;
@@ -190,7 +190,7 @@ static inline int parse_scalar(Parser *P, Val *out) {
 
 /* --- Objects and arrays ------------------------------------------------------------------- */
 
-static int span_cmp(const void *a, const void *b) {
+JSONSCAN_FN int span_cmp(const void *a, const void *b) {
     const Span *x = a, *y = b;
     Py_ssize_t nx = x->e - x->s, ny = y->e - y->s;
     if (nx != ny) return nx < ny ? -1 : 1;
@@ -198,7 +198,7 @@ static int span_cmp(const void *a, const void *b) {
 }
 
 /* Whether the keys base.. of the key stack hold a repeat (raw bytes; no key holds an escape). */
-static int repeated(Scratch *S, Py_ssize_t base) {
+JSONSCAN_FN int repeated(Scratch *S, Py_ssize_t base) {
     Span *keys = S->keys + base;
     Py_ssize_t n = S->keys_len - base;
     if (n < 2) return 0;
@@ -216,7 +216,7 @@ static int repeated(Scratch *S, Py_ssize_t base) {
     return 0;
 }
 
-static int push_key(Scratch *S, const uint8_t *s, const uint8_t *e) {
+JSONSCAN_FN int push_key(Scratch *S, const uint8_t *s, const uint8_t *e) {
     if (S->keys_len == S->keys_cap) {
         Py_ssize_t cap = S->keys_cap ? S->keys_cap * 2 : 256;
         Span *grown = PyMem_Realloc(S->keys, (size_t)cap * sizeof(Span));
@@ -246,7 +246,7 @@ static inline int after_item(Parser *P, uint8_t close) {
 /* An array or an object at P->p from which no field is read, validated without recursion (its
  * nesting counts in P->depth against MAX_DEPTH). Inside a tool input (canonical_depth) a
  * repeated key makes the input's text other than what orjson writes of it. */
-static int skip_value(Parser *P, Val *out) {
+JSONSCAN_FN int skip_value(Parser *P, Val *out) {
     const uint8_t *start = P->p;
     int keys = P->canonical_depth > 0;
     Py_ssize_t top = 0;
@@ -304,7 +304,7 @@ static int skip_value(Parser *P, Val *out) {
     }
 }
 
-static int reserve_text(Scratch *S, Py_ssize_t n) {
+JSONSCAN_FN int reserve_text(Scratch *S, Py_ssize_t n) {
     if (n <= S->text_cap) return 1;
     Py_ssize_t cap = n < 4096 ? 4096 : n * 2;
     char *grown = PyMem_Realloc(S->text, (size_t)cap);
@@ -315,7 +315,7 @@ static int reserve_text(Scratch *S, Py_ssize_t n) {
 }
 
 /* The Python str of a J_STR value. */
-static PyObject *str_of(Scratch *S, const Val *v) {
+JSONSCAN_FN PyObject *str_of(Scratch *S, const Val *v) {
     Py_ssize_t n = v->e - v->s;
     if (!v->escaped) {
         if (v->m.ascii) return ascii_str((const char *)v->s, n);
@@ -326,7 +326,7 @@ static PyObject *str_of(Scratch *S, const Val *v) {
     return v->m.ascii ? ascii_str(S->text, len) : PyUnicode_DecodeUTF8(S->text, len, NULL);
 }
 
-static PyObject *str_or_none(Scratch *S, const Val *v) {
+JSONSCAN_FN PyObject *str_or_none(Scratch *S, const Val *v) {
     if (v->t == J_STR) return str_of(S, v);
     Py_RETURN_NONE;
 }

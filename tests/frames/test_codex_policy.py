@@ -5,7 +5,7 @@ read a line the same way: the first of a repeated key wins, nesting up to 25,000
 and deeper is a problem row, integers are exact. Each case is a rollout whose lines sit around
 a threshold (a repeated key on a short line and on a 9 KB one; 1,000, 1,100, 25,000 and 25,001
 levels at a file's head and mid-file); the lean tables equal the walker's, and the rows and
-problems are the ones the policy gives.
+problems are the ones the policy gives, with the lean scan's C loop and without it.
 """
 
 from __future__ import annotations
@@ -17,13 +17,23 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from cc_analytics.frames.codex import tables_batch
+from cc_analytics.frames.codex import lean, tables_batch
 from cc_analytics.frames.codex.decode import Profile, decode
 from cc_analytics.frames.sources import TranscriptFile
 from tests.fixtures.codex.builders import meta, prompt, tokens, turn_context, usage
 
 STAMP = "2025-11-03T09:00:01.000Z"
 PAD = "x" * 9000  # a 9 KB line: past any short-line fast path
+
+
+@pytest.fixture(autouse=True, params=["c", "python"])
+def loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test with the lean scan's C loop (when built) and in pure Python."""
+    if request.param == "c" and lean.SCAN_LINES is None:
+        pytest.skip("the Codex scan's C loop is not in use")
+    if request.param == "python":
+        monkeypatch.setattr(lean, "SCAN_LINES", None)
+    return str(request.param)
 
 
 def as_file(rows: list[str], name: str = "a") -> tuple[list[TranscriptFile], list[bytes]]:
