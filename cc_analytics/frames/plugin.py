@@ -63,10 +63,16 @@ VERBS: tuple[str, ...] = (
 )
 """The verbs every format's verbs module exposes with the same signature, and the front API too."""
 
+LIMIT_VERBS: tuple[str, ...] = ("scan_limits", "read_limits")
+"""The verbs of a format whose agent reports its plan's rate limits (:attr:`FormatPlugin.has_limits`):
+``(source=None, *, history=None, workers=1, on_progress=None)``, rows in ``frames.schema.LIMITS_SCHEMA``.
+``history`` is the file an agent's limits were kept in outside its transcripts (None: the
+format's default place, False: none), for a format that keeps one; others ignore it."""
+
 BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch")
 """The batch functions every format's verbs module exposes besides :data:`VERBS`."""
 
-FRONT: tuple[str, ...] = (*VERBS, "iter_requests", "iter_tables", "read_usage", "read_tables", "Tables")
+FRONT: tuple[str, ...] = (*VERBS, *LIMIT_VERBS, "iter_requests", "iter_tables", "read_usage", "read_tables", "Tables")
 """What the front API (``frames.api``) offers for every format at once, and the package's top level too."""
 
 
@@ -100,6 +106,8 @@ class FormatPlugin:
     context_order: ClassVar[int] = 100
     """``context`` without an id shows the latest session of the formats asked first (lower first)
     that have one."""
+    has_limits: ClassVar[bool] = False
+    """Whether the verbs module has the :data:`LIMIT_VERBS` (the agent reports rate limits)."""
 
     def __repr__(self) -> str:
         return f"<format {self.name!r} ({self.label})>"

@@ -107,12 +107,23 @@ TOTAL_TOKENS = "total_tokens"
 # Output tokens spent on reasoning, already counted in ``output_tokens`` (null where a format
 # does not record them: Claude Code, ChainlessChain).
 REASONING_TOKENS = "reasoning_tokens"
+# The limits frame (``LIMITS_SCHEMA``): a plan's rate-limit windows as an agent reported them.
+LIMIT_WINDOW = "limit_window"
+WINDOW_MINUTES = "window_minutes"
+USED_PERCENT = "used_percent"
+RESETS_AT = "resets_at"
+PLAN_TYPE = "plan_type"
+LIMITS_ORIGIN = "origin"
+# The windows by their length, as the limits frame names them whatever the agent called them.
+LIMIT_NAMES = {300: "five_hour", 10_080: "seven_day"}
 # The five priced token kinds, in the order of the schema.
 TOKEN_KINDS = (INPUT_TOKENS, CACHE_CREATION_5M_TOKENS, CACHE_CREATION_1H_TOKENS, CACHE_READ_TOKENS, OUTPUT_TOKENS)
 
 # The dtypes and schemas, made on first use (PEP 562 ``__getattr__`` below): the column names
 # above are plain strings, so a worker process that only walks lines never imports Polars.
-_TYPED = frozenset(("UTC_TIME", "STRINGS", "PROBLEMS_SCHEMA", "TURNS_SCHEMA", "SESSIONS_SCHEMA", "REQUESTS_SCHEMA"))
+_TYPED = frozenset(
+    ("UTC_TIME", "STRINGS", "PROBLEMS_SCHEMA", "TURNS_SCHEMA", "SESSIONS_SCHEMA", "REQUESTS_SCHEMA", "LIMITS_SCHEMA")
+)
 
 if TYPE_CHECKING:
     UTC_TIME: pl.Datetime
@@ -121,6 +132,7 @@ if TYPE_CHECKING:
     TURNS_SCHEMA: pl.Schema
     SESSIONS_SCHEMA: pl.Schema
     REQUESTS_SCHEMA: pl.Schema
+    LIMITS_SCHEMA: pl.Schema
 
 
 def _types() -> dict[str, Any]:
@@ -228,6 +240,21 @@ def _types() -> dict[str, Any]:
             SERVICE_TIER: pl.String(),
             SPEED: pl.String(),
             COST_USD: pl.Float64(),
+        }
+    )
+    LIMITS_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SESSION_ID: pl.String(),
+            TIME: UTC_TIME,
+            LIMIT_WINDOW: pl.String(),
+            WINDOW_MINUTES: pl.Int64(),
+            USED_PERCENT: pl.Float64(),
+            RESETS_AT: UTC_TIME,
+            PLAN_TYPE: pl.String(),
+            LIMITS_ORIGIN: pl.String(),
+            SOURCE_FILE: pl.String(),
+            LINE: pl.Int64(),
         }
     )
     return {name: value for name, value in locals().items() if name in _TYPED}
