@@ -116,13 +116,34 @@ PLAN_TYPE = "plan_type"
 LIMITS_ORIGIN = "origin"
 # The windows by their length, as the limits frame names them whatever the agent called them.
 LIMIT_NAMES = {300: "five_hour", 10_080: "seven_day"}
+# The composition frame (``COMPOSITION_SCHEMA``): what filled a window at each turn, part by part.
+CATEGORY = "category"
+ITEM = "item"
+ENTERED_TOKENS = "entered_tokens"
+DROPPED_TOKENS = "dropped_tokens"
+TOKENS = "tokens"
+BASELINE = "baseline"
+UNCALIBRATED_ERROR = "uncalibrated_error"
+# The parts, in the order the frame lists them (``baseline``: what the agent sends without
+# writing it down, the system prompt, tool definitions and memory files).
+CATEGORIES = ("baseline", "memory", "system", "summary", "user", "assistant", "thinking", "tool_call", "tool_result")
 # The five priced token kinds, in the order of the schema.
 TOKEN_KINDS = (INPUT_TOKENS, CACHE_CREATION_5M_TOKENS, CACHE_CREATION_1H_TOKENS, CACHE_READ_TOKENS, OUTPUT_TOKENS)
 
 # The dtypes and schemas, made on first use (PEP 562 ``__getattr__`` below): the column names
 # above are plain strings, so a worker process that only walks lines never imports Polars.
 _TYPED = frozenset(
-    ("UTC_TIME", "STRINGS", "PROBLEMS_SCHEMA", "TURNS_SCHEMA", "SESSIONS_SCHEMA", "REQUESTS_SCHEMA", "LIMITS_SCHEMA")
+    (
+        "UTC_TIME",
+        "STRINGS",
+        "PROBLEMS_SCHEMA",
+        "TURNS_SCHEMA",
+        "SESSIONS_SCHEMA",
+        "REQUESTS_SCHEMA",
+        "LIMITS_SCHEMA",
+        "CATEGORY_ENUM",
+        "COMPOSITION_SCHEMA",
+    )
 )
 
 if TYPE_CHECKING:
@@ -133,6 +154,8 @@ if TYPE_CHECKING:
     SESSIONS_SCHEMA: pl.Schema
     REQUESTS_SCHEMA: pl.Schema
     LIMITS_SCHEMA: pl.Schema
+    CATEGORY_ENUM: pl.Enum
+    COMPOSITION_SCHEMA: pl.Schema
 
 
 def _types() -> dict[str, Any]:
@@ -255,6 +278,27 @@ def _types() -> dict[str, Any]:
             LIMITS_ORIGIN: pl.String(),
             SOURCE_FILE: pl.String(),
             LINE: pl.Int64(),
+        }
+    )
+    CATEGORY_ENUM = pl.Enum(CATEGORIES)
+    COMPOSITION_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SESSION_ID: pl.String(),
+            SOURCE_FILE: pl.String(),
+            TURN_INDEX: pl.Int64(),
+            COMPACTIONS: pl.Int64(),
+            CATEGORY: CATEGORY_ENUM,
+            ITEM: pl.String(),
+            ESTIMATED_TOKENS: pl.Int64(),
+            ENTERED_TOKENS: pl.Int64(),
+            DROPPED_TOKENS: pl.Int64(),
+            TOKENS: pl.Int64(),
+            OCCUPANCY: pl.Int64(),
+            BASELINE: pl.Int64(),
+            CALIBRATION: pl.Float64(),
+            UNCALIBRATED_ERROR: pl.Int64(),
+            COMPACTED: pl.Boolean(),
         }
     )
     return {name: value for name, value in locals().items() if name in _TYPED}
