@@ -271,6 +271,42 @@ def read_limits(
     return frame.sort(S.TIME, S.FORMAT, S.LIMIT_WINDOW, S.SESSION_ID, nulls_last=True, maintain_order=True).collect()
 
 
+def scan_composition(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, what filled each transcript's window at each turn, part by part
+    (``COMPOSITION_SCHEMA``), for every format whose transcripts say (``FormatPlugin.has_composition``;
+    the rules are in each such format's package).
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = read_composition(SAMPLES_DIR)
+        >>> frame.filter(pl.col("occupancy").is_not_null()).height > 0
+        True
+    """
+    from cc_analytics.frames.registry import get
+
+    if archived(source) is not None:
+        raise InputError("an archive keeps tables, not the content blocks the composition is measured from")
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    frames = [
+        package(name).scan_composition(files, workers=workers, on_progress=step)
+        for (name, files), step in zip(by_format.items(), steps, strict=True)
+        if name != UNRECOGNIZED and get(name).has_composition
+    ]
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.COMPOSITION_SCHEMA)
+
+
+def read_composition(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_composition`, by format, session, file, turn and part."""
+    frame = scan_composition(source, format=format, workers=workers, on_progress=on_progress)
+    keys = [S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX, S.CATEGORY, S.ITEM]
+    return frame.sort(keys, nulls_last=True, maintain_order=True).collect()
+
+
 def scan_events(
     source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
