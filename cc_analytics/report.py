@@ -394,13 +394,27 @@ def _top_table(data: ReportData) -> str:
             _cell(r[S.TURNS], css="num"),
             _cell(group_thousands(r[S.PEAK_OCCUPANCY] or 0), css="num"),
             _cell(group_thousands(r[S.WINDOW] or 0), css="num"),
-            _cell(f"{peak * 100:.1f}%", css=f"num {zone_of(peak)}"),
+            _peak_cell(peak, r[OCCUPANCY_SOURCE]),
             _cell(r[S.COMPACTIONS], css="num"),
             _cell(r[OCCUPANCY_SOURCE]),
         ]
         body.append(f"<tr>{''.join(cells)}</tr>")
     head = "".join(f"<th>{h}</th>" for h in TABLE_HEADERS)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+ABOVE_WINDOW = {
+    "recorded": "the request held more than the window the session was taken to have: its window was larger",
+    "estimated": "the estimate of the session's text is above its model's window: the estimate overshoots",
+}
+
+
+def _peak_cell(peak: float, source: str | None) -> str:
+    """The peak's share of the window; above 100 % a sign, and a title saying why."""
+    if peak <= 1:
+        return _cell(f"{peak * 100:.1f}%", css=f"num {zone_of(peak)}")
+    why = ABOVE_WINDOW.get(source or "", "above the window")
+    return f"<td class='num red' title='{html.escape(why)}'>{peak * 100:.1f}% \u26a0</td>"
 
 
 def _cost_table(data: ReportData) -> str:

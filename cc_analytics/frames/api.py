@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -218,6 +219,92 @@ def read_usage(
 
     requests = scan_requests(source, format=format, workers=workers, on_progress=on_progress).collect()
     return usage(requests, by, timezone=timezone, breakdown=breakdown, since=since, until=until)
+
+
+def scan_limits(
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    history: str | Path | Literal[False] | None = None,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.LazyFrame:
+    """Lazily, the plans' rate-limit windows as the agents reported them (``LIMITS_SCHEMA``):
+    one row per window per report, from every format that has limits (``FormatPlugin.has_limits``).
+
+    A format whose transcripts record them (Codex) reads them from ``source``'s files; one
+    whose agent passes them elsewhere reads what was kept of them, ``history`` (None: its
+    default place, False: none; Claude Code's is the history ``statusline`` keeps in the cache
+    folder, all of it whatever the source: limits are the account's, not a session's). An
+    archive holds no limits: only the kept history is read beside it.
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = read_limits(SAMPLES_DIR, history=False)
+        >>> frame.columns[:4], frame.height > 0
+        (['format', 'session_id', 'time', 'limit_window'], True)
+    """
+    from cc_analytics.frames.registry import formats
+
+    by_format = {} if archived(source) is not None else plan(source, format=format)
+    frames = [
+        plugin.module().scan_limits(by_format.get(plugin.name, []), history=history, workers=workers, on_progress=None)
+        for plugin in formats()
+        if plugin.has_limits and format in ("auto", plugin.name)
+    ]
+    if on_progress is not None:
+        total = sum(f.size for files in by_format.values() for f in files)
+        on_progress(total, total)
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.LIMITS_SCHEMA)
+
+
+def read_limits(
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    history: str | Path | Literal[False] | None = None,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.DataFrame:
+    """Eager :func:`scan_limits`, by time (then format, window and session)."""
+    frame = scan_limits(source, format=format, history=history, workers=workers, on_progress=on_progress)
+    return frame.sort(S.TIME, S.FORMAT, S.LIMIT_WINDOW, S.SESSION_ID, nulls_last=True, maintain_order=True).collect()
+
+
+def scan_composition(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, what filled each transcript's window at each turn, part by part
+    (``COMPOSITION_SCHEMA``), for every format whose transcripts say (``FormatPlugin.has_composition``;
+    the rules are in each such format's package).
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = read_composition(SAMPLES_DIR)
+        >>> frame.filter(pl.col("occupancy").is_not_null()).height > 0
+        True
+    """
+    from cc_analytics.frames.registry import get
+
+    if archived(source) is not None:
+        raise InputError("an archive keeps tables, not the content blocks the composition is measured from")
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    frames = [
+        package(name).scan_composition(files, workers=workers, on_progress=step)
+        for (name, files), step in zip(by_format.items(), steps, strict=True)
+        if name != UNRECOGNIZED and get(name).has_composition
+    ]
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.COMPOSITION_SCHEMA)
+
+
+def read_composition(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_composition`, by format, session, file, turn and part."""
+    frame = scan_composition(source, format=format, workers=workers, on_progress=on_progress)
+    keys = [S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX, S.CATEGORY, S.ITEM]
+    return frame.sort(keys, nulls_last=True, maintain_order=True).collect()
 
 
 def scan_events(

@@ -55,6 +55,8 @@ class ClaudePlugin(FormatPlugin):
     worker_module = "cc_analytics.frames.claude.tables"
     store_hint = "~/.claude/projects (or each CLAUDE_CONFIG_DIR entry's projects folder)"
     store_option = "--claude-root"
+    has_limits = True  # from the history the status line keeps (frames.claude.kept)
+    has_composition = True
     sniff_order = 1000  # asked last: any object with a string type
     previews_windows = True
     native_module = "cc_analytics.frames.claude._skim"  # the line skimmer (_skim.c)
