@@ -122,7 +122,8 @@ class Storage:
         return posixpath.join(*parts)
 
     def find(self, source: str, suffix: str, unreadable: list[str] | None = None) -> list[Listed]:
-        """The files named ``*suffix`` of ``source``; what looks like one but cannot be stat'ed
+        """The files named ``*suffix`` of ``source`` (and those a format plugin lists besides,
+        ``FormatPlugin.listed_names``); what looks like one but cannot be stat'ed
         (a broken link, a folder that cannot be listed) goes to ``unreadable`` as ``path: why``."""
         raise NotImplementedError
 
@@ -346,7 +347,7 @@ class RemoteStorage(Storage):
         return [item for item in out if item is not None]
 
     def _listed(self, path: str, info: dict[str, Any], suffix: str) -> Listed | None:
-        if not path.endswith(suffix) or info.get("type") == "directory":
+        if not (path.endswith(suffix) or _also_listed(path.rpartition("/")[2])) or info.get("type") == "directory":
             return None
         tag = str(info.get("ETag") or info.get("etag") or info.get("generation") or "")
         return Listed(self.url(path), int(info.get("size") or 0), _mtime_ns(info), tag)
@@ -450,7 +451,7 @@ def _walk(folder: str, suffix: str, unreadable: list[str]) -> Iterator[Listed]:
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             yield from _walk(entry.path, suffix, unreadable)
-        elif entry.name.endswith(suffix):
+        elif entry.name.endswith(suffix) or _also_listed(entry.name):
             try:
                 stat = entry.stat()
             except OSError as error:
@@ -458,6 +459,13 @@ def _walk(folder: str, suffix: str, unreadable: list[str]) -> Iterator[Listed]:
                 continue
             if S_ISREG(stat.st_mode):
                 yield Listed(entry.path, stat.st_size, stat.st_mtime_ns)
+
+
+def _also_listed(name: str) -> bool:
+    """A name a format plugin asks walks to list besides ``*.jsonl`` (``FormatPlugin.listed_names``)."""
+    from cc_analytics.frames.sources import listed_name
+
+    return listed_name()(name)
 
 
 def _unreadable(path: str, error: OSError) -> str:

@@ -100,6 +100,11 @@ class FormatPlugin:
     context_order: ClassVar[int] = 100
     """``context`` without an id shows the latest session of the formats asked first (lower first)
     that have one."""
+    listed_names: ClassVar[tuple[str, ...]] = ()
+    """Patterns (``fnmatch``, on the file name) of the files besides ``*.jsonl`` that a folder
+    walk lists as candidates of this format (``("store.db", "ses_*.json")``): a format that
+    keeps its sessions in a database, or spreads one over files of several kinds, names the
+    file that stands for each unit of work; its content still decides (:meth:`recognizes`)."""
 
     def __repr__(self) -> str:
         return f"<format {self.name!r} ({self.label})>"
@@ -140,6 +145,13 @@ class FormatPlugin:
         """Whether the agent marked the transcript at ``source`` deleted (no loader reads it);
         ``exists`` and ``read`` look at files beside it, wherever it is stored."""
         return False
+
+    def unit_bytes(self, path: Path) -> bytes | None:
+        """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of
+        ``tables_batch``); None: its bytes as they are. A format whose sessions span several
+        files gives a self-contained copy of the session; one that reads a database, a
+        consistent snapshot of it."""
+        return None
 
     # -- the ``context`` command --------------------------------------------------------------
 

@@ -4,19 +4,23 @@ Imports: the standard library, ``cc_analytics.errors`` and ``cc_analytics.jsonli
 ``frames.registry``, when files are told apart or a plan is made). A source is a file, a folder
 (searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
 is read from its first lines, never from where it lies: each registered format's plugin is
-asked whether they are its own. A source may also hold the tables already (an archive): each
+asked whether they are its own. A folder walk lists ``*.jsonl`` and the names a plugin asks
+for (``FormatPlugin.listed_names``: a database, a session's index file). A source may also hold the tables already (an archive): each
 registered table source is asked whether it is its own (:func:`table_source_of`).
 """
 
 from __future__ import annotations
 
 import errno
+import fnmatch
 import glob
 import io
 import os
+import re
 import stat
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
@@ -268,8 +272,32 @@ def expand(source: str | os.PathLike[str]) -> list[Path]:
     raise InputError(msg)
 
 
+def listed_name() -> Callable[[str], bool]:
+    """Whether a folder walk lists a file of this name: ``*.jsonl``, or a name a registered
+    plugin lists (``FormatPlugin.listed_names``).
+
+    Examples:
+        >>> listed = listed_name()
+        >>> listed("a.jsonl"), listed("notes.txt")
+        (True, False)
+    """
+    from cc_analytics.frames.registry import formats
+
+    patterns = tuple(sorted({pattern for plugin in formats() for pattern in plugin.listed_names}))
+    return _name_matcher(patterns)
+
+
+@lru_cache(maxsize=8)
+def _name_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    if not patterns:
+        return lambda name: name.endswith(SUFFIX)
+    other = re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
+    return lambda name: name.endswith(SUFFIX) or other(name) is not None
+
+
 def walk(roots: Iterable[Path]) -> list[Path]:
-    """Every ``*.jsonl`` entry under ``roots`` that is not a folder, sorted; symlinked folders are not followed.
+    """Every ``*.jsonl`` entry under ``roots`` that is not a folder (and every name a plugin
+    lists, see :func:`listed_name`), sorted; symlinked folders are not followed.
 
     Besides regular files this keeps what only looks like a transcript (a broken symbolic
     link, a link loop, a FIFO) and every folder that cannot be listed: the loaders report
@@ -421,6 +449,7 @@ def _parts(text: str) -> list[str]:
 def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
     """What :func:`walk` keeps, as text, unsorted; with ``sizes``, each regular file's size is appended to it."""
     out: list[str] = []
+    listed = listed_name()
     for root in roots:
         if not root.is_dir():
             continue
@@ -440,7 +469,7 @@ def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
                 if is_dir:
                     if not entry.is_symlink():
                         folders.append(entry.path)
-                elif entry.name.endswith(SUFFIX):
+                elif listed(entry.name):
                     out.append(entry.path)
                     if sizes is not None:
                         try:

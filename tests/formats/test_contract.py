@@ -148,7 +148,9 @@ def test_broken_and_deeply_nested_lines_are_problems_and_the_rest_is_read(
     files = files_of(samples, plugin)
     folder = copy_files(files, tmp_path / "copy")
     before = api.read_sessions(folder)
-    victim = next(f for f in sorted(folder.rglob("*.jsonl")) if f.stat().st_size)
+    victim = next((f for f in sorted(folder.rglob("*.jsonl")) if f.stat().st_size), None)
+    if victim is None:
+        pytest.skip(f"the {plugin.label} samples hold no JSONL file (its own tests break its records)")
     lines = victim.read_bytes().splitlines(keepends=True)
     nested = b"[" * DEEP + b"]" * DEEP + b"\n"
     deep_object = b'{"a":' * DEEP + b"1" + b"}" * DEEP + b"\n"
