@@ -11,6 +11,7 @@ setup(
         Extension(
             "cc_analytics.frames.claude._skim",
             sources=["cc_analytics/frames/claude/_skim.c"],
+            depends=["cc_analytics/frames/_jsonscan.h", "cc_analytics/frames/_jsonscan_parse.h"],
             extra_compile_args=["-O2"],
             optional=True,
         )

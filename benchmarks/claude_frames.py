@@ -20,21 +20,13 @@ machine compare CPU seconds; walls move with the load.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 from corpus import cached, generate
-from measure import PeakTreeRss, as_installed
+from measure import OURS, USAGE, Plan, find_ccusage, jsonl_bytes, options, ours, side_by_side
 
 ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = Path(sys.executable).parent
 
 ORJSON_PARSE = """
 import os, sys, orjson
@@ -54,163 +46,65 @@ print(lines, bad)
 """
 
 
-def measure(command: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
-    """Run ``command``; wall seconds, CPU seconds and peak RSS (MB) of it and its children."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, **(env or {})},
-    )
-    sampler = PeakTreeRss(process.pid)
-    _pid, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    tree = sampler.stop()
-    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
-    if process.stderr:
-        process.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        msg = f"{command[0]} failed: {stderr.strip()[:300]}"
-        raise RuntimeError(msg)
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024, "tree": tree}
-
-
-OURS = "cc-analytics sessions"
 ORJSON = "orjson parse (bare)"
 CCUSAGE = "ccusage session --json"
 REPORT = "cc-analytics report"
-USAGE = "cc-analytics usage --by day"
 
 
-def tasks(
-    corpus: Path, workers: str | None, scratch: Path, ccusage: str | None, *, report: bool
-) -> dict[str, tuple[list[str], dict[str, str]]]:
+def tasks(corpus: Path, workers: str | None, scratch: Path, ccusage: str | None, *, report: bool) -> Plan:
     projects = str(corpus / "projects")
     parquet = scratch / f"{corpus.name}-sessions.parquet"
-    ours = [str(VENV_BIN / "cc-analytics"), "sessions", projects, "--parquet", str(parquet), "--force", "--quiet"]
-    if workers:
-        ours += ["--workers", workers]
-    usage = [str(VENV_BIN / "cc-analytics"), "usage", projects, "--by", "day", "--json", "--quiet"]
-    if workers:
-        usage += ["--workers", workers]
-    out: dict[str, tuple[list[str], dict[str, str]]] = {
-        OURS: (ours, {}),
-        USAGE: (usage, {}),
+    out: Plan = {
+        OURS: (ours("sessions", projects, "--parquet", str(parquet), "--force", "--quiet", workers=workers), {}),
+        USAGE: (ours("usage", projects, "--by", "day", "--json", "--quiet", workers=workers), {}),
         ORJSON: ([sys.executable, "-c", ORJSON_PARSE, projects], {}),
     }
     if ccusage:
         out[CCUSAGE] = ([ccusage, "session", "--json", "--offline"], {"CLAUDE_CONFIG_DIR": str(corpus)})
     if report:
         folder = scratch / f"{corpus.name}-report"
-        out[REPORT] = ([str(VENV_BIN / "cc-analytics"), "report", projects, "--out", str(folder), "--quiet"], {})
+        out[REPORT] = (ours("report", projects, "--out", str(folder), "--quiet", workers=None), {})
     return out
-
-
-def ccusage_command(tmp: Path) -> str | None:
-    """ccusage: ``$CCUSAGE``, a local ``node_modules`` (the project's or ``tmp/bench``'s), or PATH."""
-    if os.environ.get("CCUSAGE"):
-        return os.environ["CCUSAGE"]
-    for local in (ROOT / "node_modules" / ".bin" / "ccusage", tmp / "bench" / "node_modules" / ".bin" / "ccusage"):
-        if local.exists():
-            return str(local)
-    return shutil.which("ccusage")
 
 
 def make_corpus(size_mb: int, parent: Path) -> Path:
     target = parent / f"cc-analytics-claude-corpus-{size_mb}mb"
-    cached(target, size_mb=size_mb, seed=1, jobs=min(2, os.cpu_count() or 1))
+    cached(target, size_mb=size_mb, seed=1, jobs=2)
     return target
 
 
-def corpus_bytes(corpus: Path) -> int:
-    return sum(p.stat().st_size for p in (corpus / "projects").rglob("*.jsonl") if p.is_file())
+def smoke_corpus(folder: Path) -> Path:
+    generate(folder, size_mb=2, seed=1)
+    return folder
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="one round on a ~2 MB corpus")
-    parser.add_argument("--make", type=int, action="append", default=[], metavar="SIZE_MB")
-    parser.add_argument("--corpus", action="append", default=[], metavar="NAME=DIR")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", default=None, help="pass --workers N to cc-analytics")
-    parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()))
+    options(parser)
     parser.add_argument("--report", action="store_true", help="also time `cc-analytics report` (one decode)")
-    parser.add_argument("--json-out", type=Path, default=None, help="also write the medians as JSON")
     args = parser.parse_args(argv)
-    as_installed(os.environ)  # each command (and worker) starts as from an installed package
-
-    corpora: dict[str, Path] = {}
-    if args.smoke:
-        scratch = tempfile.TemporaryDirectory(prefix="cc-analytics-smoke-")
-        corpora["smoke"] = Path(scratch.name)
-        generate(corpora["smoke"], size_mb=2, seed=1)
-        args.rounds = 1
-    for size in args.make:
-        corpora[f"{size}MB"] = make_corpus(size, args.tmp)
-    for spec in args.corpus:
-        name, _, folder = spec.partition("=")
-        corpora[name] = Path(folder)
-    if not corpora:
-        parser.error("give --smoke, --make SIZE_MB or --corpus NAME=DIR")
-    ccusage = ccusage_command(args.tmp)
+    ccusage = find_ccusage(
+        ROOT / "node_modules" / ".bin" / "ccusage", args.tmp / "bench" / "node_modules" / ".bin" / "ccusage"
+    )
     if not ccusage:
         print("ccusage: not installed (set CCUSAGE, or npm install ccusage); skipped", file=sys.stderr)
-    outputs = tempfile.TemporaryDirectory(prefix="cc-analytics-bench-")
-
-    samples: dict[tuple[str, str], list[dict[str, float]]] = {}
-    for round_index in range(args.rounds):
-        order = list(corpora.items())
-        if round_index % 2:
-            order.reverse()
-        for name, corpus in order:
-            plan = list(tasks(corpus, args.workers, Path(outputs.name), ccusage, report=args.report).items())
-            if round_index % 2:
-                plan.reverse()
-            for task, (command, env) in plan:
-                samples.setdefault((name, task), []).append(measure(command, env))
-
-    medians = {
-        key: {metric: statistics.median(run[metric] for run in runs) for metric in ("wall", "cpu", "rss", "tree")}
-        for key, runs in samples.items()
-    }
-    header = "| corpus | MB | task | wall s | CPU s | peak RSS MB | tree RSS MB | wall / orjson | CPU / orjson |"
-    header += " wall / ccusage | CPU / ccusage |"
-    print(header)
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, corpus in corpora.items():
-        base = medians[(name, ORJSON)]
-        other = medians.get((name, CCUSAGE))
-        size = corpus_bytes(corpus) / 1e6
-        for (corpus_name, task), m in medians.items():
-            if corpus_name != name:
-                continue
-            figures = f"{m['wall']:.2f} | {m['cpu']:.2f} | {m['rss']:.0f} | {m['tree']:.0f}"
-            ratios = f"{m['wall'] / base['wall']:.2f}× | {m['cpu'] / base['cpu']:.2f}×"
-            ratios += f" | {m['wall'] / other['wall']:.2f}× | {m['cpu'] / other['cpu']:.2f}×" if other else " | - | -"
-            print(f"| {name} | {size:,.0f} | {task} | {figures} | {ratios} |")
-    names = list(corpora)
-    if len(names) >= 2:
-        small, large = names[0], names[-1]
-        ours_small = medians[(small, OURS)]
-        ours_large = medians[(large, OURS)]
+    medians = side_by_side(
+        args,
+        make=make_corpus,
+        smoke=smoke_corpus,
+        plan=lambda corpus, scratch: tasks(corpus, args.workers, scratch, ccusage, report=args.report),
+        size=lambda corpus: jsonl_bytes(corpus / "projects"),
+        baselines=[("orjson", ORJSON), ("ccusage", CCUSAGE)],
+    )
+    for name in dict.fromkeys(corpus for corpus, _task in medians):
+        by_day, sessions = medians[(name, USAGE)], medians[(name, OURS)]
         print(
-            f"\nscaling {small} → {large}: wall ×{ours_large['wall'] / ours_small['wall']:.1f}, "
-            f"CPU ×{ours_large['cpu'] / ours_small['cpu']:.1f}, "
-            f"tree RSS {ours_small['tree']:.0f} → {ours_large['tree']:.0f} MB"
-        )
-    for name in names:
-        by_day, ours = medians[(name, USAGE)], medians[(name, OURS)]
-        print(
-            f"{name}: usage --by day / sessions: wall ×{by_day['wall'] / ours['wall']:.2f}, "
-            f"CPU ×{by_day['cpu'] / ours['cpu']:.2f}, tree RSS {by_day['tree']:.0f} / {ours['tree']:.0f} MB"
+            f"{name}: usage --by day / sessions: wall ×{by_day['wall'] / sessions['wall']:.2f}, "
+            f"CPU ×{by_day['cpu'] / sessions['cpu']:.2f}, tree RSS {by_day['tree']:.0f} / {sessions['tree']:.0f} MB"
         )
         if args.report:
-            ratio = medians[(name, REPORT)]["cpu"] / medians[(name, OURS)]["cpu"]
+            ratio = medians[(name, REPORT)]["cpu"] / sessions["cpu"]
             print(f"{name}: report / sessions CPU ×{ratio:.2f}")
-    if args.json_out:
-        rows = [{"corpus": c, "task": t, **m} for (c, t), m in medians.items()]
-        args.json_out.write_text(json.dumps(rows, indent=2))
     return 0
 
 

@@ -1,5 +1,6 @@
 """Shared by the benchmark scripts: peak resident memory of a whole process tree (Linux /proc),
-and processes that start as an installed package does.
+processes that start as an installed package does, and the side-by-side loop of the format
+benchmarks (:func:`side_by_side`: fresh processes, interleaved rounds, medians, one table).
 
 ``ru_maxrss`` of a waited child is the largest single process; a run that spreads work over
 worker processes needs the summed figure too, sampled while it runs.
@@ -7,13 +8,30 @@ worker processes needs the summed figure too, sampled while it runs.
 
 from __future__ import annotations
 
+import argparse
 import compileall
+import json
 import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
 import threading
-from collections.abc import MutableMapping
+import time
+from collections.abc import Callable, MutableMapping, Sequence
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "cc_analytics"
+VENV_BIN = Path(sys.executable).parent
+OURS = "cc-analytics sessions"
+USAGE = "cc-analytics usage --by day"
+METRICS = ("wall", "cpu", "rss", "tree")
+# Where the developers' notes install ccusage (npm install ccusage@20.0.24 in /tmp/ccu).
+DEFAULT_CCUSAGE = Path("/tmp/ccu/node_modules/.bin/ccusage")
+
+Plan = dict[str, tuple[list[str], dict[str, str]]]
+"""The measured commands on one corpus: task name → (argv, extra environment)."""
 
 
 def as_installed(env: MutableMapping[str, str]) -> MutableMapping[str, str]:
@@ -64,3 +82,123 @@ class PeakTreeRss:
         if self._thread.is_alive():
             self._thread.join()
         return self.peak
+
+
+def measure(command: list[str], env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run ``command``; wall seconds, CPU seconds and peak RSS (MB) of it and its children
+    (``rss``: the largest process; ``tree``: the whole tree, summed, sampled)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **(env or {})}
+    )
+    sampler = PeakTreeRss(process.pid)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    tree = sampler.stop()
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    if process.stderr:
+        process.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        msg = f"{command[0]} failed: {stderr.strip()[:300]}"
+        raise RuntimeError(msg)
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024, "tree": tree}
+
+
+def find_ccusage(*candidates: Path) -> str | None:
+    """ccusage: ``$CCUSAGE``, then ``candidates``, then :data:`DEFAULT_CCUSAGE`, then PATH."""
+    for candidate in (os.environ.get("CCUSAGE"), *map(str, candidates), str(DEFAULT_CCUSAGE), "ccusage"):
+        if candidate and (found := shutil.which(candidate)):
+            return found
+    return None
+
+
+def ours(*args: str, workers: str | None) -> list[str]:
+    """The ``cc-analytics`` command of this venv with ``args`` (and ``--workers`` when given)."""
+    return [str(VENV_BIN / "cc-analytics"), *args, *(["--workers", workers] if workers else [])]
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    """The options every format benchmark takes."""
+    parser.add_argument("--smoke", action="store_true", help="one round on a ~2 MB corpus")
+    parser.add_argument("--make", type=int, action="append", default=[], metavar="SIZE_MB")
+    parser.add_argument("--corpus", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", default=None, help="pass --workers N to cc-analytics")
+    parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--json-out", type=Path, default=None, help="also write the medians as JSON")
+
+
+def side_by_side(
+    args: argparse.Namespace,
+    *,
+    make: Callable[[int, Path], Path],
+    smoke: Callable[[Path], Path],
+    plan: Callable[[Path, Path], Plan],
+    size: Callable[[Path], int],
+    baselines: Sequence[tuple[str, str]],
+) -> dict[tuple[str, str], dict[str, float]]:
+    """Measure every task of ``plan(corpus, scratch)`` on every corpus the options name
+    (``make(size_mb, tmp)``, ``smoke(folder)`` for ``--smoke``, ``--corpus NAME=DIR``), each a
+    fresh process, for ``--rounds`` rounds alternating the order; print the medians as a
+    markdown table with each task's ratios to the ``baselines`` (``(label, task)``, skipped
+    where that task did not run) and write them to ``--json-out``. Returns the medians by
+    (corpus, task)."""
+    as_installed(os.environ)  # each command (and worker) starts as from an installed package
+    corpora: dict[str, Path] = {}
+    scratch = tempfile.TemporaryDirectory(prefix="cc-analytics-bench-")
+    if args.smoke:
+        corpora["smoke"] = smoke(Path(scratch.name) / "smoke")
+        args.rounds = 1
+    for size_mb in args.make:
+        corpora[f"{size_mb}MB"] = make(size_mb, args.tmp)
+    for spec in args.corpus:
+        name, _, folder = spec.partition("=")
+        corpora[name] = Path(folder)
+    if not corpora:
+        raise SystemExit("give --smoke, --make SIZE_MB or --corpus NAME=DIR")
+    outputs = Path(scratch.name) / "outputs"
+    outputs.mkdir()
+
+    samples: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for round_index in range(args.rounds):
+        order = list(corpora.items())
+        if round_index % 2:
+            order.reverse()
+        for name, corpus in order:
+            tasks = list(plan(corpus, outputs).items())
+            if round_index % 2:
+                tasks.reverse()
+            for task, (command, env) in tasks:
+                samples.setdefault((name, task), []).append(measure(command, env))
+    medians = {key: {m: statistics.median(run[m] for run in runs) for m in METRICS} for key, runs in samples.items()}
+
+    header = "| corpus | MB | task | wall s | CPU s | peak RSS MB | tree RSS MB |"
+    header += "".join(f" wall / {label} | CPU / {label} |" for label, _ in baselines)
+    print(header)
+    print("|---|---:|---|---:|---:|---:|---:|" + "---:|---:|" * len(baselines))
+    for name, corpus in corpora.items():
+        megabytes = size(corpus) / 1e6
+        for (corpus_name, task), m in medians.items():
+            if corpus_name != name:
+                continue
+            row = f"| {name} | {megabytes:,.0f} | {task} | {m['wall']:.2f} | {m['cpu']:.2f} | {m['rss']:.0f} | {m['tree']:.0f} |"
+            for _label, base_task in baselines:
+                base = medians.get((name, base_task))
+                row += f" {m['wall'] / base['wall']:.2f}× | {m['cpu'] / base['cpu']:.2f}× |" if base else " - | - |"
+            print(row)
+    names = list(corpora)
+    if len(names) >= 2 and (names[0], OURS) in medians:
+        small, large = medians[(names[0], OURS)], medians[(names[-1], OURS)]
+        print(
+            f"\nscaling {names[0]} → {names[-1]}: wall ×{large['wall'] / small['wall']:.1f}, "
+            f"CPU ×{large['cpu'] / small['cpu']:.1f}, tree RSS {small['tree']:.0f} → {large['tree']:.0f} MB"
+        )
+    if args.json_out:
+        rows = [{"corpus": c, "task": t, **m} for (c, t), m in medians.items()]
+        args.json_out.write_text(json.dumps(rows, indent=2))
+    return medians
+
+
+def jsonl_bytes(folder: Path) -> int:
+    """The bytes of the ``.jsonl`` files under ``folder``."""
+    return sum(path.stat().st_size for path in folder.rglob("*.jsonl") if path.is_file())

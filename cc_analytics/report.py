@@ -1,4 +1,4 @@
-"""Batch report over many sessions of both formats: one offline ``report.html`` plus Parquet.
+"""Batch report over many sessions of every format: one offline ``report.html`` plus Parquet.
 
 Imports: polars, orjson, the standard library, ``frames`` (the format-auto front: one decode
 of each transcript gives sessions, turns, priced requests and problems; ``frames.prices`` names
@@ -8,9 +8,9 @@ name); ``views.charts`` and ``vl_convert`` only inside :func:`render_html` and
 
 The page is self-contained: the Vega, Vega-Lite and Vega-Embed libraries are inlined from
 vl-convert's bundle and every chart's data is pre-aggregated, so it opens offline and stays
-small whatever the corpus. ``sessions.parquet`` holds one row per session of both formats
+small whatever the corpus. ``sessions.parquet`` holds one row per session of every format
 (``format`` tells which); ``turns.parquet`` one row per turn and ``requests.parquet`` one row
-per priced API request, both formats too.
+per priced API request, every format too.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ footer {
 
 @dataclass(frozen=True, slots=True)
 class ReportData:
-    """What a report is made of: sessions, turns and priced requests of both formats, problems."""
+    """What a report is made of: sessions, turns and priced requests of every format, problems."""
 
     sessions: pl.DataFrame
     turns: pl.DataFrame
@@ -292,7 +292,7 @@ def report_charts(data: ReportData) -> list[tuple[str, str, object]]:
         ),
         (
             "bucket-breakdown",
-            "What fills the context, by the heuristic estimate (the same rule for both formats).",
+            "What fills the context, by the heuristic estimate (the same rule for every format).",
             C.bucket_breakdown(sessions),
         ),
         (

@@ -275,7 +275,7 @@ print(full[:1500])"""
 COST = [
     new_markdown_cell(
         "# What it cost: requests, prices, usage over time and 5-hour blocks\n\n"
-        "Every API request of both formats becomes one row of the requests frame, priced offline "
+        "Every API request of every format becomes one row of the requests frame, priced offline "
         "(genai-prices' bundled snapshot) at its own date: cache writes at their 5-minute or 1-hour "
         "rate, long-context tiers, web searches. From there: cost per session and turn, usage by "
         "day, model or project, and the 5-hour blocks ccusage users know."

@@ -18,7 +18,7 @@ from pathlib import Path
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import FileRecord, Manifest, Unit
 from cc_analytics.archive.storage import Listed, Storage, filesystem, is_url
-from cc_analytics.frames.sources import SUFFIX, read_transcript, sniff_head
+from cc_analytics.frames.sources import name_filter, read_transcript, sniff_head
 
 Sources = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
 
@@ -91,14 +91,16 @@ def source_items(sources: str | os.PathLike[str] | Sequence[str | os.PathLike[st
 
 
 def listing(sources: Sources, unreadable: list[str] | None = None) -> list[tuple[Storage, Listed]]:
-    """Every ``*.jsonl`` file of the sources (files, folders, globs, URLs), once each; what
-    cannot be stat'ed or listed goes to ``unreadable`` (``path: why``)."""
+    """Every transcript file of the sources (files, folders, globs, URLs; the names
+    ``frames.sources.name_filter`` takes), once each; what cannot be stat'ed or listed goes to
+    ``unreadable`` (``path: why``)."""
     items = default_sources() if sources is None else source_items(sources)
     seen: set[str] = set()
     out: list[tuple[Storage, Listed]] = []
+    wanted = name_filter()
     for source in items:
         storage = filesystem(source)
-        for listed in storage.find(source if is_url(source) else os.path.expanduser(source), SUFFIX, unreadable):
+        for listed in storage.find(source if is_url(source) else os.path.expanduser(source), wanted, unreadable):
             if listed.path not in seen:
                 seen.add(listed.path)
                 out.append((storage, listed))

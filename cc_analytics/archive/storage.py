@@ -15,7 +15,7 @@ import os
 import posixpath
 import socket
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from stat import S_ISREG
 from typing import Any
@@ -121,9 +121,8 @@ class Storage:
     def join(self, *parts: str) -> str:
         return posixpath.join(*parts)
 
-    def find(self, source: str, suffix: str, unreadable: list[str] | None = None) -> list[Listed]:
-        """The files named ``*suffix`` of ``source`` (and those a format plugin lists besides,
-        ``FormatPlugin.listed_names``); what looks like one but cannot be stat'ed
+    def find(self, source: str, wanted: Callable[[str], bool], unreadable: list[str] | None = None) -> list[Listed]:
+        """The files of ``source`` whose names ``wanted`` takes (``frames.sources.name_filter``); what looks like one but cannot be stat'ed
         (a broken link, a folder that cannot be listed) goes to ``unreadable`` as ``path: why``."""
         raise NotImplementedError
 
@@ -190,10 +189,10 @@ class Storage:
 class LocalStorage(Storage):
     """A local file system (POSIX renames; ``flock`` for the writer's lock)."""
 
-    def find(self, source: str, suffix: str, unreadable: list[str] | None = None) -> list[Listed]:
+    def find(self, source: str, wanted: Callable[[str], bool], unreadable: list[str] | None = None) -> list[Listed]:
         failed = [] if unreadable is None else unreadable
         if os.path.isdir(source):
-            return sorted(_walk(os.path.abspath(source), suffix, failed), key=lambda listed: listed.path)
+            return sorted(_walk(os.path.abspath(source), wanted, failed), key=lambda listed: listed.path)
         from cc_analytics.frames.sources import expand
 
         out: list[Listed] = []
@@ -325,7 +324,7 @@ class RemoteStorage(Storage):
         path = self.fs._strip_protocol(path)
         return f"{self.protocol}://{path}"
 
-    def find(self, source: str, suffix: str, unreadable: list[str] | None = None) -> list[Listed]:
+    def find(self, source: str, wanted: Callable[[str], bool], unreadable: list[str] | None = None) -> list[Listed]:
         fs = self.fs
         fs.invalidate_cache()
         if GLOB_CHARS.intersection(source):
@@ -341,13 +340,13 @@ class RemoteStorage(Storage):
         for path, info in sorted(matches.items()):
             if info.get("type") == "directory":
                 nested = fs.find(path, detail=True)
-                out.extend(self._listed(p, i, suffix) for p, i in sorted(nested.items()))
+                out.extend(self._listed(p, i, wanted) for p, i in sorted(nested.items()))
             else:
-                out.append(self._listed(path, info, suffix))
+                out.append(self._listed(path, info, wanted))
         return [item for item in out if item is not None]
 
-    def _listed(self, path: str, info: dict[str, Any], suffix: str) -> Listed | None:
-        if not (path.endswith(suffix) or _also_listed(path.rpartition("/")[2])) or info.get("type") == "directory":
+    def _listed(self, path: str, info: dict[str, Any], wanted: Callable[[str], bool]) -> Listed | None:
+        if not wanted(posixpath.basename(path)) or info.get("type") == "directory":
             return None
         tag = str(info.get("ETag") or info.get("etag") or info.get("generation") or "")
         return Listed(self.url(path), int(info.get("size") or 0), _mtime_ns(info), tag)
@@ -439,9 +438,9 @@ class RemoteStorage(Storage):
             self.remove(path)
 
 
-def _walk(folder: str, suffix: str, unreadable: list[str]) -> Iterator[Listed]:
-    """``frames.sources.walk`` with one stat a file: regular files (links followed) named
-    ``*suffix``, folders not followed through symbolic links; what cannot be listed or
+def _walk(folder: str, wanted: Callable[[str], bool], unreadable: list[str]) -> Iterator[Listed]:
+    """``frames.sources.walk`` with one stat a file: regular files (links followed) whose names
+    ``wanted`` takes, folders not followed through symbolic links; what cannot be listed or
     stat'ed goes to ``unreadable``."""
     try:
         entries = list(os.scandir(folder))
@@ -450,8 +449,8 @@ def _walk(folder: str, suffix: str, unreadable: list[str]) -> Iterator[Listed]:
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
-            yield from _walk(entry.path, suffix, unreadable)
-        elif entry.name.endswith(suffix) or _also_listed(entry.name):
+            yield from _walk(entry.path, wanted, unreadable)
+        elif wanted(entry.name):
             try:
                 stat = entry.stat()
             except OSError as error:
@@ -459,13 +458,6 @@ def _walk(folder: str, suffix: str, unreadable: list[str]) -> Iterator[Listed]:
                 continue
             if S_ISREG(stat.st_mode):
                 yield Listed(entry.path, stat.st_size, stat.st_mtime_ns)
-
-
-def _also_listed(name: str) -> bool:
-    """A name a format plugin asks walks to list besides ``*.jsonl`` (``FormatPlugin.listed_names``)."""
-    from cc_analytics.frames.sources import listed_name
-
-    return listed_name()(name)
 
 
 def _unreadable(path: str, error: OSError) -> str:

@@ -85,7 +85,7 @@ def update(
     on_progress: Progress | None = None,
 ) -> Summary:
     """Bring the archive at ``to`` up to date with ``sources`` (files, folders, globs, URLs; None:
-    both formats' default stores).
+    every format's default stores).
 
     New files are archived; a file whose size or modification time changed is read again
     and, if its bytes changed, its session's rows are replaced; files no longer listed are

@@ -24,7 +24,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="keep transcripts (compressed) and their sessions/turns/requests/problems as Parquet, incrementally",
         description=(
             "Bring the archive at --to up to date with SOURCES (transcript files, folders, globs or "
-            "fsspec URLs such as s3://bucket/prefix; by default both formats' stores). Each source "
+            "fsspec URLs such as s3://bucket/prefix; by default every format's stores). Each source "
             "file is kept compressed under raw/, and sessions/, turns/, requests/ and problems/ are "
             "Hive-partitioned Parquet datasets (format=…/month=…) that DuckDB, Spark and Polars read "
             "as they are. Unchanged files are only stat'ed; a grown or changed file's session is "

@@ -1,4 +1,4 @@
-"""``cc-analytics sessions [SOURCES...]``: one row per Claude Code session (table, JSON or Parquet).
+"""``cc-analytics sessions [SOURCES...]``: one row per session of every format (table, JSON or Parquet).
 
 Imports: argparse, the standard library, ``format`` and ``commands.corpus`` (the options, read
 loop, notes and outputs it shares with ``usage``); ``frames`` is imported inside ``run``. Data

@@ -3,7 +3,7 @@ project or 5-hour block (table, JSON or Parquet).
 
 Imports: argparse, the standard library, ``errors``, ``format`` and ``commands.corpus`` (the
 options, read loop, notes and outputs it shares with ``sessions``); ``frames`` is imported
-inside ``run``. Every API request of both formats is read once (deduplicated as the sessions'
+inside ``run``. Every API request of every format is read once (deduplicated as the sessions'
 totals are), priced offline, and grouped by :func:`cc_analytics.frames.usage.usage`. Data
 goes to stdout (or the Parquet file); the progress bar and notes (malformed lines, the models
 of the requests without a price) go to stderr.

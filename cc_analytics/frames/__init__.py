@@ -23,7 +23,7 @@ _EXPORTS = {
     "TranscriptFile": "sources",
     "formats": "registry",
     "FormatPlugin": "plugin",
-    # What both formats share: the token estimate, the metrics, the capture of windows at scale.
+    # What every format shares: the token estimate, the metrics, the capture of windows at scale.
     "estimate_tokens": "estimate",
     "used_fraction": "metrics",
     "headroom": "metrics",

@@ -5,7 +5,7 @@ Imports: the standard library, ``errors``, ``cleanup`` and ``frames.memory``; po
 subagent files always share a batch) into batches of about ``BATCH_BYTES``; each batch is
 decoded and reduced on its own, in this process and worker processes when the corpus is
 large, and a few batches at most are in flight, so memory stays flat whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
-``session_id``: both formats' transcript files are.
+``session_id``: every format's transcript files are.
 
 Worker processes start with SIGINT and SIGTERM blocked: Ctrl-C reaches the whole process
 group, but only this process reacts, and whatever ends a run early (Ctrl-C, SIGTERM, a
@@ -441,3 +441,36 @@ def lazy_source(produce: Callable[[], Iterator[pl.DataFrame]], schema: pl.Schema
                 return
 
     return register_io_source(source, schema=schema, explain_name=name)
+
+
+def scan_batches(
+    work: Callable[[list[U]], Any],
+    files: Sequence[U],
+    schema: pl.Schema,
+    name: str,
+    *,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    batch_bytes: int = BATCH_BYTES,
+    finish: Callable[[Any], Any] | None = None,
+    pick: Callable[[Any], pl.DataFrame] | None = None,
+) -> pl.LazyFrame:
+    """A LazyFrame of ``schema`` whose batches are :func:`run_batches`'s results (the frame
+    ``pick`` takes of each, when a batch gives more than one), made when it is collected: the
+    body of every format's ``scan_*`` verbs.
+
+    Examples:
+        >>> import polars as pl
+        >>> from collections import namedtuple
+        >>> File = namedtuple("File", "session_id size")
+        >>> count = lambda batch: pl.DataFrame({"files": [len(batch)]})
+        >>> scan_batches(count, [File("a", 1), File("b", 1)], pl.Schema({"files": pl.Int64}), "demo").collect().item()
+        2
+    """
+
+    def produce() -> Iterator[pl.DataFrame]:
+        run = partial(run_batches, work, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes)
+        for result in run() if finish is None else run(finish=finish):
+            yield result if pick is None else pick(result)
+
+    return lazy_source(produce, schema, name)

@@ -100,11 +100,11 @@ class FormatPlugin:
     context_order: ClassVar[int] = 100
     """``context`` without an id shows the latest session of the formats asked first (lower first)
     that have one."""
-    listed_names: ClassVar[tuple[str, ...]] = ()
-    """Patterns (``fnmatch``, on the file name) of the files besides ``*.jsonl`` that a folder
-    walk lists as candidates of this format (``("store.db", "ses_*.json")``): a format that
-    keeps its sessions in a database, or spreads one over files of several kinds, names the
-    file that stands for each unit of work; its content still decides (:meth:`recognizes`)."""
+    file_names: ClassVar[tuple[str, ...]] = ("*.jsonl",)
+    """Shell patterns (``fnmatch``, case-sensitive) of the names its transcript files have: a
+    folder's walk collects the files any registered format's patterns match (an agent that
+    writes whole JSON documents names them, ``"session-*.json"``, without taking every
+    ``*.json`` of a folder)."""
 
     def __repr__(self) -> str:
         return f"<format {self.name!r} ({self.label})>"
@@ -113,8 +113,9 @@ class FormatPlugin:
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """Whether a file is this format's, from ``first`` (its first JSON object line among the
-        first few, None when none parsed: a first line longer than ``head`` is cut there) and
-        ``head`` (its first bytes, up to 64 KiB)."""
+        first few, None when none parsed: a first line longer than ``head`` is cut there, and a
+        JSON document written over many lines has no object line) and ``head`` (its first
+        bytes, up to 64 KiB: at least its first 4 KiB or the whole file)."""
         raise NotImplementedError
 
     # -- where the agent writes ---------------------------------------------------------------

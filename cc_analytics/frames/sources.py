@@ -4,8 +4,7 @@ Imports: the standard library, ``cc_analytics.errors`` and ``cc_analytics.jsonli
 ``frames.registry``, when files are told apart or a plan is made). A source is a file, a folder
 (searched recursively for ``*.jsonl``), a glob, or a list of these; which format a file holds
 is read from its first lines, never from where it lies: each registered format's plugin is
-asked whether they are its own. A folder walk lists ``*.jsonl`` and the names a plugin asks
-for (``FormatPlugin.listed_names``: a database, a session's index file). A source may also hold the tables already (an archive): each
+asked whether they are its own. A source may also hold the tables already (an archive): each
 registered table source is asked whether it is its own (:func:`table_source_of`).
 """
 
@@ -20,7 +19,6 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
@@ -272,32 +270,38 @@ def expand(source: str | os.PathLike[str]) -> list[Path]:
     raise InputError(msg)
 
 
-def listed_name() -> Callable[[str], bool]:
-    """Whether a folder walk lists a file of this name: ``*.jsonl``, or a name a registered
-    plugin lists (``FormatPlugin.listed_names``).
+def name_filter(patterns: Iterable[str] | None = None) -> Callable[[str], bool]:
+    """Whether a file name is a transcript's: it matches one of ``patterns`` (shell patterns;
+    None: every registered format's ``file_names``). Patterns that only fix a suffix
+    (``*.jsonl``) are tested with ``str.endswith``, the others with one regular expression.
 
     Examples:
-        >>> listed = listed_name()
-        >>> listed("a.jsonl"), listed("notes.txt")
-        (True, False)
+        >>> wanted = name_filter(["*.jsonl", "session-*.json"])
+        >>> [wanted(name) for name in ("a.jsonl", "session-1.json", "logs.json", "a.jsonl.bak")]
+        [True, True, False, False]
     """
-    from cc_analytics.frames.registry import formats
+    if patterns is None:
+        from cc_analytics.frames.registry import formats
 
-    patterns = tuple(sorted({pattern for plugin in formats() for pattern in plugin.listed_names}))
-    return _name_matcher(patterns)
-
-
-@lru_cache(maxsize=8)
-def _name_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
-    if not patterns:
-        return lambda name: name.endswith(SUFFIX)
-    other = re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
-    return lambda name: name.endswith(SUFFIX) or other(name) is not None
+        patterns = [pattern for plugin in formats() for pattern in plugin.file_names] or ["*" + SUFFIX]
+    suffixes: list[str] = []
+    others: list[str] = []
+    for pattern in dict.fromkeys(patterns):
+        rest = pattern[1:]
+        if pattern.startswith("*") and not GLOB_CHARS.intersection(rest):
+            suffixes.append(rest)
+        else:
+            others.append(fnmatch.translate(pattern))
+    ends = tuple(suffixes)
+    if not others:
+        return lambda name: name.endswith(ends)
+    match = re.compile("|".join(others)).match
+    return lambda name: name.endswith(ends) or match(name) is not None
 
 
 def walk(roots: Iterable[Path]) -> list[Path]:
-    """Every ``*.jsonl`` entry under ``roots`` that is not a folder (and every name a plugin
-    lists, see :func:`listed_name`), sorted; symlinked folders are not followed.
+    """Every transcript entry (see :func:`name_filter`) under ``roots`` that is not a folder,
+    sorted; symlinked folders are not followed.
 
     Besides regular files this keeps what only looks like a transcript (a broken symbolic
     link, a link loop, a FIFO) and every folder that cannot be listed: the loaders report
@@ -307,7 +311,7 @@ def walk(roots: Iterable[Path]) -> list[Path]:
 
 
 def listed_size(source: Source) -> int:
-    """About how many bytes the transcripts of ``source`` hold (None: both formats' default
+    """About how many bytes the transcripts of ``source`` hold (None: every format's default
     stores), from one listing of its folders: enough to decide, before the files are planned,
     whether worker processes are worth starting.
 
@@ -336,7 +340,7 @@ def listed_size(source: Source) -> int:
 
 @contextmanager
 def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
-    """Start the worker processes that reading ``source`` will use (None: both formats'
+    """Start the worker processes that reading ``source`` will use (None: every format's
     default stores) before its files are planned, from the size of one listing of its
     folders (:func:`listed_size`). They import Polars and the format packages while this
     process plans; the next run that asks for as many takes them, and the ones nobody took
@@ -449,7 +453,7 @@ def _parts(text: str) -> list[str]:
 def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
     """What :func:`walk` keeps, as text, unsorted; with ``sizes``, each regular file's size is appended to it."""
     out: list[str] = []
-    listed = listed_name()
+    wanted = name_filter()
     for root in roots:
         if not root.is_dir():
             continue
@@ -469,7 +473,7 @@ def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
                 if is_dir:
                     if not entry.is_symlink():
                         folders.append(entry.path)
-                elif listed(entry.name):
+                elif wanted(entry.name):
                     out.append(entry.path)
                     if sizes is not None:
                         try:

@@ -8,14 +8,12 @@ glob, TranscriptFiles, a list of those, or None for the default store.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import polars as pl
 
 from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.chainless.decode import Profile, decode
 from cc_analytics.frames.chainless.store import Source, resolve
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.sources import TranscriptFile
 
 
@@ -45,12 +43,9 @@ def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: 
         >>> scan_events(folder).select("session_id", "line", "type", "model").collect().rows()
         [('s', 1, 'session_start', 'gpt-4o'), ('s', 2, None, None)]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.EVENTS_SCHEMA, "chainless_events")
+    return scan_batches(
+        events_batch, resolve(source), S.EVENTS_SCHEMA, "chainless_events", workers=workers, on_progress=on_progress
+    )
 
 
 def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
@@ -75,12 +70,14 @@ def scan_problems(
         >>> scan_problems(folder).select("line", "reason").collect().rows()
         [(2, 'not strict JSON (trailing comma is not allowed); line skipped')]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(problems_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.PROBLEMS_SCHEMA, "chainless_problems")
+    return scan_batches(
+        problems_batch,
+        resolve(source),
+        S.PROBLEMS_SCHEMA,
+        "chainless_problems",
+        workers=workers,
+        on_progress=on_progress,
+    )
 
 
 def read_problems(

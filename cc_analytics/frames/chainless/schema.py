@@ -1,6 +1,6 @@
 """Column names and explicit schemas of the ChainlessChain frames: events, messages, files.
 
-Imports: polars and ``frames.schema`` (the names and schemas both formats share, re-exported
+Imports: polars and ``frames.schema`` (the names and schemas every format shares, re-exported
 here). Every other module of ``frames.chainless`` takes its column names from here; the
 turns, sessions and problems frames are the shared ``TURNS_SCHEMA``, ``SESSIONS_SCHEMA`` and
 ``PROBLEMS_SCHEMA``.

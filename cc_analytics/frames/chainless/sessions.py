@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 import polars as pl
@@ -55,7 +56,7 @@ from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.turns import lift_turns, utc_time
 from cc_analytics.frames.chainless.windows import resolved_window, shown_model, shown_provider
 from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, run_batches, scan_batches
 from cc_analytics.frames.requests import cost_totals
 from cc_analytics.frames.sources import TranscriptFile
 from cc_analytics.frames.tables import Tables
@@ -297,13 +298,15 @@ def scan_sessions(
         >>> scan_sessions(folder).select("format", "session_id", "turns", "window", "context_estimate").collect().row(0)
         ('chainlesschain', 's', 2, 128000, 1)
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        for tables in run_batches(tables_batch, files, workers=workers, on_progress=on_progress):
-            yield tables.sessions
-
-    return lazy_source(produce, S.SESSIONS_SCHEMA, "chainless_sessions")
+    return scan_batches(
+        tables_batch,
+        resolve(source),
+        S.SESSIONS_SCHEMA,
+        "chainless_sessions",
+        workers=workers,
+        on_progress=on_progress,
+        pick=attrgetter("sessions"),
+    )
 
 
 def read_sessions(

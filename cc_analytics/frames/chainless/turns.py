@@ -33,8 +33,6 @@ Per turn (``TURNS_SCHEMA``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import polars as pl
 
 from cc_analytics.frames import metrics
@@ -43,7 +41,7 @@ from cc_analytics.frames.chainless.buckets import TOKENS, bucket_sums, with_toke
 from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
 from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.windows import resolved_window, shown_model
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.requests import cost_totals
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -190,12 +188,9 @@ def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: P
         >>> scan_turns(folder).select("turn_index", "role", "prompt", "estimated_context").collect().rows()
         [(0, 'assistant', None, 0), (1, 'user', 'hi', 3)]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(turns_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.TURNS_SCHEMA, "chainless_turns")
+    return scan_batches(
+        turns_batch, resolve(source), S.TURNS_SCHEMA, "chainless_turns", workers=workers, on_progress=on_progress
+    )
 
 
 def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:

@@ -8,14 +8,12 @@ modules of ``frames.claude``. Events keep every column and block text
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import EVENTS, SESSIONS, Decoded, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, resolve
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.sources import Source
 
 
@@ -76,12 +74,9 @@ def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: 
         >>> scan_events(folder).select("type", "prompt_text").collect().row(0)
         ('user', 'hi')
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.EVENTS_SCHEMA, "claude_events")
+    return scan_batches(
+        events_batch, resolve(source), S.EVENTS_SCHEMA, "claude_events", workers=workers, on_progress=on_progress
+    )
 
 
 def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
@@ -108,14 +103,15 @@ def scan_problems(
         >>> scan_problems(folder).select("line", "reason").collect().rows()
         [(2, "missing or non-string 'type'")]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(
-            problems_batch, files, workers=workers, on_progress=on_progress, batch_bytes=SESSIONS.batch_bytes
-        )
-
-    return lazy_source(produce, S.PROBLEMS_SCHEMA, "claude_problems")
+    return scan_batches(
+        problems_batch,
+        resolve(source),
+        S.PROBLEMS_SCHEMA,
+        "claude_problems",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=SESSIONS.batch_bytes,
+    )
 
 
 def read_problems(

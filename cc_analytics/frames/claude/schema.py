@@ -1,6 +1,6 @@
 """Column names and explicit schemas of the Claude Code events and content blocks.
 
-Imports: ``frames.schema`` (the names and schemas both formats share, re-exported here) and
+Imports: ``frames.schema`` (the names and schemas every format shares, re-exported here) and
 polars, on first use of a dtype or schema. Every other module of ``frames.claude`` takes its
 column names from here.
 """

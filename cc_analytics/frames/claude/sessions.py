@@ -9,8 +9,9 @@ small frames.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import partial
+from operator import itemgetter
 
 import polars as pl
 
@@ -31,7 +32,7 @@ from cc_analytics.frames.claude.requests import (
 )
 from cc_analytics.frames.claude.turns import prepare
 from cc_analytics.frames.claude.windows import context_window, window_columns
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 
 KEY = S.FILE_SESSION_ID
 RECORDED = "recorded"
@@ -157,20 +158,17 @@ def scan_sessions(
         >>> scan_sessions(folder).select("format", "session_id", "turns", "tokens_user").collect().row(0)
         ('claude-code', 's', 1, 1)
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        for sessions, _problems in run_batches(
-            partial(walk_files, profile=SESSIONS),
-            files,
-            workers=workers,
-            on_progress=on_progress,
-            batch_bytes=SESSIONS.batch_bytes,
-            finish=sessions_of,
-        ):
-            yield sessions
-
-    return lazy_source(produce, S.SESSIONS_SCHEMA, "claude_sessions")
+    return scan_batches(
+        partial(walk_files, profile=SESSIONS),
+        resolve(source),
+        S.SESSIONS_SCHEMA,
+        "claude_sessions",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=SESSIONS.batch_bytes,
+        finish=sessions_of,
+        pick=itemgetter(0),
+    )
 
 
 def read_sessions(

@@ -12,7 +12,7 @@ Turns are numbered per file from 0, in file order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import polars as pl
 
@@ -28,7 +28,7 @@ from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
 from cc_analytics.frames.claude.requests import IS_COMPACTION, ON_CHAIN, SEGMENT, annotate_chain, priced_requests
 from cc_analytics.frames.claude.windows import context_window, window_columns
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.requests import cost_totals
 
 # Python's str.isspace() set (what lstrip()/strip() remove), as a regex class.
@@ -201,14 +201,15 @@ def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: P
         >>> scan_turns(folder).select("turn_index", "role", "event_uuids").collect().rows()
         [(0, 'assistant', []), (1, 'user', ['u1'])]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(
-            turns_batch, files, workers=workers, on_progress=on_progress, batch_bytes=TURNS.batch_bytes
-        )
-
-    return lazy_source(produce, S.TURNS_SCHEMA, "claude_turns")
+    return scan_batches(
+        turns_batch,
+        resolve(source),
+        S.TURNS_SCHEMA,
+        "claude_turns",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=TURNS.batch_bytes,
+    )
 
 
 def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:

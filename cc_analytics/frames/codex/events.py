@@ -9,15 +9,13 @@ the default stores.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import polars as pl
 
 from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Profile, decode
 from cc_analytics.frames.codex.requests import usage_rows, utc_time
 from cc_analytics.frames.codex.store import Source, resolve
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.estimate import estimate_tokens
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -69,12 +67,9 @@ def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: 
         >>> scan_events(folder).select("session_id", "line", "type", "model").collect().rows()
         [('a', 1, 'session_meta', None), ('a', 2, 'turn_context', 'gpt-5')]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.EVENTS_SCHEMA, "codex_events")
+    return scan_batches(
+        events_batch, resolve(source), S.EVENTS_SCHEMA, "codex_events", workers=workers, on_progress=on_progress
+    )
 
 
 def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
@@ -99,12 +94,9 @@ def scan_problems(
         >>> scan_problems(folder).select("line", "reason").collect().rows()
         [(2, 'not JSON (trailing comma is not allowed); line skipped')]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(problems_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.PROBLEMS_SCHEMA, "codex_problems")
+    return scan_batches(
+        problems_batch, resolve(source), S.PROBLEMS_SCHEMA, "codex_problems", workers=workers, on_progress=on_progress
+    )
 
 
 def read_problems(

@@ -1,8 +1,8 @@
 """The lean decode behind ``cc-analytics sessions``: session summaries and requests, exactly
 as the tables profile makes them, or not at all.
 
-Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.sources`` and the
-other ``frames.codex`` modules. The sessions command needs of a batch only its session
+Imports: polars, the standard library, ``frames.lines`` (the JSON line policy, as the walker
+reads lines), ``frames.estimate``, ``frames.sources`` and the other ``frames.codex`` modules. The sessions command needs of a batch only its session
 summaries and priced requests (``iter_tables(turns=False)``). The tables profile
 (``decode.py``) keeps a row per line and per detail, for the turns; this scan keeps what the
 summary reads: per rollout its header, its line count, last line and earliest and latest
@@ -54,7 +54,6 @@ from datetime import datetime
 from itertools import repeat
 from typing import Any
 
-import orjson
 import polars as pl
 
 from cc_analytics.frames.codex import schema as S
@@ -72,7 +71,9 @@ from cc_analytics.frames.codex.sessions import (
 from cc_analytics.frames.codex.turns import INJECTED_PREFIXES, state_at, window_columns
 from cc_analytics.frames.codex.values import content_text, parse_time, string, text_of_item, usage_model
 from cc_analytics.frames.estimate import text_tokens
+from cc_analytics.frames.lines import read_line
 from cc_analytics.frames.sources import TranscriptFile, open_transcript
+from cc_analytics.jsonline import LineError
 
 # What a mark row says of its line.
 PROMPT = 0  # an event_msg user_message (a prompt)
@@ -145,7 +146,7 @@ def scan(data: bytes | mmap.mmap) -> Scan:
     find = data.find
     match = LINE_HEAD.match
     view = memoryview(data)
-    loads = orjson.loads
+    loads = read_line
     stamps: list[bytes] = []
     add_stamp = stamps.append
     usage: list[tuple[Any, ...]] = []
@@ -296,7 +297,7 @@ def scan(data: bytes | mmap.mmap) -> Scan:
                 elif fork:  # an ancestor's header, copied with its history
                     replay_end = max(replay_end, number)
             pos = end + 1
-    except orjson.JSONDecodeError as exc:
+    except LineError as exc:
         raise Unclean(f"line {number}") from exc
     finally:
         view.release()
@@ -384,8 +385,8 @@ def _count_of_body(body: bytes, view: memoryview, limits: set[bytes]) -> tuple[A
     if rate_limits not in limits and not _limits_parse(rate_limits, limits):
         return MISSING
     try:
-        info = orjson.loads(view[len(INFO) : split])
-    except orjson.JSONDecodeError:
+        info = read_line(view[len(INFO) : split])
+    except LineError:
         return MISSING
     return _count({}, info)
 
@@ -395,8 +396,8 @@ def _limits_parse(value: bytes, seen: set[bytes]) -> bool:
     if value in seen:
         return True
     try:
-        orjson.loads(value)
-    except orjson.JSONDecodeError:
+        read_line(value)
+    except LineError:
         return False
     if len(seen) < LIMITS_KEPT:
         seen.add(value)

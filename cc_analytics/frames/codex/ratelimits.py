@@ -13,15 +13,13 @@ seconds to reset.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import polars as pl
 
 from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Decoded, Profile, decode
 from cc_analytics.frames.codex.requests import utc_time
 from cc_analytics.frames.codex.store import Source, resolve
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.sources import TranscriptFile
 
 
@@ -63,12 +61,14 @@ def scan_rate_limits(
         >>> row["limit_window"], row["used_percent"], row["window_minutes"], row["resets_at"].isoformat(), row["plan_type"]
         ('primary', 1.0, 300, '2025-12-18T10:00:00+00:00', 'pro')
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(rate_limits_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.RATE_LIMITS_SCHEMA, "codex_rate_limits")
+    return scan_batches(
+        rate_limits_batch,
+        resolve(source),
+        S.RATE_LIMITS_SCHEMA,
+        "codex_rate_limits",
+        workers=workers,
+        on_progress=on_progress,
+    )
 
 
 def read_rate_limits(

@@ -58,7 +58,7 @@ from cc_analytics.frames.codex.turns import (
     state_at,
     window_columns,
 )
-from cc_analytics.frames.engine import BATCH_BYTES, Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import BATCH_BYTES, Progress, run_batches, scan_batches
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, prompt_tokens
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -304,12 +304,9 @@ def scan_sessions(
         >>> scan_sessions(folder).select("session_id", "project", "last_occupancy", "window", "requests").collect().row(0)
         ('a', '/w', 16422, 258400, 1)
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(sessions_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.SESSIONS_SCHEMA, "codex_sessions")
+    return scan_batches(
+        sessions_batch, resolve(source), S.SESSIONS_SCHEMA, "codex_sessions", workers=workers, on_progress=on_progress
+    )
 
 
 def read_sessions(

@@ -38,8 +38,6 @@ Per turn (``TURNS_SCHEMA``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import polars as pl
 
 from cc_analytics.frames import metrics
@@ -48,7 +46,7 @@ from cc_analytics.frames.codex.decode import Decoded, Profile, decode
 from cc_analytics.frames.codex.requests import POSITION, in_force, position, priced_requests, usage_rows, utc_time
 from cc_analytics.frames.codex.store import Source, resolve
 from cc_analytics.frames.codex.windows import BASELINE_TOKENS, context_used_fraction, model_window
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.estimate import estimate_tokens
 from cc_analytics.frames.requests import cost_totals
 from cc_analytics.frames.sources import TranscriptFile
@@ -303,12 +301,9 @@ def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: P
         >>> scan_turns(folder).select("turn_index", "role", "prompt", "tokens_assistant").collect().rows()
         [(0, 'assistant', None, 0), (1, 'user', 'hi', 2)]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(turns_batch, files, workers=workers, on_progress=on_progress)
-
-    return lazy_source(produce, S.TURNS_SCHEMA, "codex_turns")
+    return scan_batches(
+        turns_batch, resolve(source), S.TURNS_SCHEMA, "codex_turns", workers=workers, on_progress=on_progress
+    )
 
 
 def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:

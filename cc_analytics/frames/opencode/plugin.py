@@ -9,7 +9,7 @@ OpenCode's files are recognised by content: a SQLite database whose schema creat
 ``session``, ``message`` and ``part`` tables (its first bytes hold both the SQLite magic and the
 schema's text), or a JSON storage session (an object with ``id``, ``projectID`` and ``time``
 and no ``type``). Folder walks list ``opencode*.db`` and the JSON storage's ``ses_*.json``
-besides ``*.jsonl`` (:attr:`listed_names`); a session's messages and parts are found from it.
+(:attr:`file_names`); a session's messages and parts are found from it.
 
 Examples:
     >>> PLUGIN.recognizes({"id": "ses_1", "projectID": "global", "directory": "/w", "time": {"created": 1}}, b"")
@@ -41,7 +41,7 @@ class OpenCodePlugin(FormatPlugin):
     worker_module: ClassVar[str] = "cc_analytics.frames.opencode.tables"
     store_hint: ClassVar[str] = "$XDG_DATA_HOME/opencode (opencode.db, storage/), default ~/.local/share/opencode"
     sniff_order: ClassVar[int] = 60
-    listed_names: ClassVar[tuple[str, ...]] = ("opencode*.db", "ses_*.json")
+    file_names: ClassVar[tuple[str, ...]] = ("opencode*.db", "ses_*.json")
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """OpenCode's database (by its first bytes), or a JSON storage session file."""
