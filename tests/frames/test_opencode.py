@@ -171,3 +171,13 @@ def test_sessions_and_usage_read_an_opencode_data_folder(tmp_path: Path) -> None
     usage = run_cli(["usage", folder, "--json", "--quiet"])
     assert usage.returncode == 0, usage.stderr
     assert sum(row["requests"] for row in json.loads(usage.stdout)) == read_requests(tmp_path / "opencode").height == 8
+
+
+def test_context_of_an_opencode_session_leads_with_the_last_request(tmp_path: Path) -> None:
+    F.write_database(tmp_path / "xdg" / "opencode" / "opencode.db", F.sample_sessions())
+    env = {"XDG_DATA_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home")}
+    done = run_cli(["context", "ses_sample_main", "--json"], env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["totalTokens"], report["contextWindow"], report["model"]) == (3590, 200_000, "claude-sonnet-4-5")
+    assert report["counts"]["user"] == 4 and report["messageCount"] == 9

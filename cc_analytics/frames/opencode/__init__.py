@@ -44,6 +44,7 @@ _EXPORTS = {
             "Tables",
         )
     },
+    "context_report": "context",
     "resolve": "store",
     "default_stores": "store",
     "data_dir": "store",
