@@ -171,6 +171,13 @@ class FormatPlugin:
         ``exists`` and ``read`` look at files beside it, wherever it is stored."""
         return False
 
+    def unit_bytes(self, path: Path) -> bytes | None:
+        """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of
+        ``tables_batch``); None: its bytes as they are. A format whose sessions span several
+        files gives a self-contained copy of the session; one that reads a database, a
+        consistent snapshot of it."""
+        return None
+
     # -- the ``context`` command --------------------------------------------------------------
 
     def find_session(self, session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:

@@ -167,7 +167,17 @@ def test_cost_by_project_groups_chainless_sessions_by_format(data) -> None:
     spec = C.cost_by(data.requests, by="project").to_dict()
     (values,) = spec["datasets"].values()
     by_project = {v["project"]: v["cost"] for v in values}
-    assert set(by_project) == {"webshop", "data-pipeline", "infra-scripts", "翻译工具", "(chainlesschain)", "app", "(gemini)"}
+    assert set(by_project) == {
+        "webshop",
+        "data-pipeline",
+        "infra-scripts",
+        "翻译工具",
+        "(chainlesschain)",
+        "app",
+        "(gemini)",
+        "sample",
+        "other",
+    }
     assert sum(by_project.values()) == pytest.approx(data.sessions["cost_usd"].sum(), rel=1e-12)
 
 

@@ -27,7 +27,7 @@ def data():
 
 def test_load_reads_both_formats(data) -> None:
     counts = dict(data.sessions.group_by("format").len().iter_rows())
-    assert counts == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3}
+    assert counts == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3, "opencode": 2}
     claude = data.sessions.filter(pl.col("format") == "claude-code")
     assert claude[S.COMPACTIONS].sum() == 3
     assert claude[S.SUBAGENT_FILES].sum() == 3
@@ -145,8 +145,8 @@ def test_cli_writes_the_report(tmp_path: Path) -> None:
         "sessions.parquet",
         "turns.parquet",
     ]
-    assert "30 sessions" in result.stderr.decode()
-    assert pl.read_parquet(out / "sessions.parquet").height == 30
+    assert "32 sessions" in result.stderr.decode()
+    assert pl.read_parquet(out / "sessions.parquet").height == 32
 
 
 def test_cli_refusal_is_one_error_line(tmp_path: Path) -> None:
