@@ -34,7 +34,7 @@ def test_load_reads_both_formats(data) -> None:
     assert (claude[S.WINDOW] == 1_000_000).sum() >= 1
     assert data.turns.filter(~pl.col(S.IS_SUBAGENT_FILE)).height > 40
     assert data.problems.height == 0
-    assert data.requests.height == data.sessions[S.REQUESTS].sum() == 175
+    assert data.requests.height == data.sessions[S.REQUESTS].sum() == 183
     assert data.sessions[S.COST_USD].sum() == pytest.approx(data.requests[S.COST_USD].sum(), rel=1e-12)
 
 
