@@ -593,3 +593,49 @@ def composition_over_turns(composition: Frame, *, session_id: str | None = None,
     return alt.layer(bars, rules).properties(
         width=WIDTH, height=260, title="What filled the window, turn by turn (estimated parts, calibrated)"
     )
+
+
+def limits_beside_blocks(limits: Frame, blocks: Frame | None = None) -> alt.VConcatChart | alt.Chart:
+    """The plans' rate limits over time (the limits frame: used percent per window and agent,
+    each reading a point on its line), above the cost of each 5-hour block (``read_usage(...,
+    by="block")``) on the same time axis, so a jump in the 5-hour limit can be set against the
+    block that spent it."""
+    df = collect(limits).with_columns(
+        pl.concat_str(pl.col(S.FORMAT), pl.lit(" · "), pl.col(S.LIMIT_WINDOW)).alias("limit")
+    )
+    shown = df.select(S.TIME, "limit", S.USED_PERCENT, S.RESETS_AT).sort(S.TIME)
+    lines = (
+        alt.Chart(shown)
+        .mark_line(point=True, interpolate="step-after")
+        .encode(
+            x=alt.X(f"{S.TIME}:T", title=None),
+            y=alt.Y(f"{S.USED_PERCENT}:Q", title="limit used (%)", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color("limit:N", title="limit"),
+            tooltip=[
+                "limit:N",
+                alt.Tooltip(f"{S.TIME}:T", format="%Y-%m-%d %H:%M"),
+                alt.Tooltip(f"{S.USED_PERCENT}:Q", format=".1f", title="used %"),
+                alt.Tooltip(f"{S.RESETS_AT}:T", format="%Y-%m-%d %H:%M", title="resets"),
+            ],
+        )
+        .properties(width=WIDTH, height=180, title="Rate limits (what the agents reported)")
+    )
+    if blocks is None:
+        return lines
+    spent = collect(blocks).select("block_start", "block_end", S.COST_USD, "total_tokens")
+    bars = (
+        alt.Chart(spent)
+        .mark_bar(opacity=0.8, color="#4a6fa5")
+        .encode(
+            x=alt.X("block_start:T", title="time (UTC)"),
+            x2="block_end:T",
+            y=alt.Y(f"{S.COST_USD}:Q", title="cost per 5-hour block ($)"),
+            tooltip=[
+                alt.Tooltip("block_start:T", format="%Y-%m-%d %H:%M", title="block"),
+                alt.Tooltip(f"{S.COST_USD}:Q", format="$,.2f", title="cost"),
+                alt.Tooltip("total_tokens:Q", format=",", title="tokens"),
+            ],
+        )
+        .properties(width=WIDTH, height=140, title="Usage by 5-hour block")
+    )
+    return alt.vconcat(lines, bars).resolve_scale(x="shared")

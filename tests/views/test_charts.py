@@ -194,3 +194,23 @@ def test_composition_over_turns_stacks_the_calibrated_parts(tmp_path) -> None:
     assert marks(spec) == {"bar", "rule"}
     rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
     assert rules and spec["datasets"][rules[0]["data"]["name"]] == [{"turn_index": 2}]
+
+
+def test_limits_beside_blocks(tmp_path) -> None:
+    import cc_analytics.frames as ccf
+    from cc_analytics.frames.claude.kept import HISTORY, keep
+    from cc_analytics.report import SAMPLES_DIR
+
+    keep(
+        {"session_id": "s", "rate_limits": {"five_hour": {"used_percentage": 12.5, "resets_at": 1774350000}}},
+        folder=tmp_path,
+        now=1774340000,
+    )
+    limits = ccf.read_limits(SAMPLES_DIR, history=tmp_path / HISTORY)
+    blocks = ccf.read_usage(SAMPLES_DIR, by="block")
+    spec = C.limits_beside_blocks(limits, blocks).to_dict()
+    assert marks(spec) == {"line", "bar"} and spec["resolve"] == {"scale": {"x": "shared"}}
+    top = spec["datasets"][spec["vconcat"][0]["data"]["name"]]
+    assert {row["limit"] for row in top} == {"claude-code · five_hour", "codex · five_hour", "codex · seven_day"}
+    assert len(spec["datasets"][spec["vconcat"][1]["data"]["name"]]) == blocks.height
+    assert marks(C.limits_beside_blocks(limits).to_dict()) == {"line"}
