@@ -331,6 +331,72 @@ def recorded_gauge(report: dict, *, colour: bool = False) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+PART_LABELS = {
+    "baseline": "baseline (system prompt, tools, memory)",
+    "memory": "memory files",
+    "system": "injected text",
+    "summary": "compaction summary",
+    "user": "user prompts",
+    "assistant": "assistant text",
+    "thinking": "thinking",
+    "tool_call": "tool calls",
+    "tool_result": "tool results",
+}
+WHY_PARTS = 12
+
+
+def composition_lines(rows: Sequence[dict], *, colour: bool = False) -> str:
+    """What filled the window at one turn: its composition rows (``COMPOSITION_SCHEMA`` dicts),
+    largest part first, calibrated where the turn recorded its occupancy, every line ending in LF.
+
+    Examples:
+        >>> rows = [dict(category="baseline", item=None, estimated_tokens=900, tokens=900, dropped_tokens=0,
+        ...              turn_index=2, occupancy=1000, calibration=2.0, uncalibrated_error=-50, compacted=False),
+        ...         dict(category="tool_result", item="Read", estimated_tokens=50, tokens=100, dropped_tokens=0,
+        ...              turn_index=2, occupancy=1000, calibration=2.0, uncalibrated_error=-50, compacted=False)]
+        >>> print(composition_lines(rows), end="")
+          what filled the window at turn 2 (estimated parts scaled ×2.00 to the recorded 1000; unscaled error -50)
+          baseline (system prompt, tools, memory)      900  ██████████████████████░░  90%
+          tool results · Read                          100  ██░░░░░░░░░░░░░░░░░░░░░░  10%
+    """
+    paint = Painter(colour)
+    if not rows:
+        return paint("gray", "  what filled the window: no turn to measure") + "\n"
+    first = rows[0]
+    recorded = first["occupancy"] is not None
+    column = "tokens" if recorded else "estimated_tokens"
+    held = sorted((row for row in rows if row[column]), key=lambda row: -row[column])
+    total = sum(row[column] for row in held) or 1
+    if recorded and first["calibration"] is not None:
+        how = (
+            f"estimated parts scaled \u00d7{round_half_up(first['calibration'], 2)} to the recorded "
+            f"{first['occupancy']}; unscaled error {first['uncalibrated_error']}"
+        )
+    elif recorded:
+        how = f"recorded {first['occupancy']}"
+    else:
+        how = "estimated: no request recorded at this turn"
+    lines = [paint("gray", f"  what filled the window at turn {first['turn_index']} ({how})")]
+    for row in held[:WHY_PARTS]:
+        label = PART_LABELS[row["category"]] + (f" {MIDDLE_DOT} {row['item']}" if row["item"] else "")
+        share = row[column] / total
+        lines.append(
+            f"  {label:<40} {row[column]:>7}  {paint('cyan', bar(share))} {int(round_half_up(share * 100)):>3}%"
+        )
+    if len(held) > WHY_PARTS:
+        rest = sum(row[column] for row in held[WHY_PARTS:])
+        lines.append(paint("gray", f"  \u2026 {len(held) - WHY_PARTS} more parts, {rest} tokens"))
+    if first["compacted"]:
+        dropped = sum(row["dropped_tokens"] for row in rows)
+        kept = sum(row["estimated_tokens"] for row in rows if row["category"] == "summary")
+        lines.append(
+            paint(
+                "gray", f"  a compaction before this turn dropped {dropped} estimated tokens; its summary holds {kept}"
+            )
+        )
+    return "".join(line + "\n" for line in lines)
+
+
 def error_line(message: str, *, colour: bool = False) -> str:
     """A human error line: a (red) cross, a space, the message, LF."""
     return f"{Painter(colour)('red', CROSS)} {message}\n"

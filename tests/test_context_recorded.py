@@ -197,3 +197,29 @@ def test_the_reports_table_says_why_a_peak_is_above_the_window() -> None:
     above = _peak_cell(1.25, "recorded")
     assert "125.0% \u26a0" in above and "its window was larger" in above
     assert "the estimate overshoots" in _peak_cell(1.25, "estimated")
+
+
+def test_why_says_what_filled_the_window_at_the_last_turn(tmp_path: Path) -> None:
+    projects = session(tmp_path)
+    args = ["context", SESSION, "--claude-root", str(projects)]
+    plain = run_cli(args)
+    result = run_cli([*args, "--why"])
+    assert result.returncode == 0, result.stderr
+    text = result.stdout.decode()
+    assert text.startswith(plain.stdout.decode())  # the gauge, then the parts
+    # The first request read 100 estimated tokens of 1,110 recorded: a baseline of 1,010; the last
+    # one read 200 + 300 estimated for 50,000 recorded: 48,990 spread over them.
+    assert text.endswith(
+        "\n  what filled the window at turn 1 (estimated parts scaled \u00d797.98 to the recorded 50000;"
+        " unscaled error -48490)\n"
+        "  assistant text                             29394  " + "\u2588" * 14 + "\u2591" * 10 + "  59%\n"
+        "  user prompts                               19596  " + "\u2588" * 9 + "\u2591" * 15 + "  39%\n"
+        "  baseline (system prompt, tools, memory)     1010  " + "\u2591" * 24 + "   2%\n"
+    )
+    report = json.loads(run_cli([*args, "--why", "--json"]).stdout)
+    assert [(row["category"], row["tokens"]) for row in report["composition"]] == [
+        ("baseline", 1010),
+        ("user", 19596),
+        ("assistant", 29394),
+    ]
+    assert sum(row["tokens"] for row in report["composition"]) == report["recordedTokens"]

@@ -189,3 +189,38 @@ def test_every_report_chart_is_valid_vega_lite(data) -> None:
     assert len(charts) >= 8
     for chart_id, _caption, chart in charts:
         assert chart.to_dict(validate=True) == chart.to_dict(validate=False), chart_id
+
+
+def test_composition_over_turns_stacks_the_calibrated_parts(tmp_path) -> None:
+    import cc_analytics.frames as ccf
+    from tests.frames.test_claude_composition import built
+
+    composition = ccf.read_composition(built(tmp_path))
+    parts = C.composition_parts(composition, top_parts=4)
+    per_turn = parts.group_by("turn_index", maintain_order=True).agg(pl.col("tokens").sum())
+    assert per_turn.rows() == [(0, 10_336), (1, 10_914), (2, 10_090)]  # each bar is the recorded occupancy
+    assert set(parts["part"]) == {"baseline", "tool_result · Read", "user", "tool_result · mcp__github", "other"}
+    spec = C.composition_over_turns(composition, top_parts=4).to_dict()
+    assert marks(spec) == {"bar", "rule"}
+    rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
+    assert rules and spec["datasets"][rules[0]["data"]["name"]] == [{"turn_index": 2}]
+
+
+def test_limits_beside_blocks(tmp_path) -> None:
+    import cc_analytics.frames as ccf
+    from cc_analytics.frames.claude.kept import HISTORY, keep
+    from cc_analytics.report import SAMPLES_DIR
+
+    keep(
+        {"session_id": "s", "rate_limits": {"five_hour": {"used_percentage": 12.5, "resets_at": 1774350000}}},
+        folder=tmp_path,
+        now=1774340000,
+    )
+    limits = ccf.read_limits(SAMPLES_DIR, history=tmp_path / HISTORY)
+    blocks = ccf.read_usage(SAMPLES_DIR, by="block")
+    spec = C.limits_beside_blocks(limits, blocks).to_dict()
+    assert marks(spec) == {"line", "bar"} and spec["resolve"] == {"scale": {"x": "shared"}}
+    top = spec["datasets"][spec["vconcat"][0]["data"]["name"]]
+    assert {row["limit"] for row in top} == {"claude-code · five_hour", "codex · five_hour", "codex · seven_day"}
+    assert len(spec["datasets"][spec["vconcat"][1]["data"]["name"]]) == blocks.height
+    assert marks(C.limits_beside_blocks(limits).to_dict()) == {"line"}
