@@ -61,13 +61,12 @@ class Archive:
             >>> _ = update(SAMPLES_DIR, to)
             >>> from cc_analytics.frames.registry import names
             >>> sessions = open_archive(to).scan("sessions").collect()
-            >>> set(sessions["format"]) == set(names()), sessions.columns == list(L.table("sessions").schema)
+            >>> set(sessions["format"]) == set(names()), sessions.columns == [*L.table("sessions").schema, "machine"]
             (True, True)
         """
         import polars as pl
 
-        spec = L.table(table)
-        schema = spec.schema
+        schema = table_schema(table)
         frames = []
         for name, paths in self._parts(table).items():
             if format not in ("auto", name):
@@ -75,18 +74,17 @@ class Archive:
             frame = self._scan_parts(paths, schema)
             if L.FORMAT in schema:
                 frame = frame.with_columns(pl.lit(name, pl.String).alias(L.FORMAT))
+            # parts written before machines were named: the manifest's (null until the next run names it)
+            frame = frame.with_columns(pl.col(L.MACHINE).fill_null(pl.lit(self.manifest.machine, pl.String)))
             frames.append(frame.select(list(schema)))
         if not frames:
             return pl.LazyFrame(schema=schema)
-        order = ORDER.get(table, ())
-        frame = pl.concat(frames, how="vertical")
-        if order:
-            frame = frame.sort(
-                [_registry_order(c) if c == L.FORMAT else pl.col(c) for c in order],
-                nulls_last=False,
-                maintain_order=True,
-            )
-        return frame
+        return in_order(pl.concat(frames, how="vertical"), table)
+
+    @property
+    def machine(self) -> str | None:
+        """The machine whose history the archive holds (None: written before machines were named)."""
+        return self.manifest.machine
 
     def _parts(self, table: str) -> dict[str, list[str]]:
         """The table's parts by format (from their partition folder)."""
@@ -156,6 +154,30 @@ class Archive:
 
 
 MAGIC = b"PAR1"
+
+
+def table_schema(table: str) -> pl.Schema:
+    """A table's schema as read from an archive: the pipeline's, and the ``machine`` column last.
+
+    Examples:
+        >>> list(table_schema("problems"))
+        ['source_file', 'line', 'reason', 'machine']
+    """
+    import polars as pl
+
+    return pl.Schema({**L.table(table).schema, L.MACHINE: pl.String()})
+
+
+def in_order(frame: pl.LazyFrame, table: str) -> pl.LazyFrame:
+    """``frame`` (a table) in the order the loaders give its rows (:data:`ORDER`)."""
+    import polars as pl
+
+    order = ORDER.get(table, ())
+    if not order:
+        return frame
+    return frame.sort(
+        [_registry_order(c) if c == L.FORMAT else pl.col(c) for c in order], nulls_last=False, maintain_order=True
+    )
 
 
 def _check_part(path: str) -> None:
@@ -279,9 +301,12 @@ def is_archive(source: object) -> bool:
     if root is None:
         return False
     from cc_analytics.archive.writer import read_manifest
+    from cc_analytics.errors import InputError
 
     try:
         return read_manifest(filesystem(root), root) is not None
+    except InputError:  # one of a newer version: opening it says so
+        return True
     except ValueError:
         return False
 

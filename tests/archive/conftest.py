@@ -47,17 +47,21 @@ def small(tmp_path: Path) -> Corpus:
     return make_corpus(tmp_path / "src")
 
 
-def tables(source: object) -> dict[str, pl.DataFrame]:
-    """The four frames of a source (sources or an archive), in a canonical order."""
+def tables(source: object, *, machine: bool = False) -> dict[str, pl.DataFrame]:
+    """The four frames of a source (sources or an archive), in a canonical order; an archive's
+    ``machine`` column left out (compared with the loaders' frames) unless ``machine``."""
     from cc_analytics.frames.api import read_tables
 
     found = read_tables(source)  # type: ignore[arg-type]
-    return {
+    out = {
         "sessions": found.sessions.sort("format", "session_id"),
         "turns": found.turns.sort("format", "session_id", "source_file", "turn_index"),
         "problems": found.problems.sort("source_file", "line", "reason", nulls_last=True),
         "requests": found.requests.sort("format", "session_id", "agent_id", "time", "message_id", "request_id"),
     }
+    if machine:
+        return out
+    return {name: frame.drop("machine", strict=False) for name, frame in out.items()}
 
 
 def assert_same(left: dict[str, pl.DataFrame], right: dict[str, pl.DataFrame]) -> None:
