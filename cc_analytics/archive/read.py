@@ -240,47 +240,108 @@ def _registry_order(column: str) -> pl.Expr:
     return pl.col(column).replace_strict(known, list(range(len(known))), default=len(known), return_dtype=pl.Int64)
 
 
-def archive_root(source: object) -> str | None:
-    """The root of the archive ``source`` names (a path, URL, or a one-item list of one), else None.
+class ArchiveSet(str):
+    """Several archives read as one: a ``str`` (their roots joined by `` + ``) that carries them,
+    so that it passes wherever a source's root does and names the same archives when given again.
 
-    An archive folder among other sources is an :class:`~cc_analytics.errors.InputError`: it
-    would be read as a folder of transcripts, which it does not hold.
+    Examples:
+        >>> both = ArchiveSet(["/a/anna", "/a/ben"])
+        >>> both, both.roots, archive_root(both) is both
+        ('/a/anna + /a/ben', ('/a/anna', '/a/ben'), True)
     """
+
+    roots: tuple[str, ...]
+
+    def __new__(cls, roots: Sequence[str]) -> ArchiveSet:
+        made = super().__new__(cls, " + ".join(roots))
+        made.roots = tuple(roots)
+        return made
+
+
+def archive_root(source: object) -> str | None:
+    """The root of the archive ``source`` names (a path, URL, or a list of them), else None.
+
+    Several archives, given as a list or as a folder or URL prefix whose sub-folders are
+    archives (``s3://team-archive/`` holding ``anna/``, ``ben/`` …), give an
+    :class:`ArchiveSet`. An archive among transcripts is an
+    :class:`~cc_analytics.errors.InputError`: read as a folder of transcripts it would give
+    nothing.
+    """
+    if isinstance(source, ArchiveSet):
+        return source
     if isinstance(source, Sequence) and not isinstance(source, str) and len(source) == 1:
         source = source[0]
     elif isinstance(source, Sequence) and not isinstance(source, str):
-        _refuse_archive_among(source)
+        return _roots_among(source)
     if not isinstance(source, str | os.PathLike):
         return None
-    text = os.fspath(source)
+    roots = _roots_of(os.fspath(source))
+    if len(roots) > 1:
+        return ArchiveSet(roots)
+    return roots[0] if roots else None
+
+
+def _roots_of(text: str) -> list[str]:
+    """The archives ``text`` names: itself, or the archives one level under it, or none."""
     if is_url(text):
         root = normalize(text)
         try:
-            return root if filesystem(root).exists(f"{root}/{NAME}") else None
+            storage = filesystem(root)
+            if storage.exists(f"{root}/{NAME}"):
+                return [root]
+            return _archives_under(storage, root)
         except ImportError:
-            return None
+            return []
         except Exception as error:
             if not is_storage_failure(error):
                 raise
             raise _unreachable(root, error) from error
     path = Path(text).expanduser()
-    if not (path / NAME).is_file():
-        return None
-    return normalize(text)
+    if (path / NAME).is_file():
+        return [normalize(text)]
+    try:
+        children = sorted(child for child in path.iterdir() if (child / NAME).is_file())
+    except OSError:  # not a folder, or one that cannot be listed: the loaders say so
+        return []
+    return [normalize(child) for child in children]
 
 
-def _refuse_archive_among(sources: Sequence[object]) -> None:
+def _archives_under(storage: Storage, root: str) -> list[str]:
+    """The archives in the sub-folders of ``root`` on object storage (one listing)."""
+    from cc_analytics.archive.storage import RemoteStorage
+
+    if not isinstance(storage, RemoteStorage):
+        return []
+    storage.fs.invalidate_cache()
+    found = storage.fs.glob(f"{root}/*/{NAME}")
+    return sorted(storage.url(path.rpartition("/")[0]) for path in found)
+
+
+def _roots_among(sources: Sequence[object]) -> str | None:
+    """The archives of several sources: all archives (or prefixes of them), or none of them."""
+    found: list[str] = []
+    others: list[str] = []
     for item in sources:
-        if isinstance(item, str | os.PathLike) and not is_url(text := os.fspath(item)):
-            if os.path.isfile(os.path.join(os.path.expanduser(text), NAME)) and is_archive(text):
-                from cc_analytics.errors import InputError
+        if not isinstance(item, str | os.PathLike):
+            return None
+        text = os.fspath(item)
+        roots = _roots_of(text)
+        found.extend(roots)
+        if not roots:
+            others.append(text)
+    if not found:
+        return None
+    if others:
+        from cc_analytics.errors import InputError
 
-                msg = (
-                    f"{text!r} is an archive: it is read on its own, not beside other sources\n"
-                    "Hint: give the archive as the only source (bring it up to date first with "
-                    "`cc-analytics archive SOURCES --to ARCHIVE`)."
-                )
-                raise InputError(msg)
+        msg = (
+            f"{found[0]!r} is an archive: archives are read on their own or with other archives, not beside "
+            f"transcripts ({others[0]!r})\nHint: give only archives (bring one up to date first with "
+            "`cc-analytics archive SOURCES --to ARCHIVE`), or only transcripts."
+        )
+        raise InputError(msg)
+    unique = list(dict.fromkeys(found))
+    return ArchiveSet(unique) if len(unique) > 1 else unique[0]
 
 
 def _unreachable(root: str, error: BaseException) -> Exception:
@@ -300,6 +361,8 @@ def is_archive(source: object) -> bool:
     root = archive_root(source)
     if root is None:
         return False
+    if isinstance(root, ArchiveSet):
+        return True
     from cc_analytics.archive.writer import read_manifest
     from cc_analytics.errors import InputError
 
@@ -354,9 +417,108 @@ class ArchiveSource(TableSource):
         """:func:`archive_root`."""
         return archive_root(source)
 
-    def open(self, root: str) -> Archive:
-        """:func:`open_archive`."""
+    def open(self, root: str) -> Archive | Archives:
+        """:func:`open_archive`, or :func:`open_archives` for an :class:`ArchiveSet`."""
+        if isinstance(root, ArchiveSet):
+            return open_archives(root.roots)
         return open_archive(root)
+
+
+def open_archives(locations: Sequence[str | os.PathLike[str]]) -> Archives:
+    """Several archives (one per machine, say) read as one: :class:`Archives`.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.archive import update
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> team = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = update(f"{SAMPLES_DIR}/codex", team / "anna", machine="anna")
+        >>> _ = update(f"{SAMPLES_DIR}/chainless", team / "ben", machine="ben")
+        >>> both = open_archives([team / "anna", team / "ben"])
+        >>> both.machines, both.scan("sessions").collect().group_by("machine").len().sort("machine").rows()
+        (('anna', 'ben'), [('anna', 6), ('ben', 7)])
+    """
+    return Archives(tuple(open_archive(location) for location in locations))
+
+
+# The columns that say a request, or a problem, is the same one in two archives.
+SAME_REQUEST = ("format", "message_id", "request_id")
+SAME_PROBLEM = ("source_file", "line", "reason")
+_INDEX = "__archive"
+
+
+@dataclass(frozen=True, slots=True)
+class Archives:
+    """Archives read as one (``frames.read_sessions(["s3://team/anna", "s3://team/ben"])`` or the
+    prefix that holds them), each row with the ``machine`` of its archive.
+
+    A session present in several archives (the same transcripts archived from two machines: a
+    synced home folder, a copied project) is taken once, from the archive where it has the most
+    events (the first given of those that tie): its session row, turns and requests. A request
+    present in several archives under the same ids (format, message id and request id: a
+    session resumed on another machine copies its history) counts once, from the first archive
+    given; so does a problem (file, line and reason). An archive written before machines were
+    named gets its folder's name as machine.
+    """
+
+    archives: tuple[Archive, ...]
+
+    @property
+    def root(self) -> str:
+        """The archives' roots, joined by `` + ``."""
+        return ArchiveSet([archive.root for archive in self.archives])
+
+    @property
+    def file_count(self) -> int:
+        """How many source files the archives hold together."""
+        return sum(archive.file_count for archive in self.archives)
+
+    @property
+    def machines(self) -> tuple[str, ...]:
+        """The machine of each archive, in order."""
+        return tuple(_machine_of(archive) for archive in self.archives)
+
+    def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
+        """One table of every archive, each row once (see the class), in the loaders' order."""
+        import polars as pl
+
+        frame = self._indexed(table, format)
+        if table in ("sessions", "turns", "requests"):
+            frame = frame.join(self._owners(format), on=["format", "session_id", _INDEX], how="semi")
+        same = {"requests": SAME_REQUEST, "problems": SAME_PROBLEM}.get(table)
+        if same is not None:  # rows of several archives under the same ids: the first archive's
+            known = pl.all_horizontal(pl.col(c).is_not_null() for c in same)
+            frame = frame.filter(~known | (pl.col(_INDEX) == pl.col(_INDEX).min().over(same)))
+        return in_order(frame, table).drop(_INDEX)
+
+    def _indexed(self, table: str, format: str) -> pl.LazyFrame:
+        import polars as pl
+
+        frames = [
+            archive.scan(table, format=format).with_columns(
+                pl.col(L.MACHINE).fill_null(pl.lit(machine, pl.String)), pl.lit(index, pl.Int32).alias(_INDEX)
+            )
+            for index, (archive, machine) in enumerate(zip(self.archives, self.machines, strict=True))
+        ]
+        return pl.concat(frames, how="vertical")
+
+    def _owners(self, format: str) -> pl.LazyFrame:
+        """Each session's archive: the one where it has the most events, the first of a tie."""
+        import polars as pl
+
+        sessions = self._indexed("sessions", format).select("format", "session_id", "events", _INDEX)
+        return (
+            sessions.sort(
+                ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
+            )
+            .unique(["format", "session_id"], keep="first")
+            .select("format", "session_id", _INDEX)
+        )
+
+
+def _machine_of(archive: Archive) -> str:
+    """An archive's machine: its manifest's, else (written before machines were named) its folder's name."""
+    return archive.machine or archive.root.rstrip("/").rpartition("/")[2] or archive.root
 
 
 ARCHIVE = ArchiveSource()

@@ -93,3 +93,14 @@ def test_an_archive_of_a_newer_version_is_refused_clearly(tmp_path: Path) -> Non
         message = got.stderr.decode()
         assert got.returncode == 1 and "written by a newer cc-analytics (archive version 99" in message, message
         assert "upgrade cc-analytics" in message and "Traceback" not in message
+
+
+def test_usage_by_machine_needs_archives(tmp_path: Path) -> None:
+    got = run_cli(["usage", str(SAMPLES / "codex"), "--by", "machine"])
+    assert got.returncode == 1 and b"usage by machine needs requests read from archives" in got.stderr
+    assert b"Traceback" not in got.stderr
+    update(SAMPLES / "codex", tmp_path / "a", machine="anna")
+    one = run_cli(["usage", str(tmp_path / "a"), "--by", "machine", "--json"])
+    assert one.returncode == 0, one.stderr
+    (row,) = orjson.loads(one.stdout)
+    assert row["machine"] == "anna" and row["requests"] == tables(SAMPLES / "codex")["requests"].height

@@ -148,10 +148,12 @@ def test_an_archive_beside_other_sources_is_refused(archived: tuple[Corpus, Path
     from cc_analytics.errors import InputError
 
     corpus, to, kept = archived
-    with pytest.raises(InputError, match="is an archive: it is read on its own"):
+    with pytest.raises(
+        InputError, match="is an archive: archives are read on their own or with other archives, not beside transcripts"
+    ):
         frames.read_sessions([str(kept), str(to)])
     result = run_cli(["report", str(to), str(kept), "--out", str(tmp_path / "report")])
-    assert result.returncode == 1 and b"give the archive as the only source" in result.stderr
+    assert result.returncode == 1 and b"give only archives" in result.stderr
     assert not (tmp_path / "report").exists()
     assert frames.read_sessions([str(to)]).height == frames.read_sessions(corpus.sources).height
 
