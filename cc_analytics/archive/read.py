@@ -11,11 +11,12 @@ partition is left out.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
@@ -104,10 +105,24 @@ class Archive:
                 _check_part(path)
             # A part written before a column was added (requests' reasoning_tokens) reads it as null.
             frame = pl.scan_parquet(paths, hive_partitioning=False, schema=columns, missing_columns="insert")
-        else:
-            parts = [_with_columns(read_part(self.storage, path), columns) for path in paths]
-            frame = pl.concat(parts, how="vertical").lazy()
+        else:  # fetched together (concurrent requests), then one scan of them all
+            frame = pl.scan_parquet(
+                self._fetched(paths), hive_partitioning=False, schema=columns, missing_columns="insert"
+            )
         return frame.cast(columns)  # type: ignore[arg-type]
+
+    def _fetched(self, paths: list[str]) -> list[io.BytesIO]:
+        """The parts on object storage, read in one round of requests; a missing or damaged one is named."""
+        found = self.storage.read_many(paths)
+        out = []
+        for path in paths:
+            data = found.get(path)
+            if data is None:  # missing, or it failed: read alone, it says which
+                data = self.storage.read(path) if read_part(self.storage, path) is not None else b""
+            if len(data) < 3 * len(MAGIC) or data[: len(MAGIC)] != MAGIC or data[-len(MAGIC) :] != MAGIC:
+                raise damaged_part(path, f"is not a whole Parquet file ({len(data):,} bytes)")
+            out.append(io.BytesIO(data))
+        return out
 
     def raw_bytes(self, source: str) -> bytes:
         """The bytes of a source file as last archived (by its path or URL as the manifest has it)."""
@@ -220,14 +235,6 @@ def damaged_part(path: str, what: str) -> Exception:
         "Hint: the archive is damaged; restore it from a backup (its manifest names every part it needs)."
     )
     return InputError(msg)
-
-
-def _with_columns(frame: pl.DataFrame, columns: dict[str, Any]) -> pl.DataFrame:
-    """``frame`` with the columns of ``columns`` it lacks (parts of an older version) as nulls, in order."""
-    import polars as pl
-
-    missing = [pl.lit(None, dtype).alias(name) for name, dtype in columns.items() if name not in frame.columns]
-    return frame.with_columns(missing).select(list(columns)) if missing else frame
 
 
 def _registry_order(column: str) -> pl.Expr:
