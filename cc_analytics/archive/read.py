@@ -16,7 +16,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import IO, TYPE_CHECKING, ClassVar
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
@@ -111,10 +111,10 @@ class Archive:
             )
         return frame.cast(columns)  # type: ignore[arg-type]
 
-    def _fetched(self, paths: list[str]) -> list[io.BytesIO]:
+    def _fetched(self, paths: list[str]) -> list[IO[bytes]]:
         """The parts on object storage, read in one round of requests; a missing or damaged one is named."""
         found = self.storage.read_many(paths)
-        out = []
+        out: list[IO[bytes]] = []
         for path in paths:
             data = found.get(path)
             if data is None:  # missing, or it failed: read alone, it says which
