@@ -443,6 +443,51 @@ def _cost_table(data: ReportData) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+MACHINE_HEADERS = ("Machine", "Sessions", "Requests", "Tokens", "Cost", "First", "Last")
+
+
+def _machines_section(data: ReportData) -> str:
+    """Sessions, requests, tokens and cost per machine, when the data came from the archives of
+    more than one (``archive --machine``); else nothing.
+
+    Examples:
+        >>> _machines_section(load(samples=True))  # transcripts: no machine column
+        ''
+    """
+    sessions = data.sessions
+    if "machine" not in sessions.columns or sessions["machine"].n_unique() < 2:
+        return ""
+    tokens = [S.INPUT_TOKENS, S.CACHE_CREATION_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS]
+    rows = (
+        sessions.group_by("machine")
+        .agg(
+            pl.len().alias("sessions"),
+            pl.col(S.REQUESTS).sum(),
+            pl.sum_horizontal(pl.col(tokens).fill_null(0)).sum().alias("tokens"),
+            pl.col(S.COST_USD).sum(),
+            pl.col(S.FIRST_TIME).min(),
+            pl.col(S.LAST_TIME).max(),
+        )
+        .sort(S.COST_USD, "machine", descending=[True, False], nulls_last=True)
+    )
+    body = []
+    for r in rows.iter_rows(named=True):
+        cells = [
+            _cell(r["machine"] or "(unnamed)"),
+            _cell(r["sessions"], css="num"),
+            _cell(r[S.REQUESTS], css="num"),
+            _cell(group_thousands(r["tokens"]), css="num"),
+            _cell(usd(r[S.COST_USD]), css="num"),
+            _cell(r[S.FIRST_TIME] and f"{r[S.FIRST_TIME]:%Y-%m-%d}"),
+            _cell(r[S.LAST_TIME] and f"{r[S.LAST_TIME]:%Y-%m-%d}"),
+        ]
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    head = "".join(f"<th>{h}</th>" for h in MACHINE_HEADERS)
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    caption = "Per machine (archives read together; a session found in several is counted once)."
+    return f"<section><p class=caption>{caption}</p>{table}</section>"
+
+
 def _unpriced_caption(data: ReportData) -> str:
     missing = unpriced(data.requests)
     if missing.is_empty():
@@ -553,6 +598,7 @@ def render_html(data: ReportData, *, title: str = "cc-analytics report") -> str:
 <section><p class=caption>Sessions with the highest peak occupancy
 (ChainlessChain occupancy is the heuristic estimate).</p>{_top_table(data)}</section>
 <section><p class=caption>The costliest sessions (subagents included). {html.escape(_unpriced_caption(data))}</p>{_cost_table(data)}</section>
+{_machines_section(data)}
 </main>
 <footer>Sources: {sources} · {problems} unreadable line(s) skipped
 · data files: sessions.parquet, turns.parquet, requests.parquet</footer>

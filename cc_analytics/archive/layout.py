@@ -12,7 +12,9 @@ has nothing to do loads no Polars). Layout::
 ``format`` and ``month`` are Hive partition columns: they are in the folder names, not in
 the files, as Spark, DuckDB and Polars expect. ``month`` is the UTC month in which the
 session started (for every table, so a session's rows sit in one partition of each) and
-``__HIVE_DEFAULT_PARTITION__`` (null) when its start is unknown.
+``__HIVE_DEFAULT_PARTITION__`` (null) when its start is unknown. Every part also holds a
+``machine`` column: the machine whose history the archive keeps (one per archive, named in
+the manifest), so that archives of several machines read together keep them apart.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ FORMAT = "format"
 MONTH = "month"
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 RAW_SUFFIX = ".zst"
+MACHINE = "machine"  # a column of every part (the archive's machine, as its manifest names it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,3 +108,30 @@ def raw_path(base: str, generation: int) -> str:
 
 def _safe(name: str) -> str:
     return "_" if name in ("", ".", "..") else name.replace("\\", "_")
+
+
+def machine_name(name: str) -> str:
+    """``name`` as a machine's name (stripped), or a ``ValueError`` saying why it cannot be one.
+
+    Examples:
+        >>> machine_name(" laptop-7 ")
+        'laptop-7'
+        >>> machine_name("a/b")
+        Traceback (most recent call last):
+        ValueError: a machine name is printable text of 1 to 100 characters without '/' or '\\' ('a/b')
+    """
+    text = name.strip()
+    if not (0 < len(text) <= 100) or not text.isprintable() or "/" in text or "\\" in text:
+        msg = f"a machine name is printable text of 1 to 100 characters without '/' or '\\' ({name!r})"
+        raise ValueError(msg)
+    return text
+
+
+def default_machine() -> str:
+    """This machine's name: its host name (``socket.gethostname``), ``unknown`` when it has none."""
+    import socket
+
+    try:
+        return machine_name(socket.gethostname())
+    except ValueError:
+        return "unknown"

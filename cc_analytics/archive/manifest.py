@@ -22,7 +22,8 @@ from cc_analytics.errors import InputError
 
 NAME = "manifest.json"
 KIND = "cc-analytics-archive"
-VERSION = 1
+VERSION = 2  # 2: the machine the archive holds (a ``machine`` column in every part); 1 read and upgraded
+READABLE = (1, 2)
 
 Unit = tuple[str, str]
 
@@ -81,10 +82,12 @@ class PartRecord:
 
 @dataclass(slots=True)
 class Manifest:
-    """Files by source, parts by path."""
+    """Files by source, parts by path, and the machine whose history the archive holds (None:
+    written before machines were named; the next run names it and upgrades the parts)."""
 
     files: dict[str, FileRecord] = field(default_factory=dict)
     parts: dict[str, PartRecord] = field(default_factory=dict)
+    machine: str | None = None
 
     def units_of_parts(self) -> dict[Unit, list[str]]:
         """Which parts hold rows of each unit."""
@@ -111,6 +114,7 @@ class Manifest:
         document = {
             "kind": KIND,
             "version": VERSION,
+            "machine": self.machine,
             "files": sorted(self.files.values(), key=lambda r: r.source),
             "parts": sorted(self.parts.values(), key=lambda p: p.path),
         }
@@ -119,6 +123,8 @@ class Manifest:
     @classmethod
     def from_json(cls, data: bytes) -> Manifest:
         document = orjson.loads(data)
+        if isinstance(document, dict) and document.get("kind") == KIND:
+            _refuse_newer(document.get("version"))
         if not is_manifest(document):
             msg = f"its kind or version is not {KIND!r} {VERSION}"
             raise ValueError(msg)
@@ -130,14 +136,20 @@ class Manifest:
                 )
                 for item in document["parts"]
             }
+            machine = document.get("machine")
+            if machine is not None and not isinstance(machine, str):
+                raise TypeError(f"machine is {machine!r}")
         except (KeyError, TypeError, IndexError) as error:
             msg = f"a record is damaged: {type(error).__name__}: {error}"
             raise ValueError(msg) from None
-        return cls(files, parts)
+        return cls(files, parts, machine)
 
 
 def unreadable_manifest(root: str, error: Exception, otherwise: str) -> InputError:
-    """The error for a folder whose manifest cannot be read; ``otherwise`` says what to give instead."""
+    """The error for a folder whose manifest cannot be read; ``otherwise`` says what to give instead
+    (an :class:`InputError` already, one of a newer version, is that error)."""
+    if isinstance(error, InputError):
+        return error
     return InputError(
         f"{root!r} holds a {NAME} that is not a readable archive manifest ({error})\n"
         f"Hint: if this is an archive, restore its manifest from a backup; otherwise give {otherwise}."
@@ -145,4 +157,14 @@ def unreadable_manifest(root: str, error: Exception, otherwise: str) -> InputErr
 
 
 def is_manifest(document: object) -> bool:
-    return isinstance(document, dict) and document.get("kind") == KIND and document.get("version") == VERSION
+    return isinstance(document, dict) and document.get("kind") == KIND and document.get("version") in READABLE
+
+
+def _refuse_newer(version: object) -> None:
+    """An archive written by a later cc-analytics: an :class:`InputError` that says to upgrade."""
+    if isinstance(version, int) and version > VERSION:
+        msg = (
+            f"the archive was written by a newer cc-analytics (archive version {version}; this one reads "
+            f"up to {VERSION})\nHint: upgrade cc-analytics (pip install -U cc-analytics) to read or update it."
+        )
+        raise InputError(msg)

@@ -51,10 +51,12 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What every task of a run shares: the archive root, the run id, its staging folder."""
+    """What every task of a run shares: the archive root, the run id, its staging folder, and the
+    machine named in every part written."""
 
     root: str
     run: str
+    machine: str | None = None
 
     @property
     def staging(self) -> str:

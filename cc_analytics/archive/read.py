@@ -11,11 +11,12 @@ partition is left out.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import IO, TYPE_CHECKING, ClassVar
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
@@ -61,13 +62,12 @@ class Archive:
             >>> _ = update(SAMPLES_DIR, to)
             >>> from cc_analytics.frames.registry import names
             >>> sessions = open_archive(to).scan("sessions").collect()
-            >>> set(sessions["format"]) == set(names()), sessions.columns == list(L.table("sessions").schema)
+            >>> set(sessions["format"]) == set(names()), sessions.columns == [*L.table("sessions").schema, "machine"]
             (True, True)
         """
         import polars as pl
 
-        spec = L.table(table)
-        schema = spec.schema
+        schema = table_schema(table)
         frames = []
         for name, paths in self._parts(table).items():
             if format not in ("auto", name):
@@ -75,18 +75,17 @@ class Archive:
             frame = self._scan_parts(paths, schema)
             if L.FORMAT in schema:
                 frame = frame.with_columns(pl.lit(name, pl.String).alias(L.FORMAT))
+            # parts written before machines were named: the manifest's (null until the next run names it)
+            frame = frame.with_columns(pl.col(L.MACHINE).fill_null(pl.lit(self.manifest.machine, pl.String)))
             frames.append(frame.select(list(schema)))
         if not frames:
             return pl.LazyFrame(schema=schema)
-        order = ORDER.get(table, ())
-        frame = pl.concat(frames, how="vertical")
-        if order:
-            frame = frame.sort(
-                [_registry_order(c) if c == L.FORMAT else pl.col(c) for c in order],
-                nulls_last=False,
-                maintain_order=True,
-            )
-        return frame
+        return in_order(pl.concat(frames, how="vertical"), table)
+
+    @property
+    def machine(self) -> str | None:
+        """The machine whose history the archive holds (None: written before machines were named)."""
+        return self.manifest.machine
 
     def _parts(self, table: str) -> dict[str, list[str]]:
         """The table's parts by format (from their partition folder)."""
@@ -106,10 +105,24 @@ class Archive:
                 _check_part(path)
             # A part written before a column was added (requests' reasoning_tokens) reads it as null.
             frame = pl.scan_parquet(paths, hive_partitioning=False, schema=columns, missing_columns="insert")
-        else:
-            parts = [_with_columns(read_part(self.storage, path), columns) for path in paths]
-            frame = pl.concat(parts, how="vertical").lazy()
+        else:  # fetched together (concurrent requests), then one scan of them all
+            frame = pl.scan_parquet(
+                self._fetched(paths), hive_partitioning=False, schema=columns, missing_columns="insert"
+            )
         return frame.cast(columns)  # type: ignore[arg-type]
+
+    def _fetched(self, paths: list[str]) -> list[IO[bytes]]:
+        """The parts on object storage, read in one round of requests; a missing or damaged one is named."""
+        found = self.storage.read_many(paths)
+        out: list[IO[bytes]] = []
+        for path in paths:
+            data = found.get(path)
+            if data is None:  # missing, or it failed: read alone, it says which
+                data = self.storage.read(path) if read_part(self.storage, path) is not None else b""
+            if len(data) < 3 * len(MAGIC) or data[: len(MAGIC)] != MAGIC or data[-len(MAGIC) :] != MAGIC:
+                raise damaged_part(path, f"is not a whole Parquet file ({len(data):,} bytes)")
+            out.append(io.BytesIO(data))
+        return out
 
     def raw_bytes(self, source: str) -> bytes:
         """The bytes of a source file as last archived (by its path or URL as the manifest has it)."""
@@ -158,6 +171,30 @@ class Archive:
 MAGIC = b"PAR1"
 
 
+def table_schema(table: str) -> pl.Schema:
+    """A table's schema as read from an archive: the pipeline's, and the ``machine`` column last.
+
+    Examples:
+        >>> list(table_schema("problems"))
+        ['source_file', 'line', 'reason', 'machine']
+    """
+    import polars as pl
+
+    return pl.Schema({**L.table(table).schema, L.MACHINE: pl.String()})
+
+
+def in_order(frame: pl.LazyFrame, table: str) -> pl.LazyFrame:
+    """``frame`` (a table) in the order the loaders give its rows (:data:`ORDER`)."""
+    import polars as pl
+
+    order = ORDER.get(table, ())
+    if not order:
+        return frame
+    return frame.sort(
+        [_registry_order(c) if c == L.FORMAT else pl.col(c) for c in order], nulls_last=False, maintain_order=True
+    )
+
+
 def _check_part(path: str) -> None:
     """A local part exists and starts and ends as a Parquet file does (four bytes each end: a
     part cut short or overwritten is named here, not deep inside a query)."""
@@ -200,14 +237,6 @@ def damaged_part(path: str, what: str) -> Exception:
     return InputError(msg)
 
 
-def _with_columns(frame: pl.DataFrame, columns: dict[str, Any]) -> pl.DataFrame:
-    """``frame`` with the columns of ``columns`` it lacks (parts of an older version) as nulls, in order."""
-    import polars as pl
-
-    missing = [pl.lit(None, dtype).alias(name) for name, dtype in columns.items() if name not in frame.columns]
-    return frame.with_columns(missing).select(list(columns)) if missing else frame
-
-
 def _registry_order(column: str) -> pl.Expr:
     """The formats in the registry's order (unknown ones last), as the loaders yield them."""
     import polars as pl
@@ -218,47 +247,108 @@ def _registry_order(column: str) -> pl.Expr:
     return pl.col(column).replace_strict(known, list(range(len(known))), default=len(known), return_dtype=pl.Int64)
 
 
-def archive_root(source: object) -> str | None:
-    """The root of the archive ``source`` names (a path, URL, or a one-item list of one), else None.
+class ArchiveSet(str):
+    """Several archives read as one: a ``str`` (their roots joined by `` + ``) that carries them,
+    so that it passes wherever a source's root does and names the same archives when given again.
 
-    An archive folder among other sources is an :class:`~cc_analytics.errors.InputError`: it
-    would be read as a folder of transcripts, which it does not hold.
+    Examples:
+        >>> both = ArchiveSet(["/a/anna", "/a/ben"])
+        >>> both, both.roots, archive_root(both) is both
+        ('/a/anna + /a/ben', ('/a/anna', '/a/ben'), True)
     """
+
+    roots: tuple[str, ...]
+
+    def __new__(cls, roots: Sequence[str]) -> ArchiveSet:
+        made = super().__new__(cls, " + ".join(roots))
+        made.roots = tuple(roots)
+        return made
+
+
+def archive_root(source: object) -> str | None:
+    """The root of the archive ``source`` names (a path, URL, or a list of them), else None.
+
+    Several archives, given as a list or as a folder or URL prefix whose sub-folders are
+    archives (``s3://team-archive/`` holding ``anna/``, ``ben/`` …), give an
+    :class:`ArchiveSet`. An archive among transcripts is an
+    :class:`~cc_analytics.errors.InputError`: read as a folder of transcripts it would give
+    nothing.
+    """
+    if isinstance(source, ArchiveSet):
+        return source
     if isinstance(source, Sequence) and not isinstance(source, str) and len(source) == 1:
         source = source[0]
     elif isinstance(source, Sequence) and not isinstance(source, str):
-        _refuse_archive_among(source)
+        return _roots_among(source)
     if not isinstance(source, str | os.PathLike):
         return None
-    text = os.fspath(source)
+    roots = _roots_of(os.fspath(source))
+    if len(roots) > 1:
+        return ArchiveSet(roots)
+    return roots[0] if roots else None
+
+
+def _roots_of(text: str) -> list[str]:
+    """The archives ``text`` names: itself, or the archives one level under it, or none."""
     if is_url(text):
         root = normalize(text)
         try:
-            return root if filesystem(root).exists(f"{root}/{NAME}") else None
+            storage = filesystem(root)
+            if storage.exists(f"{root}/{NAME}"):
+                return [root]
+            return _archives_under(storage, root)
         except ImportError:
-            return None
+            return []
         except Exception as error:
             if not is_storage_failure(error):
                 raise
             raise _unreachable(root, error) from error
     path = Path(text).expanduser()
-    if not (path / NAME).is_file():
-        return None
-    return normalize(text)
+    if (path / NAME).is_file():
+        return [normalize(text)]
+    try:
+        children = sorted(child for child in path.iterdir() if (child / NAME).is_file())
+    except OSError:  # not a folder, or one that cannot be listed: the loaders say so
+        return []
+    return [normalize(child) for child in children]
 
 
-def _refuse_archive_among(sources: Sequence[object]) -> None:
+def _archives_under(storage: Storage, root: str) -> list[str]:
+    """The archives in the sub-folders of ``root`` on object storage (one listing)."""
+    from cc_analytics.archive.storage import RemoteStorage
+
+    if not isinstance(storage, RemoteStorage):
+        return []
+    storage.fs.invalidate_cache()
+    found = storage.fs.glob(f"{root}/*/{NAME}")
+    return sorted(storage.url(path.rpartition("/")[0]) for path in found)
+
+
+def _roots_among(sources: Sequence[object]) -> str | None:
+    """The archives of several sources: all archives (or prefixes of them), or none of them."""
+    found: list[str] = []
+    others: list[str] = []
     for item in sources:
-        if isinstance(item, str | os.PathLike) and not is_url(text := os.fspath(item)):
-            if os.path.isfile(os.path.join(os.path.expanduser(text), NAME)) and is_archive(text):
-                from cc_analytics.errors import InputError
+        if not isinstance(item, str | os.PathLike):
+            return None
+        text = os.fspath(item)
+        roots = _roots_of(text)
+        found.extend(roots)
+        if not roots:
+            others.append(text)
+    if not found:
+        return None
+    if others:
+        from cc_analytics.errors import InputError
 
-                msg = (
-                    f"{text!r} is an archive: it is read on its own, not beside other sources\n"
-                    "Hint: give the archive as the only source (bring it up to date first with "
-                    "`cc-analytics archive SOURCES --to ARCHIVE`)."
-                )
-                raise InputError(msg)
+        msg = (
+            f"{found[0]!r} is an archive: archives are read on their own or with other archives, not beside "
+            f"transcripts ({others[0]!r})\nHint: give only archives (bring one up to date first with "
+            "`cc-analytics archive SOURCES --to ARCHIVE`), or only transcripts."
+        )
+        raise InputError(msg)
+    unique = list(dict.fromkeys(found))
+    return ArchiveSet(unique) if len(unique) > 1 else unique[0]
 
 
 def _unreachable(root: str, error: BaseException) -> Exception:
@@ -278,10 +368,15 @@ def is_archive(source: object) -> bool:
     root = archive_root(source)
     if root is None:
         return False
+    if isinstance(root, ArchiveSet):
+        return True
     from cc_analytics.archive.writer import read_manifest
+    from cc_analytics.errors import InputError
 
     try:
         return read_manifest(filesystem(root), root) is not None
+    except InputError:  # one of a newer version: opening it says so
+        return True
     except ValueError:
         return False
 
@@ -329,9 +424,108 @@ class ArchiveSource(TableSource):
         """:func:`archive_root`."""
         return archive_root(source)
 
-    def open(self, root: str) -> Archive:
-        """:func:`open_archive`."""
+    def open(self, root: str) -> Archive | Archives:
+        """:func:`open_archive`, or :func:`open_archives` for an :class:`ArchiveSet`."""
+        if isinstance(root, ArchiveSet):
+            return open_archives(root.roots)
         return open_archive(root)
+
+
+def open_archives(locations: Sequence[str | os.PathLike[str]]) -> Archives:
+    """Several archives (one per machine, say) read as one: :class:`Archives`.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.archive import update
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> team = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = update(f"{SAMPLES_DIR}/codex", team / "anna", machine="anna")
+        >>> _ = update(f"{SAMPLES_DIR}/chainless", team / "ben", machine="ben")
+        >>> both = open_archives([team / "anna", team / "ben"])
+        >>> both.machines, both.scan("sessions").collect().group_by("machine").len().sort("machine").rows()
+        (('anna', 'ben'), [('anna', 6), ('ben', 7)])
+    """
+    return Archives(tuple(open_archive(location) for location in locations))
+
+
+# The columns that say a request, or a problem, is the same one in two archives.
+SAME_REQUEST = ("format", "message_id", "request_id")
+SAME_PROBLEM = ("source_file", "line", "reason")
+_INDEX = "__archive"
+
+
+@dataclass(frozen=True, slots=True)
+class Archives:
+    """Archives read as one (``frames.read_sessions(["s3://team/anna", "s3://team/ben"])`` or the
+    prefix that holds them), each row with the ``machine`` of its archive.
+
+    A session present in several archives (the same transcripts archived from two machines: a
+    synced home folder, a copied project) is taken once, from the archive where it has the most
+    events (the first given of those that tie): its session row, turns and requests. A request
+    present in several archives under the same ids (format, message id and request id: a
+    session resumed on another machine copies its history) counts once, from the first archive
+    given; so does a problem (file, line and reason). An archive written before machines were
+    named gets its folder's name as machine.
+    """
+
+    archives: tuple[Archive, ...]
+
+    @property
+    def root(self) -> str:
+        """The archives' roots, joined by `` + ``."""
+        return ArchiveSet([archive.root for archive in self.archives])
+
+    @property
+    def file_count(self) -> int:
+        """How many source files the archives hold together."""
+        return sum(archive.file_count for archive in self.archives)
+
+    @property
+    def machines(self) -> tuple[str, ...]:
+        """The machine of each archive, in order."""
+        return tuple(_machine_of(archive) for archive in self.archives)
+
+    def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
+        """One table of every archive, each row once (see the class), in the loaders' order."""
+        import polars as pl
+
+        frame = self._indexed(table, format)
+        if table in ("sessions", "turns", "requests"):
+            frame = frame.join(self._owners(format), on=["format", "session_id", _INDEX], how="semi")
+        same = {"requests": SAME_REQUEST, "problems": SAME_PROBLEM}.get(table)
+        if same is not None:  # rows of several archives under the same ids: the first archive's
+            known = pl.all_horizontal(pl.col(c).is_not_null() for c in same)
+            frame = frame.filter(~known | (pl.col(_INDEX) == pl.col(_INDEX).min().over(same)))
+        return in_order(frame, table).drop(_INDEX)
+
+    def _indexed(self, table: str, format: str) -> pl.LazyFrame:
+        import polars as pl
+
+        frames = [
+            archive.scan(table, format=format).with_columns(
+                pl.col(L.MACHINE).fill_null(pl.lit(machine, pl.String)), pl.lit(index, pl.Int32).alias(_INDEX)
+            )
+            for index, (archive, machine) in enumerate(zip(self.archives, self.machines, strict=True))
+        ]
+        return pl.concat(frames, how="vertical")
+
+    def _owners(self, format: str) -> pl.LazyFrame:
+        """Each session's archive: the one where it has the most events, the first of a tie."""
+        import polars as pl
+
+        sessions = self._indexed("sessions", format).select("format", "session_id", "events", _INDEX)
+        return (
+            sessions.sort(
+                ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
+            )
+            .unique(["format", "session_id"], keep="first")
+            .select("format", "session_id", _INDEX)
+        )
+
+
+def _machine_of(archive: Archive) -> str:
+    """An archive's machine: its manifest's, else (written before machines were named) its folder's name."""
+    return archive.machine or archive.root.rstrip("/").rpartition("/")[2] or archive.root
 
 
 ARCHIVE = ArchiveSource()

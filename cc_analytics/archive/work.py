@@ -302,6 +302,7 @@ def _write_tables(
             for (month_value,), rows in keyed.group_by("_month", maintain_order=True):
                 units = tuple((format, s) for s in rows["_unit"].unique(maintain_order=True).to_list())
                 data = rows.drop("_unit", "_month", *([L.FORMAT] if L.FORMAT in rows.columns else []))
+                data = data.with_columns(pl.lit(context.machine, pl.String).alias(L.MACHINE))
                 path = L.part_path(table.name, format, month_value, context.run, tag)
                 written[f"{context.staging}/{path}"] = parquet_bytes(data)
                 parts.append(PartRecord(path, table.name, data.height, units))

@@ -68,6 +68,8 @@ class Summary:
     bytes_read: int
     held: tuple[str, ...] = ()  # sessions left as archived before (a raw copy they need is damaged), with why
     unreadable: tuple[str, ...] = ()  # sources that could not be stat'ed or listed (``path: why``), not archived
+    machine: str | None = None  # the machine the archive holds (its manifest's)
+    upgraded: int = 0  # parts of an archive written before machines were named, rewritten with the column
 
     @property
     def changed(self) -> bool:
@@ -83,9 +85,15 @@ def update(
     client: Any = None,
     scheduler: str | None = None,
     on_progress: Progress | None = None,
+    machine: str | None = None,
 ) -> Summary:
     """Bring the archive at ``to`` up to date with ``sources`` (files, folders, globs, URLs; None:
     every format's default stores).
+
+    ``machine`` names whose history the archive keeps (default: the name its manifest has, or,
+    for a new archive, the host name); it is kept in the manifest and in a ``machine`` column
+    of every part. An archive written before machines were named is upgraded by the run: its
+    parts are rewritten with the column. An archive of another machine is refused.
 
     New files are archived; a file whose size or modification time changed is read again
     and, if its bytes changed, its session's rows are replaced; files no longer listed are
@@ -113,9 +121,14 @@ def update(
 
         for source in source_items(sources):
             refuse_empty(source)
+    if machine is not None:
+        try:
+            machine = L.machine_name(machine)
+        except ValueError as error:
+            raise InputError(f"{error}\nHint: give a name such as --machine laptop-anna.") from None
     root = normalize(to)
     try:
-        return _update(sources, root, engine, workers, client, scheduler, on_progress)
+        return _update(sources, root, engine, workers, client, scheduler, on_progress, machine)
     except Exception as error:
         if not is_storage_failure(error):
             raise
@@ -145,6 +158,7 @@ def _update(
     client: Any,
     scheduler: str | None,
     on_progress: Progress | None,
+    machine: str | None = None,
 ) -> Summary:
     storage = filesystem(root)
     _refuse_stores(root)
@@ -153,22 +167,26 @@ def _update(
         manifest = _load(storage, root)
         if storage.exists(f"{root}/{L.STAGING}"):
             recover(storage, root, manifest)
+        owner = _machine(root, manifest, machine)
+        upgrade = sorted(manifest.parts) if manifest.machine is None else []  # written before machines
         plan = make_plan(manifest, sources)
         summary: dict[str, Any] = dict(
             listed=plan.listed, new=0, appended=0, rewritten=0, touched=0, unchanged=plan.same,
             kept=plan.kept, sessions=0, parts_written=0, parts_removed=0, bytes_read=0,
-            unreadable=tuple(plan.unreadable),
+            unreadable=tuple(plan.unreadable), machine=manifest.machine or (owner if plan.items else None),
         )  # fmt: skip
-        if not plan.items:
+        if not plan.items and not upgrade:
             return Summary(root, **summary)
         from cc_analytics.archive.work import archive_batch
 
-        context = Context(root, time.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3))
+        context = Context(root, time.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3), owner)
         work = partial(archive_batch, context=context)
-        if engine == "dask":
+        if not plan.items:
+            results: Iterable[BatchResult] = []
+        elif engine == "dask":
             from cc_analytics.archive.cluster import run_batches_dask
 
-            results: Iterable[BatchResult] = run_batches_dask(
+            results = run_batches_dask(
                 work, plan.items, client=client, scheduler=scheduler, workers=workers,
                 on_progress=on_progress, batch_bytes=BATCH_BYTES,
             )  # fmt: skip
@@ -190,10 +208,10 @@ def _update(
         summary["sessions"] = len(decoded)
         summary["held"] = tuple(held)
         holding = manifest.units_of_parts()
-        superseded = sorted({path for unit in decoded for path in holding.get(unit, [])})
+        superseded = sorted({path for unit in decoded for path in holding.get(unit, [])} | set(upgrade))
         staged.extend(_without_units(storage, context, manifest, superseded, decoded, records, plan.items))
         gone = set(superseded)
-        after = Manifest(dict(manifest.files), {p: r for p, r in manifest.parts.items() if p not in gone})
+        after = Manifest(dict(manifest.files), {p: r for p, r in manifest.parts.items() if p not in gone}, owner)
         for record in records:
             after.files[record.source] = record
         for part in staged:
@@ -206,7 +224,24 @@ def _update(
         commit(storage, context, after, staged, [*superseded, *replaced_raw])
         summary["parts_written"] = len(staged)
         summary["parts_removed"] = len(superseded)
+        summary["machine"] = owner
+        summary["upgraded"] = len(upgrade)
         return Summary(root, **summary)
+
+
+def _machine(root: str, manifest: Manifest, given: str | None) -> str:
+    """The machine of the run: the manifest's (another one given is refused), else the one
+    given, else the host name."""
+    if manifest.machine is None:
+        return given or L.default_machine()
+    if given is not None and given != manifest.machine:
+        msg = (
+            f"the archive at {root!r} holds the history of machine {manifest.machine!r}, not {given!r}\n"
+            f"Hint: archive each machine to an archive of its own (e.g. --to …/{given}), and read them "
+            f"together; or leave out --machine (or give --machine {manifest.machine!r}) to update this one."
+        )
+        raise InputError(msg)
+    return manifest.machine
 
 
 def commit(storage: Storage, context: Context, after: Manifest, staged: list[PartRecord], obsolete: list[str]) -> None:
@@ -306,6 +341,8 @@ def _without_units(
             continue
         table = L.table(part.table)
         frame = read_part(storage, f"{context.root}/{path}")
+        if L.MACHINE not in frame.columns:  # a part written before machines were named
+            frame = frame.with_columns(pl.lit(context.machine, pl.String).alias(L.MACHINE))
         if table.key == "session_id":
             dropped = {session for format, session in decoded if format == part.units[0][0]}
             frame = frame.filter(~pl.col("session_id").is_in(list(dropped)))

@@ -35,6 +35,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("sources", nargs="*", metavar="SOURCES", help="files, folders, globs or URLs")
     parser.add_argument("--to", required=True, metavar="DIR", help="the archive: a folder or an fsspec URL")
     parser.add_argument(
+        "--machine",
+        metavar="NAME",
+        default=None,
+        help="whose history the archive keeps, in its manifest and a `machine` column of every table "
+        "(default: the name the archive has, or this host's name for a new one); archive each machine "
+        "to an archive of its own, e.g. s3://team-archive/NAME, and read them together",
+    )
+    parser.add_argument(
         "--engine",
         choices=("local", "dask"),
         default="local",
@@ -69,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             scheduler=args.scheduler,
             on_progress=progress,
+            machine=args.machine,
         )
     finally:
         if progress:
@@ -108,7 +117,9 @@ def describe(summary: Summary) -> str:
         f"{s.listed} file{'s' * (s.listed != 1)} listed: {s.new} new, {s.appended} appended, "
         f"{s.rewritten} rewritten, {s.touched} touched, {s.unchanged} unchanged; {s.kept} kept from earlier runs"
     )
-    if not s.sessions and not s.changed:
+    if s.upgraded:
+        found += f"; {s.upgraded} part{'s' * (s.upgraded != 1)} of an older archive upgraded (machine {s.machine!r})"
+    if not s.sessions and not s.changed and not s.upgraded:
         return found + "; nothing to write"
     return found + (
         f"; {s.sessions} session{'s' * (s.sessions != 1)} decoded, "

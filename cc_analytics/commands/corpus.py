@@ -158,12 +158,12 @@ def _print_problem_notes(batches: list[pl.DataFrame]) -> None:
     problems = pl.concat(batches)
     unreadable = problems.filter(pl.col(S.LINE).is_null())
     if unreadable.height:
-        source, _line, reason = unreadable.row(0)
+        source, _line, reason = unreadable.select(S.SOURCE_FILE, S.LINE, S.REASON).row(0)
         count = unreadable.height
         print(unread_files_note(count, "skipped", f"{source}: {reason}"), file=sys.stderr)
     lines = problems.filter(pl.col(S.LINE).is_not_null())
     if lines.height:
-        source, line, reason = lines.row(0)
+        source, line, reason = lines.select(S.SOURCE_FILE, S.LINE, S.REASON).row(0)
         count, files = lines.height, lines[S.SOURCE_FILE].n_unique()
         print(
             f"note: {count} malformed line{'s' * (count != 1)} skipped or read "

@@ -33,7 +33,7 @@ from cc_analytics.format import Painter, colour_enabled, human_int, usd
 if TYPE_CHECKING:
     import polars as pl
 
-BY = ("day", "week", "month", "session", "model", "project", "block")
+BY = ("day", "week", "month", "session", "model", "project", "block", "machine")
 # The key cells of each grouping: (header, width, align).
 KEY_COLUMNS: dict[str, tuple[tuple[str, int, str], ...]] = {
     "day": (("day", 10, "<"),),
@@ -43,6 +43,7 @@ KEY_COLUMNS: dict[str, tuple[tuple[str, int, str], ...]] = {
     "model": (),
     "project": (("project", 32, "<"),),
     "block": (("block start", 16, "<"), ("", 6, "<")),
+    "machine": (("machine", 24, "<"),),
 }
 MODELS_COLUMN = ("models", 26, "<")
 FIGURE_COLUMNS = (
@@ -61,7 +62,7 @@ BRANCH = "└ "
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "usage",
-        help="tokens, cost and requests by day, week, month, session, model, project or 5-hour block",
+        help="tokens, cost and requests by day, week, month, session, model, project, 5-hour block or machine (archives)",
         description=(
             "Read every API request of every agent ("
             + agents_text()
@@ -173,6 +174,8 @@ def _key_cells(row: dict[str, Any], by: str, zone: str) -> list[str]:
         return [_head(row["model"] or "(no model)", 26)]
     if by == "project":
         return [tail(row["project"] or "(none)", 32)]
+    if by == "machine":
+        return [_head(row["machine"] or "(unnamed)", 24)]
     start = row["block_start"]
     local = start.astimezone(_zone(zone)) if start is not None else None
     return [local.strftime("%Y-%m-%d %H:%M") if local else "-", "active" if row["is_active"] else ""]

@@ -64,9 +64,10 @@ from cc_analytics.frames.schema import (
 )
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
-By = Literal["day", "week", "month", "session", "model", "project", "block"]
+By = Literal["day", "week", "month", "session", "model", "project", "block", "machine"]
 
-BY: tuple[By, ...] = ("day", "week", "month", "session", "model", "project", "block")
+BY: tuple[By, ...] = ("day", "week", "month", "session", "model", "project", "block", "machine")
+MACHINE = "machine"  # a column of the frames read from archives (``archive --machine``)
 BLOCK_HOURS = 5
 DAY, WEEK, MONTH = "day", "week", "month"
 BLOCK_START = "block_start"
@@ -95,7 +96,8 @@ def usage(
 
     Args:
         requests: a requests frame, priced or not.
-        by: ``day``, ``week``, ``month``, ``session``, ``model``, ``project`` or ``block``.
+        by: ``day``, ``week``, ``month``, ``session``, ``model``, ``project``, ``block`` or
+            ``machine`` (requests read from archives: they have a ``machine`` column).
         timezone: an IANA name for calendar periods and ``since``/``until``; default local.
         breakdown: add a row per model under each group (not for ``by="model"``).
         since: first calendar day kept (a date, ``YYYY-MM-DD`` or ``YYYYMMDD``), or an instant.
@@ -124,6 +126,12 @@ def usage(
         msg = f"cannot group usage by {by!r}\nHint: use one of {', '.join(BY)}"
         raise InputError(msg)
     lazy = requests.lazy()
+    if by == MACHINE and MACHINE not in lazy.collect_schema():
+        msg = (
+            "usage by machine needs requests read from archives (they have a machine column)\n"
+            "Hint: archive each machine with `cc-analytics archive --machine NAME --to PREFIX/NAME`, then read PREFIX."
+        )
+        raise InputError(msg)
     if COST_USD not in lazy.collect_schema():
         lazy = price_requests(lazy)
     zone = resolve_timezone(timezone)
@@ -137,7 +145,7 @@ def usage(
         period = {DAY: local, WEEK: local.dt.truncate("1w"), MONTH: local.dt.truncate("1mo")}[by]
         keys = [period.dt.date().alias(by)]
     else:
-        keys = [{"session": SESSION_ID, "model": MODEL, "project": PROJECT}[by]]
+        keys = [{"session": SESSION_ID, "model": MODEL, "project": PROJECT, MACHINE: MACHINE}[by]]
     extra = [pl.col(PROJECT).drop_nulls().first()] if by == "session" else []
     groups = lazy.group_by(keys).agg(*extra, *_metrics())
     key_names: list[str] = groups.collect_schema().names()[: len(keys)]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import os
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,17 +49,21 @@ def small(tmp_path: Path) -> Corpus:
     return make_corpus(tmp_path / "src")
 
 
-def tables(source: object) -> dict[str, pl.DataFrame]:
-    """The four frames of a source (sources or an archive), in a canonical order."""
+def tables(source: object, *, machine: bool = False) -> dict[str, pl.DataFrame]:
+    """The four frames of a source (sources or an archive), in a canonical order; an archive's
+    ``machine`` column left out (compared with the loaders' frames) unless ``machine``."""
     from cc_analytics.frames.api import read_tables
 
     found = read_tables(source)  # type: ignore[arg-type]
-    return {
+    out = {
         "sessions": found.sessions.sort("format", "session_id"),
         "turns": found.turns.sort("format", "session_id", "source_file", "turn_index"),
         "problems": found.problems.sort("source_file", "line", "reason", nulls_last=True),
         "requests": found.requests.sort("format", "session_id", "agent_id", "time", "message_id", "request_id"),
     }
+    if machine:
+        return out
+    return {name: frame.drop("machine", strict=False) for name, frame in out.items()}
 
 
 def assert_same(left: dict[str, pl.DataFrame], right: dict[str, pl.DataFrame]) -> None:
@@ -79,3 +85,45 @@ def snapshot(root: Path) -> dict[str, tuple[int, int, int]]:
 
 def parquet_files(root: Path) -> dict[str, tuple[int, int, int]]:
     return {name: value for name, value in snapshot(root).items() if name.endswith(".parquet")}
+
+
+# ------------------------------------------------------------------ object storage (moto's S3 server)
+
+BUCKET = "transcripts"
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+@pytest.fixture(scope="session")
+def endpoint() -> Iterator[str]:
+    """A moto S3 server on 127.0.0.1 (a free port), fsspec's s3 pointed at it: one for the whole
+    session (fsspec caches its file systems, with the endpoint they were made with)."""
+    import fsspec.config
+
+    moto_server = pytest.importorskip("moto.server")
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    saved = {key: os.environ.get(key) for key in [*CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL"]}
+    os.environ.update(CREDENTIALS, FSSPEC_S3_ENDPOINT_URL=url)
+    fsspec.config.conf.setdefault("s3", {})["endpoint_url"] = url  # fsspec read the environment at import
+    try:
+        yield url
+    finally:
+        fsspec.config.conf["s3"].pop("endpoint_url", None)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        server.stop()
+
+
+@pytest.fixture
+def s3(endpoint: str) -> Iterator[object]:
+    import fsspec
+
+    fs = fsspec.filesystem("s3", skip_instance_cache=True)
+    fs.mkdir(BUCKET)
+    yield fs
+    fs.rm(BUCKET, recursive=True)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -11,48 +9,11 @@ import pytest
 
 from cc_analytics.archive import update
 from cc_analytics.archive.storage import ArchiveLockedError
-from tests.archive.conftest import Corpus, assert_same, make_corpus, tables
+from tests.archive.conftest import BUCKET, CREDENTIALS, Corpus, assert_same, make_corpus, tables
 from tests.conftest import run_cli
 
 pytest.importorskip("s3fs")
-moto_server = pytest.importorskip("moto.server")
-
-BUCKET = "transcripts"
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-east-1"}
-
-
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    """A moto S3 server on 127.0.0.1 (a free port), fsspec's s3 pointed at it."""
-    import fsspec.config
-
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    url = f"http://{host}:{port}"
-    saved = {key: os.environ.get(key) for key in [*CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL"]}
-    os.environ.update(CREDENTIALS, FSSPEC_S3_ENDPOINT_URL=url)
-    fsspec.config.conf.setdefault("s3", {})["endpoint_url"] = url  # fsspec read the environment at import
-    try:
-        yield url
-    finally:
-        fsspec.config.conf["s3"].pop("endpoint_url", None)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        server.stop()
-
-
-@pytest.fixture
-def s3(endpoint: str) -> Iterator[object]:
-    import fsspec
-
-    fs = fsspec.filesystem("s3", skip_instance_cache=True)
-    fs.mkdir(BUCKET)
-    yield fs
-    fs.rm(BUCKET, recursive=True)
+pytest.importorskip("moto.server")
 
 
 def _upload(fs: object, corpus: Corpus) -> str:

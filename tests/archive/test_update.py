@@ -240,9 +240,11 @@ def test_an_archive_as_a_source_of_every_frame(small: Corpus, tmp_path: Path) ->
     import cc_analytics.frames as frames
 
     to = tmp_path / "archive"
-    update(small.sources, to)
-    assert frames.read_sessions(to).equals(frames.read_sessions(small.sources))
-    assert frames.read_turns(str(to)).equals(frames.read_turns(small.sources))
+    update(small.sources, to, machine="devbox-1")
+    sessions = frames.read_sessions(to)
+    assert sessions["machine"].unique().to_list() == ["devbox-1"]  # every frame read from an archive names it
+    assert sessions.drop("machine").equals(frames.read_sessions(small.sources))
+    assert frames.read_turns(str(to)).drop("machine").equals(frames.read_turns(small.sources))
     claude_only = frames.read_sessions(to, format="claude-code")
     assert set(claude_only["format"]) == {"claude-code"}
     assert frames.scan_sessions([to]).select(pl.len()).collect().item() == frames.read_sessions(to).height
@@ -251,7 +253,7 @@ def test_an_archive_as_a_source_of_every_frame(small: Corpus, tmp_path: Path) ->
     order = ["format", "session_id", "agent_id", "time", "message_id", "request_id"]
     archived_requests = frames.read_requests(to)
     assert archived_requests.height > 0 and archived_requests["cost_usd"].sum() > 0
-    assert archived_requests.sort(order).equals(frames.read_requests(small.sources).sort(order))
+    assert archived_requests.drop("machine").sort(order).equals(frames.read_requests(small.sources).sort(order))
     assert frames.read_usage(to, by="day", timezone="UTC").equals(
         frames.read_usage(small.sources, by="day", timezone="UTC")
     )
