@@ -88,10 +88,19 @@ def tasks(
 ) -> dict[str, tuple[list[str], dict[str, str]]]:
     projects = str(corpus / "projects")
     parquet = scratch / f"{corpus.name}-sessions.parquet"
-    ours = [str(VENV_BIN / "cc-analytics"), "sessions", projects, "--parquet", str(parquet), "--force", "--quiet"]
+    ours = [
+        str(VENV_BIN / "cc-analytics"),
+        "sessions",
+        projects,
+        "--parquet",
+        str(parquet),
+        "--force",
+        "--quiet",
+        "--no-cache",
+    ]
     if workers:
         ours += ["--workers", workers]
-    usage = [str(VENV_BIN / "cc-analytics"), "usage", projects, "--by", "day", "--json", "--quiet"]
+    usage = [str(VENV_BIN / "cc-analytics"), "usage", projects, "--by", "day", "--json", "--quiet", "--no-cache"]
     if workers:
         usage += ["--workers", workers]
     out: dict[str, tuple[list[str], dict[str, str]]] = {
@@ -103,7 +112,10 @@ def tasks(
         out[CCUSAGE] = ([ccusage, "session", "--json", "--offline"], {"CLAUDE_CONFIG_DIR": str(corpus)})
     if report:
         folder = scratch / f"{corpus.name}-report"
-        out[REPORT] = ([str(VENV_BIN / "cc-analytics"), "report", projects, "--out", str(folder), "--quiet"], {})
+        out[REPORT] = (
+            [str(VENV_BIN / "cc-analytics"), "report", projects, "--out", str(folder), "--quiet", "--no-cache"],
+            {},
+        )
     return out
 
 

@@ -68,8 +68,17 @@ def tasks(
 ) -> dict[str, tuple[list[str], dict[str, str]]]:
     """The measured commands on one Codex home, each with its environment."""
     parquet = scratch / f"{home.name}-sessions.parquet"
-    ours = [str(VENV_BIN / "cc-analytics"), "sessions", str(home), "--parquet", str(parquet), "--force", "--quiet"]
-    usage = [str(VENV_BIN / "cc-analytics"), "usage", str(home), "--by", "day", "--json", "--quiet"]
+    ours = [
+        str(VENV_BIN / "cc-analytics"),
+        "sessions",
+        str(home),
+        "--parquet",
+        str(parquet),
+        "--force",
+        "--quiet",
+        "--no-cache",
+    ]
+    usage = [str(VENV_BIN / "cc-analytics"), "usage", str(home), "--by", "day", "--json", "--quiet", "--no-cache"]
     if workers:
         ours += ["--workers", workers]
         usage += ["--workers", workers]
