@@ -1,8 +1,8 @@
 """The one API in front of every format: ``scan_*``/``read_*`` with ``format="auto"``.
 
-Imports: polars, the standard library, ``frames.sources``, ``frames.registry`` and, on demand,
-each registered format's verbs module (``frames.plugin``), which exposes the same verbs with
-the same signatures. Sources are told apart by content
+Imports: polars, the standard library, ``frames.sources``, ``frames.registry``,
+``frames.tablecache`` and, on demand, each registered format's verbs module (``frames.plugin``),
+which exposes the same verbs with the same signatures. Sources are told apart by content
 (:func:`~cc_analytics.frames.sources.sniff_format`), so one folder may hold several formats;
 sessions, turns, requests and problems of every format share one schema (``frames.schema``)
 and are concatenated as they are, with a ``format`` column. A source that holds the tables
@@ -16,6 +16,11 @@ number asks for that many. Worker processes are started with ``spawn``: a script
 them keeps its code under ``if __name__ == "__main__":`` (the engine says so when it is
 missing); a notebook needs nothing. ``on_progress(done_bytes, total_bytes)`` is called as
 batches finish.
+
+Every verb but the events' takes ``cache`` too: ``True`` (the default) reads through the cache of
+decoded sessions (``frames.tablecache``: a session whose files did not change since it was
+decoded is read from its kept tables, the others are decoded and kept), ``False`` decodes every
+file and keeps nothing. The frames are the same either way.
 """
 
 from __future__ import annotations
@@ -28,7 +33,6 @@ import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
-from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.plugin import FRONT, VERBS
 from cc_analytics.frames.registry import UNRECOGNIZED, fallback, names, order
 from cc_analytics.frames.sources import (
@@ -44,6 +48,7 @@ from cc_analytics.frames.sources import (
 from cc_analytics.frames.tables import Tables
 
 if TYPE_CHECKING:
+    from cc_analytics.frames.engine import Progress
     from cc_analytics.frames.plugin import StoredTables
     from cc_analytics.frames.usage import By
 

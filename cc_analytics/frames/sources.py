@@ -324,8 +324,6 @@ def workers_ahead(source: Source, workers: int | None, *, start: bool = True) ->
         ...     root is None
         True
     """
-    from cc_analytics.frames.engine import workers_started
-
     found = table_source_of(source)
     if found is not None:  # not even when asked for (--workers N): they would end unused
         yield found[1]
@@ -333,6 +331,7 @@ def workers_ahead(source: Source, workers: int | None, *, start: bool = True) ->
     if not start:
         yield None
         return
+    from cc_analytics.frames.engine import workers_started
     from cc_analytics.frames.registry import formats
 
     imports = [plugin.worker_module for plugin in formats()]

@@ -203,6 +203,9 @@ class Manifest:
         units, packs = document.get("units"), document.get("packs")
         if not isinstance(units, dict) or not isinstance(packs, dict):
             return cls()
+        # Entries of another shape (a bug, a hand edit) are no entries: their sessions are decoded again.
+        packs = {key: pack for key, pack in packs.items() if _pack_shaped(pack)}
+        units = {key: unit for key, unit in units.items() if _unit_shaped(unit) and unit["pack"] in packs}
         return cls(units, packs)
 
     def write(self, folder: Path) -> None:
@@ -218,6 +221,31 @@ class Manifest:
             if entry["pack"] in counts:
                 counts[entry["pack"]] += 1
         return counts
+
+
+def _pack_shaped(pack: object) -> bool:
+    return (
+        isinstance(pack, dict)
+        and isinstance(pack.get("units"), int)
+        and isinstance(pack.get("rows"), dict)
+        and all(isinstance(pack["rows"].get(table), int) for table in TABLES)
+        and isinstance(pack.get("bytes"), int)
+        and isinstance(pack.get("turns"), bool)
+        and isinstance(pack.get("time"), int | float)
+    )
+
+
+def _unit_shaped(unit: object) -> bool:
+    return (
+        isinstance(unit, dict)
+        and isinstance(unit.get("pack"), str)
+        and isinstance(unit.get("index"), int)
+        and isinstance(unit.get("turns"), bool)
+        and isinstance(unit.get("stamps"), list)
+        and all(_stamp_shaped(stamp) and stamp is not None for stamp in unit["stamps"])
+        and isinstance(unit.get("paths"), list)
+        and all(isinstance(path, str) for path in unit["paths"])
+    )
 
 
 def _write_beside(target: Path, data: bytes) -> None:
@@ -855,10 +883,41 @@ def _read_plan(path: Path) -> dict[str, Any] | None:
         document = json.loads(path.read_bytes().decode("utf-8", "surrogateescape"))
     except (OSError, ValueError):
         return None
-    if not isinstance(document, dict) or not isinstance(document.get("plan"), dict):
+    if not isinstance(document, dict) or not _plan_shaped(document):
         return None
     # Lists read back from JSON: the stamps compare as lists.
     return document
+
+
+def _plan_shaped(document: dict[str, Any]) -> bool:
+    """Whether a plan read back has the shape :func:`_save_plan` writes (anything else is no plan)."""
+    state, rows = document.get("state"), document.get("plan")
+    if not isinstance(state, dict) or not isinstance(rows, dict):
+        return False
+    files, folders = state.get("files"), state.get("folders")
+    if not isinstance(files, list) or not isinstance(folders, list):
+        return False
+    stamps_ok = all(
+        isinstance(row, list) and len(row) == 2 and isinstance(row[0], str) and _stamp_shaped(row[1]) for row in files
+    )
+    rows_ok = all(
+        isinstance(name, str)
+        and isinstance(found, list)
+        and all(
+            isinstance(row, list)
+            and len(row) == 6
+            and all(isinstance(value, str) for value in (row[0], row[1], row[3], row[4]))
+            and (row[2] is None or isinstance(row[2], str))
+            and isinstance(row[5], int)
+            for row in found
+        )
+        for name, found in rows.items()
+    )
+    return stamps_ok and rows_ok
+
+
+def _stamp_shaped(value: object) -> bool:
+    return value is None or (isinstance(value, list) and len(value) == 3 and all(isinstance(v, int) for v in value))
 
 
 def _row(file: TranscriptFile) -> list[Any]:

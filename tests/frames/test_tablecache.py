@@ -154,7 +154,9 @@ def test_a_file_modified_just_now_is_read_but_not_kept(samples: Path, cache: Pat
     assert_same_as_without_cache(samples)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "remove", "manifest", "plan"])
+@pytest.mark.parametrize(
+    "damage", ["truncate", "garbage", "remove", "manifest", "plan", "manifest shape", "plan shape"]
+)
 def test_damaged_entries_are_read_again(samples: Path, cache: Path, damage: str) -> None:
     expected = tables_of(samples, cache=False)
     api.read_tables(samples)
@@ -173,6 +175,20 @@ def test_damaged_entries_are_read_again(samples: Path, cache: Path, damage: str)
     if damage == "plan":
         for plan in (folder / "plans").glob("*.json"):
             plan.write_bytes(b"[")
+    if damage == "manifest shape":  # JSON, but not what was written: every entry of another type
+        manifest = json.loads((folder / "manifest.json").read_bytes())
+        for entry in manifest["units"].values():
+            entry["stamps"] = "x"
+        first = next(iter(manifest["packs"].values()))
+        first["rows"] = None
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+    if damage == "plan shape":
+        for plan in (folder / "plans").glob("*.json"):
+            document = json.loads(plan.read_bytes())
+            for rows in document["plan"].values():
+                rows[0][1] = 7
+            document["state"]["files"][0] = ["x"]
+            plan.write_text(json.dumps(document))
     for _ in range(2):  # the run that finds the damage, and the next
         got = tables_of(samples)
         for name, frame in expected.items():
