@@ -85,7 +85,7 @@ MANIFEST = "manifest.json"
 LOCK = "lock"
 # Packs no manifest names are another run's unfinished work for this long, then debris.
 ORPHAN_SECONDS = 600.0
-# Packs whose rows are mostly of sessions read again since are rewritten when they are more than this.
+# A format's sessions spread over more packs than this are written again into one.
 MAX_PACKS = 16
 
 Stamp = tuple[int, int, int]  # size, modification time (ns), inode
@@ -417,18 +417,23 @@ class _Run:
             offset += len(batch_units)
             done += sum(f.size for f in batch_files)
             on_progress(done, total)
-        if fresh_units:
+        # Every session of the format goes into one new pack when it is spread over too many
+        # (each run that decodes something writes one): what a warm run reads stays a few files.
+        compact = len(kept) + bool(fresh_units) > MAX_PACKS and len(fresh_units) == len(missing)
+        if fresh_units and not compact:
             frames = {t: pl.concat(fresh[t], how="vertical") for t in TABLES}
             self._keep(frames, fresh_units, stamps, position_of, settled_before=stat_time - RACY_NS)
         # Whole packs whose sessions come in the plan's order (a warm run over unchanged sources)
         # are the result as they are.
         order = [where[key] for key in sorted(where)]
-        whole = len(where) == len(units) and order == sorted(order)
+        whole = len(where) == len(units) and order == sorted(order) and not compact
         whole = whole and all(len(members) == self.manifest.packs[pack]["units"] for pack, members in kept.items())
         out: dict[str, pl.DataFrame] = {}
+        positioned_frames: dict[str, pl.DataFrame] = {}
         for table in TABLES:
             if not found[table] or (table == "turns" and not self.turns):
                 out[table] = pl.DataFrame(schema=schemas[table])
+                positioned_frames[table] = out[table].with_columns(pl.lit(None, pl.UInt32).alias(UNIT))
                 continue
             frame = pl.concat(found[table], how="vertical")
             if whole and frame[UNIT].is_sorted():
@@ -436,7 +441,13 @@ class _Run:
                 continue
             positioned = pl.col(UNIT).replace_strict(where, default=None, return_dtype=pl.Int64)
             frame = frame.with_columns(positioned).filter(pl.col(UNIT).is_not_null())
-            out[table] = frame.sort(UNIT, maintain_order=True).drop(UNIT)
+            frame = frame.sort(UNIT, maintain_order=True)
+            positioned_frames[table] = frame.with_columns(pl.col(UNIT).cast(pl.UInt32))
+            out[table] = frame.drop(UNIT)
+        if compact:
+            everything = [(unit, key) for unit, key in zip(units, keys, strict=True)]
+            every_position = {key: position for position, key in enumerate(keys)}
+            self._keep(positioned_frames, everything, stamps, every_position, settled_before=stat_time - RACY_NS)
         return out
 
     def _read_pack(self, pack: str, schemas: dict[str, pl.Schema]) -> dict[str, pl.DataFrame] | None:

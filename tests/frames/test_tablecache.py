@@ -308,3 +308,21 @@ def test_the_explorer_reads_through_the_cache(samples: Path, cache: Path) -> Non
         explorer = SessionExplorer.from_source(str(samples))
         assert explorer.filtered().equals(plain.filtered())
     assert kept_sessions(cache) > 0
+
+
+def test_packs_are_merged_when_a_format_has_too_many(
+    samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tablecache, "MAX_PACKS", 2)
+    api.read_tables(samples)
+    files = sorted(samples.rglob("*.jsonl"))
+    counts = []
+    for round_ in range(5):  # each round grows one file: a new pack, until they are merged
+        grown = files[round_ % len(files)]
+        with grown.open("ab") as handle:
+            handle.write(grown.read_bytes().splitlines(keepends=True)[-1])
+        os.utime(grown, (HOUR_AGO + 10 * (round_ + 1),) * 2)
+        assert_same_as_without_cache(samples)
+        counts.append(tablecache.info()["packs"])
+    assert max(counts) <= 2 * len(names()) < len(names()) + 5, counts  # merged: at most 2 a format, not 1 a run
+    assert kept_sessions(cache) == api.read_sessions(samples, cache=False).height
