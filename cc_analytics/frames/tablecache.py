@@ -319,6 +319,10 @@ def iter_tables(
     each session's as its format decodes them."""
     from cc_analytics.frames.tables import Tables
 
+    if not (workers is None or (type(workers) is int and workers == 1)):
+        from cc_analytics.frames.engine import worker_count
+
+        worker_count(0, workers)  # refused as it is without the cache, even when nothing is decoded
     run = _Run(turns=turns)
     total = sum(f.size for files in by_format.values() for f in files)
     done = 0
