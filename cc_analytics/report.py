@@ -146,9 +146,10 @@ def load(
     on_progress: Progress | None = None,
     workers: int | None = None,
     meanwhile: Callable[[], object] | None = None,
+    cache: bool = True,
 ) -> ReportData:
     """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
-    each transcript decoded once (``workers`` as ``frames.read_tables`` takes it).
+    each transcript decoded once (``workers`` and ``cache`` as ``frames.read_tables`` takes them).
 
     The worker processes start before the files are planned; ``meanwhile`` is called while
     they start (they take about a third of a second: the report command imports its charts'
@@ -160,11 +161,14 @@ def load(
         >>> set(data.sessions["format"]) == set(names())
         True
     """
-    from cc_analytics.frames.api import plan, read_tables
+    from cc_analytics.frames import sources as frame_sources
+    from cc_analytics.frames import tablecache
+    from cc_analytics.frames.api import read_tables
     from cc_analytics.frames.sources import default_stores, workers_ahead
 
     given: Source = sample_sources() if samples else (sources or None)
-    with workers_ahead(given, workers) as root:
+    plan = tablecache.plan if cache else frame_sources.plan
+    with workers_ahead(given, workers, start=not (cache and tablecache.planned_before(given))) as root:
         if meanwhile is not None:
             meanwhile()
         if given is not None:
@@ -179,7 +183,7 @@ def load(
             if not found:
                 chosen = sample_sources()
                 used = ["data-samples (no sessions found under the default stores)"]
-        tables = read_tables(chosen, workers=workers, on_progress=on_progress)
+        tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache)
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
     return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests)
 
