@@ -34,6 +34,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -96,6 +97,10 @@ class Usage(NamedTuple):
     @property
     def used(self) -> bool:
         return any(self)
+
+
+NO_USAGE = Usage()
+NAMES_JOIN = "\x1f"  # tool names of a message, joined (the unit separator: in no tool's name)
 
 
 class Message(NamedTuple):
@@ -257,9 +262,13 @@ def text_tokens(text: str | None) -> int:
     """Estimated tokens of a text (``frames.estimate``), 0 for none."""
     if not text:
         return 0
+    if text.isascii():
+        return (len(text) + 3) >> 2
     from cc_analytics.frames.estimate import estimate_text_tokens
+    from cc_analytics.frames.estimate import text_tokens as fast
 
-    return estimate_text_tokens(text)
+    found = fast(text)
+    return estimate_text_tokens(text) if found is None else found
 
 
 def value_tokens(value: Any) -> int:
@@ -330,12 +339,13 @@ def buckets(role: str, parts: Parts, *, extra_tool: int = 0, extra_calls: int = 
     return (system, user, assistant, tool, parts.call_tokens + extra_calls)
 
 
-def window_by_prefix(model: str | None, table: Sequence[tuple[str, int]]) -> int | None:
+@functools.lru_cache(maxsize=256)
+def window_by_prefix(model: str | None, table: tuple[tuple[str, int], ...]) -> int | None:
     """The window of the first entry of ``table`` whose prefix starts the model's name
     (a provider prefix, ``models/`` or ``google/``, is left out), else None.
 
     Examples:
-        >>> window_by_prefix("models/gemini-2.5-pro", [("gemini-1.5-pro", 2), ("gemini-", 1)])
+        >>> window_by_prefix("models/gemini-2.5-pro", (("gemini-1.5-pro", 2), ("gemini-", 1)))
         1
     """
     if not model:
@@ -384,7 +394,7 @@ def _schemas() -> tuple[pl.Schema, pl.Schema]:
             TIMESTAMP: pl.String(),
             S.MODEL: pl.String(),
             TEXT: pl.String(),
-            S.TOOL_NAMES: S.STRINGS,
+            S.TOOL_NAMES: pl.String(),  # joined by NAMES_JOIN (a list column costs far more to build)
             S.TOOL_ERRORS: pl.Int64(),
             **{name: pl.Int64() for name in COUNTS},
             S.WINDOW: pl.Int64(),
@@ -406,7 +416,7 @@ def decode(spec: Spec, files: Sequence[TranscriptFile], contents: Sequence[bytes
 
     files_schema, messages_schema = _schemas()
     file_rows: dict[str, list[Any]] = {name: [] for name in files_schema}
-    rows: dict[str, list[Any]] = {name: [] for name in messages_schema}
+    rows: list[tuple[Any, ...]] = []
     problems: dict[str, list[Any]] = {S.SOURCE_FILE: [], S.LINE: [], S.REASON: []}
     for position, file in enumerate(files):
         shown = file.source_file
@@ -429,33 +439,51 @@ def decode(spec: Spec, files: Sequence[TranscriptFile], contents: Sequence[bytes
         ):
             file_rows[name].append(value)
         for message in chat.messages:
-            usage = message.usage or Usage()
-            values: tuple[Any, ...] = (
-                position,
-                message.line,
-                message.position,
-                message.id,
-                message.type,
-                message.role,
-                message.time,
-                message.model,
-                message.text,
-                list(message.tool_names),
-                message.tool_errors,
-                *usage,
-                message.window,
-                (RECORDED if message.window_recorded else INFERRED) if message.window is not None else None,
-                message.rewound,
-                message.compaction,
-                *message.buckets,
-                message.usage is not None and usage.used,
+            usage = message.usage or NO_USAGE
+            window = message.window
+            rows.append(
+                (
+                    position,
+                    message.line,
+                    message.position,
+                    message.id,
+                    message.type,
+                    message.role,
+                    message.time,
+                    message.model,
+                    message.text,
+                    NAMES_JOIN.join(message.tool_names) if message.tool_names else None,
+                    message.tool_errors,
+                    *usage,
+                    window,
+                    None if window is None else RECORDED if message.window_recorded else INFERRED,
+                    message.rewound,
+                    message.compaction,
+                    *message.buckets,
+                    message.usage is not None and usage.used,
+                )
             )
-            for name, value in zip(messages_schema, values, strict=True):
-                rows[name].append(value)
     return Decoded(
         pl.DataFrame(file_rows, schema=files_schema),
-        pl.DataFrame(rows, schema=messages_schema),
+        _messages_frame(rows, messages_schema),
         pl.DataFrame(problems, schema=S.PROBLEMS_SCHEMA),
+    )
+
+
+def _messages_frame(rows: list[tuple[Any, ...]], schema: pl.Schema) -> pl.DataFrame:
+    """The messages frame from its rows, column by column; tool names split back into lists."""
+    import polars as pl
+
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    frame = pl.DataFrame(
+        {
+            name: pl.Series(name, column, dtype=dtype)
+            for (name, dtype), column in zip(schema.items(), columns, strict=True)
+        }
+    )
+    names = pl.col(S.TOOL_NAMES)
+    return frame.with_columns(
+        pl.when(names.is_null()).then(pl.lit([], S.STRINGS)).otherwise(names.str.split(NAMES_JOIN)).alias(S.TOOL_NAMES)
     )
 
 

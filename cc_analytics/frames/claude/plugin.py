@@ -47,7 +47,8 @@ class ClaudePlugin(FormatPlugin):
     (:data:`LINE_TYPES`) or beside one of the envelope's own keys (:data:`ENVELOPE_KEYS`), and no
     ``timestamp`` other than text; it is also the registry's fallback for files whose first lines hold
     no JSON object: its loader reports whatever it cannot read. A line in the Gemini API's shape is
-    not one (an ``id`` without ``uuid`` or ``message``, or a ``message`` made of ``parts``): Gemini
+    not one (an ``id`` without ``uuid`` or ``message``, a ``message`` made of ``parts``, a
+    ``systemPayload``): Gemini
     CLI and Qwen Code write such lines, which stay theirs, or unrecognised, when their formats
     are not registered.
     """
@@ -72,6 +73,8 @@ class ClaudePlugin(FormatPlugin):
         message = first.get("message")
         if isinstance(message, Mapping) and isinstance(message.get("parts"), list):
             return False  # the Gemini API's content (Qwen Code); Claude Code's is ``content``
+        if "systemPayload" in first:
+            return False  # a Qwen Code record's payload: Claude Code writes none
         if "id" in first and "uuid" not in first and "message" not in first:
             return False  # a Gemini CLI message: Claude Code's lines carry a ``uuid`` or a ``message``
         return first["type"] in LINE_TYPES or not ENVELOPE_KEYS.isdisjoint(first)
