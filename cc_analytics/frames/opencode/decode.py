@@ -272,9 +272,16 @@ def _tokens(text: str) -> int:
     return found if found is not None else estimate_text_tokens(text)
 
 
-def decode(files: Sequence[TranscriptFile], *, texts: bool = False, contents: Sequence[bytes] | None = None) -> Decoded:
+def decode(
+    files: Sequence[TranscriptFile],
+    *,
+    texts: bool = False,
+    contents: Sequence[bytes] | None = None,
+    parts: bool = True,
+) -> Decoded:
     """Decode a batch of units; ``contents``: each unit's bytes when read elsewhere (the
-    archive's copy: a database snapshot, a bundle, or a session file's own bytes)."""
+    archive's copy: a database snapshot, a bundle, or a session file's own bytes); without
+    ``parts``, the parts are not read (the requests need the messages only)."""
     walker = Walker(texts)
     stores: dict[str, list[int]] = {}
     for position, file in enumerate(files):
@@ -284,7 +291,7 @@ def decode(files: Sequence[TranscriptFile], *, texts: bool = False, contents: Se
         path = Path(store)
         data = None if contents is None else contents[positions[0]]
         try:
-            records = _records(path, group, data)
+            records = _records(path, group, data, parts)
         except Refused as refused:
             walker.problem(store, str(refused))
             continue
@@ -295,7 +302,7 @@ def decode(files: Sequence[TranscriptFile], *, texts: bool = False, contents: Se
     return walker.frames()
 
 
-def _records(path: Path, group: list[TranscriptFile], data: bytes | None) -> list[Record]:
+def _records(path: Path, group: list[TranscriptFile], data: bytes | None, parts: bool) -> list[Record]:
     head = data[:16] if data is not None else _head(path)
     if head.startswith(MAGIC):
         connection = from_bytes(data) if data is not None else connect(path)
@@ -303,14 +310,15 @@ def _records(path: Path, group: list[TranscriptFile], data: bytes | None) -> lis
             check_schema(connection, str(path))
             whole = any(f.session_id == WHOLE_STORE for f in group)
             own = None if whole else sorted({f.agent_id or f.session_id for f in group})
-            return database_records(connection, str(path), own)
+            return database_records(connection, str(path), own, parts=parts)
         finally:
             connection.close()
     if data is not None and data.startswith(BUNDLE_HEADER):
-        return unbundle(data, str(storage_root(path)))
+        records = unbundle(data, str(storage_root(path)))
+        return records if parts else [record for record in records if record.kind != "part"]
     out: list[Record] = []
     for file in group:
-        out.extend(storage_records(file.path, file.agent_id or file.session_id, data))
+        out.extend(storage_records(file.path, file.agent_id or file.session_id, data, parts=parts))
     return out
 
 

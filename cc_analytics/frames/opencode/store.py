@@ -452,8 +452,11 @@ def latest_session(stores: Sequence[Path] | None = None) -> tuple[float, str] | 
 # -- records ---------------------------------------------------------------------------------
 
 
-def database_records(connection: sqlite3.Connection, source: str, sessions: Sequence[str] | None) -> list[Record]:
-    """Every record of ``sessions`` (None: of every session) in one read transaction."""
+def database_records(
+    connection: sqlite3.Connection, source: str, sessions: Sequence[str] | None, *, parts: bool = True
+) -> list[Record]:
+    """Every record of ``sessions`` (None: of every session) in one read transaction; without
+    ``parts``, the sessions and messages only (what requests need)."""
     out: list[Record] = []
     connection.execute("BEGIN")
     try:
@@ -472,6 +475,8 @@ def database_records(connection: sqlite3.Connection, source: str, sessions: Sequ
                 args,
             ):
                 out.append(Record("message", source, row[0], row[1], None, row[2], row[3]))
+            if not parts:
+                continue
             for row in connection.execute(
                 "SELECT id, session_id, message_id, data FROM part" + where.format("session_id") + " ORDER BY id", args
             ):
@@ -490,9 +495,10 @@ def _session_query() -> str:
     )
 
 
-def storage_records(session_path: Path, own: str, data: bytes | None = None) -> list[Record]:
+def storage_records(session_path: Path, own: str, data: bytes | None = None, *, parts: bool = True) -> list[Record]:
     """The records of one JSON storage session: its file (``data``: its bytes, when read), its
-    messages' and their parts' files (a file that cannot be read is a record with empty text)."""
+    messages' and (``parts``) their parts' files (a file that cannot be read is a record with
+    empty text)."""
     root = storage_root(session_path)
     if data is None:
         data = _read(session_path)
@@ -501,10 +507,12 @@ def storage_records(session_path: Path, own: str, data: bytes | None = None) -> 
         text = _read(message_path).decode("utf-8", "replace")
         message_id = _id_of(text) or message_path.stem
         out.append(Record("message", str(message_path), message_id, own, None, None, text))
+        if not parts:
+            continue
         for part_path in _json_files(root / "part" / message_id):
             part_text = _read(part_path).decode("utf-8", "replace")
             out.append(Record("part", str(part_path), part_path.stem, own, message_id, None, part_text))
-    if not any(record.kind == "part" for record in out):  # the oldest layout: parts in one folder
+    if parts and not any(record.kind == "part" for record in out):  # the oldest layout: parts in one folder
         out.extend(_loose_parts(root, {record.id for record in out if record.kind == "message"}, own))
     return out
 

@@ -46,6 +46,7 @@ from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, pro
 from cc_analytics.frames.sources import TranscriptFile
 
 RECORDED = "recorded"
+BATCH_BYTES = 16 * 2**20  # smaller than the engine's: a batch's part texts are Python strings until framed
 PRIMARY = "primary"
 MODEL_WINDOWS: tuple[tuple[str, int], ...] = (
     ("claude-sonnet-4-5", 200_000),
@@ -155,7 +156,7 @@ def priced_requests(decoded: Decoded) -> pl.DataFrame:
 
 def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The priced requests and the problems of one batch (run in a worker process)."""
-    decoded = decode(files)
+    decoded = decode(files, parts=False)
     return price_requests(request_rows(decoded).collect()), decoded.problems
 
 
@@ -163,7 +164,9 @@ def iter_requests(
     source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
     """(priced requests, problems) of ``source`` batch by batch: what the ``usage`` command reads."""
-    yield from run_batches(requests_batch, resolve(source), workers=workers, on_progress=on_progress)
+    yield from run_batches(
+        requests_batch, resolve(source), workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
+    )
 
 
 def scan_requests(
@@ -335,7 +338,7 @@ def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: P
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(turns_batch, files, workers=workers, on_progress=on_progress)
+        yield from run_batches(turns_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
 
     return lazy_source(produce, S.TURNS_SCHEMA, "opencode_turns")
 
@@ -479,7 +482,7 @@ def iter_tables(
         []
     """
     work = partial(tables_batch, turns=turns)
-    yield from run_batches(work, resolve(source), workers=workers, on_progress=on_progress)
+    yield from run_batches(work, resolve(source), workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
 
 
 def sessions_batch(files: list[TranscriptFile]) -> pl.DataFrame:
@@ -495,7 +498,7 @@ def scan_sessions(
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(sessions_batch, files, workers=workers, on_progress=on_progress)
+        yield from run_batches(sessions_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
 
     return lazy_source(produce, S.SESSIONS_SCHEMA, "opencode_sessions")
 
@@ -574,7 +577,7 @@ def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: 
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress)
+        yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
 
     return lazy_source(produce, S.EVENTS_SCHEMA, "opencode_events")
 
@@ -596,7 +599,7 @@ def scan_problems(
     files = resolve(source)
 
     def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(problems_batch, files, workers=workers, on_progress=on_progress)
+        yield from run_batches(problems_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
 
     return lazy_source(produce, S.PROBLEMS_SCHEMA, "opencode_problems")
 
