@@ -40,11 +40,12 @@ def test_load_reads_both_formats(data) -> None:
 
 def test_load_calls_meanwhile_while_its_workers_start(data) -> None:
     # The report command imports its charts' modules while the worker processes start: the
-    # pool is started (and not yet taken by the reading) when ``meanwhile`` runs.
+    # pool is started (and not yet taken by the reading) when ``meanwhile`` runs. Without the
+    # cache: the samples were read before, and a warm run starts no workers.
     from cc_analytics.frames import engine
 
     seen: list[list[int]] = []
-    loaded = load(samples=True, workers=2, meanwhile=lambda: seen.append(list(engine._started.values())))
+    loaded = load(samples=True, workers=2, cache=False, meanwhile=lambda: seen.append(list(engine._started.values())))
     assert seen == [[1]]
     assert not engine._started, "the started pool was taken by the reading, or ended"
     assert loaded.sessions.equals(data.sessions) and loaded.turns.equals(data.turns)
