@@ -149,16 +149,14 @@ def test_above_the_window_says_why(tmp_path: Path) -> None:
     assert "reached: Claude Code compacts before the next request" in gauge
 
 
-def test_the_status_lines_window_wins(tmp_path: Path) -> None:
+def test_the_status_lines_window_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC_ANALYTICS_CACHE_DIR", str(tmp_path / "cache"))  # this test's own kept windows
     projects = session(tmp_path)
     keep({"session_id": SESSION, "context_window": {"context_window_size": 1_000_000}})
-    try:
-        report = report_of(projects)
-        assert report["contextWindow"] == 1_000_000
-        assert report["windowSource"] == "Claude Code's status line (context_window)"
-        assert "5.0% of window" in gauge_of(report)
-    finally:
-        keep({"session_id": SESSION, "context_window": {"context_window_size": 200_000}})
+    report = report_of(projects)
+    assert report["contextWindow"] == 1_000_000
+    assert report["windowSource"] == "Claude Code's status line (context_window)"
+    assert "5.0% of window" in gauge_of(report)
 
 
 def test_no_recorded_request_is_the_cc_context_gauge(tmp_path: Path) -> None:

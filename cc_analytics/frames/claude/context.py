@@ -103,6 +103,7 @@ def claude_context(
             "peakTokens": row[S.PEAK_OCCUPANCY],
             "effectiveWindow": metrics.effective_window_of(window),
             "autoCompactThreshold": metrics.autocompact_threshold_of(window),
+            "windowSource": source,
             "compactions": row[S.COMPACTIONS],
             "compactionHistory": history,
             "inputTokens": row[S.INPUT_TOKENS],
@@ -121,7 +122,6 @@ def claude_context(
             "subagentFiles": row[S.SUBAGENT_FILES],
             "costUSD": row[S.COST_USD],
             "unpricedRequests": row[S.UNPRICED_REQUESTS],
-            "windowSource": source,
         },
     )
 
