@@ -50,7 +50,7 @@ def both(data: bytes) -> Any:
 
 
 def new_state() -> list[Any]:
-    return [0, 0, -1, -1, -1, -1, None]
+    return [0, 0, -1, -1, -1, -1, None, False]
 
 
 def test_the_policy_numbers() -> None:
@@ -134,13 +134,23 @@ def test_the_loop_declines_what_python_must_read(line: bytes) -> None:
     both(data)
 
 
+def test_a_forks_burst_leaves_token_counts_to_python() -> None:
+    count = b'{"timestamp":"2025-11-03T09:00:02.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}'
+    data = HEADER + b"\n" + PROMPT + b"\n" + count + b"\n"
+    start = len(HEADER) + 1
+    state = new_state()
+    state[7] = True
+    assert installed.scan_lines(data, start, 1, ([], [], [], []), state) == (start + len(PROMPT) + 1, len(data) - 1, 3)
+    assert state[:2] == [1, 2]
+
+
 def test_bad_arguments_are_errors() -> None:
     with pytest.raises(TypeError):
         installed.scan_lines(b"", 0, 0, ([], []), new_state())
     with pytest.raises(TypeError):
         installed.scan_lines(b"", 0, 0, ([], [], [], ()), new_state())
     with pytest.raises(ValueError, match="bad offsets"):
-        installed.scan_lines(PROMPT, 0, 0, ([], [], [], []), [0, 0, 10**6, 10**6, -1, -1, None])
+        installed.scan_lines(PROMPT, 0, 0, ([], [], [], []), [0, 0, 10**6, 10**6, -1, -1, None, False])
     with pytest.raises(ValueError, match="bad offsets"):
         installed.scan_lines(PROMPT, -1, 0, ([], [], [], []), new_state())
 
@@ -177,7 +187,7 @@ def test_the_extension_loads_in_a_subinterpreter() -> None:
         f"spec = importlib.util.spec_from_file_location({lean.NATIVE!r}, {installed.__file__!r})\n"
         "module = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(module)\n"
-        f"assert module.scan_lines({PROMPT!r}, 0, 0, ([], [], [], []), [0, 0, -1, -1, -1, -1, None]) is None\n"
+        f"assert module.scan_lines({PROMPT!r}, 0, 0, ([], [], [], []), [0, 0, -1, -1, -1, -1, None, False]) is None\n"
         "'''\n"
         "print(interpreters.run_string(interp, code))\n"
         "interpreters.destroy(interp)\n"

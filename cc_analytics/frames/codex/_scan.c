@@ -26,11 +26,12 @@
  * every line that breaks a rule are Python's.
  *
  * sink: (usage, settings, items, marks), lean.scan's lists, appended to as it appends to them.
- * state: [lines, last_line, min_stamp, max_stamp, last_start, last_end, last_values], read on
- * entry and written back on return: the lines taken here, the last line with a head, the
- * offsets of the earliest and latest timestamp taken here (-1: none), the span of the last
+ * state: [lines, last_line, min_stamp, max_stamp, last_start, last_end, last_values, in_burst],
+ * read on entry and written back on return: the lines taken here, the last line with a head,
+ * the offsets of the earliest and latest timestamp taken here (-1: none), the span of the last
  * token_count's bytes after its timestamp (-1: none) and what it read of them (a usage tuple or
- * None). lean.scan keeps the last three up to date on the lines it reads itself.
+ * None); lean.scan keeps the last three up to date on the lines it reads itself. in_burst (read
+ * only): a fork's leading burst is open, so every token_count is Python's (it may close it).
  *
  * The JSON primitives are shared with the Claude Code skimmer: ../_jsonscan.h and
  * ../_jsonscan_parse.h. The module initialises in phases (PEP 489) and keeps everything it
@@ -363,7 +364,7 @@ static int add_setting(PyObject *settings, Py_ssize_t number, PyObject *model) {
 
 enum { M_PROMPT = 0, M_LEGACY = 1, M_COMPACT_EVENT = 3 }; /* lean.PROMPT, LEGACY, COMPACT_EVENT */
 enum { SINK_USAGE = 0, SINK_SETTINGS, SINK_ITEMS, SINK_MARKS, SINK_SIZE };
-enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, ST_LAST_VALUES, ST_SIZE };
+enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, ST_LAST_VALUES, ST_IN_BURST, ST_SIZE };
 #define TAKEN 1
 #define DECLINED 0
 #define FAILED (-1)
@@ -372,6 +373,7 @@ enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, S
 typedef struct {
     Py_ssize_t lines, last_line, min, max, last_start, last_end;
     PyObject *last_values; /* a new reference */
+    int in_burst;
 } Run;
 
 static void init_parser(Parser *P, ScanState *st, const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
@@ -600,6 +602,7 @@ static int scan_line(ScanState *st, PyObject *sink, Run *run, const uint8_t *dat
     } else if (is(kind, kind_end, "event_msg")) {
         if (!ptype_end) return DECLINED;
         if (is(ptype, ptype_end, "token_count")) {
+            if (run->in_burst) return DECLINED;
             got = token_count(st, sink, run, data, number, stamp, cut, stop, limit);
         } else if (is(ptype, ptype_end, "user_message")) {
             if (!parse_line(&P) || P.payload.t != J_OBJ) return DECLINED;
@@ -641,6 +644,8 @@ static int read_state(PyObject *state, Run *run) {
     Py_ssize_t *slots[] = {&run->lines, &run->last_line, &run->min, &run->max, &run->last_start, &run->last_end};
     for (int k = 0; k < 6; k++)
         if (!ssize_arg(PyList_GET_ITEM(state, k), slots[k])) return 0;
+    run->in_burst = PyObject_IsTrue(PyList_GET_ITEM(state, ST_IN_BURST));
+    if (run->in_burst < 0) return 0;
     run->last_values = Py_NewRef(PyList_GET_ITEM(state, ST_LAST_VALUES));
     return 1;
 }

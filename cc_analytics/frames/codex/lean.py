@@ -181,13 +181,19 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
     scan_lines = SCAN_LINES if native else None
     sink = (usage, settings, items, marks)
     # The C loop's state (see _scan.c): lines it took, the last line with a head, the offsets
-    # of its earliest and latest timestamp, the span of the last count's body and its values.
-    state: list[Any] = [0, 0, -1, -1, -1, -1, None]
+    # of its earliest and latest timestamp, the span of the last count's body and its values,
+    # whether a fork's leading burst is open (then the token counts are read here).
+    state: list[Any] = [0, 0, -1, -1, -1, -1, None, False]
     last_span = (-1, -1)
     try:
         while pos < size:
-            if scan_lines is not None and anchor is None:  # a fork's leading burst is read here
-                state[1], state[4], state[5], state[6] = last_line, *last_span, last_values
+            if scan_lines is not None:
+                state[1], state[4], state[5], state[6], state[7] = (
+                    last_line,
+                    *last_span,
+                    last_values,
+                    anchor is not None,
+                )
                 found = scan_lines(data, pos, number, sink, state)
                 last_line, last_values = state[1], state[6]
                 if (state[4], state[5]) != last_span:
