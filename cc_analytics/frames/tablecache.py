@@ -765,13 +765,13 @@ def plan(source: Source | Plan = None, *, format: str = "auto") -> dict[str, lis
     _planned_at[:] = started
     record = _read_plan(path)
     try:  # a plan of another shape (a bug, a hand edit) is no plan
-        if record is not None and record.get("state") == state:
+        if record is not None and record.get("state") == state and not _racy(record):
             return _files_of(record["plan"])
         grown = _grown(record, state) if record is not None else None
         if record is not None and grown is not None:
             rows_of = {name: [grown.get(row[0], row) for row in rows] for name, rows in record["plan"].items()}
             planned = _files_of(rows_of)
-            _save_plan(path, state, rows_of)
+            _save_plan(path, state, rows_of, int(started[1]))
             return planned
         known = _known_formats(record, state) if record is not None else {}
     except (TypeError, ValueError, IndexError, KeyError, AttributeError):
@@ -782,17 +782,31 @@ def plan(source: Source | Plan = None, *, format: str = "auto") -> dict[str, lis
         return name if name is not None else sources.sniff_format(file)
 
     planned = sources.plan(source, format=format, sniff=sniff)
-    _save_plan(path, state, {name: [_row(f) for f in files] for name, files in planned.items()})
+    _save_plan(path, state, {name: [_row(f) for f in files] for name, files in planned.items()}, int(started[1]))
     return planned
 
 
-def _save_plan(path: Path, state: dict[str, Any], rows: dict[str, list[list[Any]]]) -> None:
+def _save_plan(path: Path, state: dict[str, Any], rows: dict[str, list[list[Any]]], started: int) -> None:
     if not max_bytes():
         return
-    document = {"state": state, "plan": rows}
+    document = {"state": state, "plan": rows, "time": started}
     with suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_beside(path, json.dumps(document, separators=(",", ":")).encode("utf-8", "surrogateescape"))
+
+
+def _changed_since(time: int | None, since: object) -> bool:
+    """Whether a modification time may hide a change after ``since`` (a plan's time): it is not
+    :data:`RACY_NS` older (a write within a timestamp's granularity keeps the time)."""
+    return time is None or not isinstance(since, int) or time >= since - RACY_NS
+
+
+def _racy(record: dict[str, Any]) -> bool:
+    """Whether a file or folder of a kept plan was modified too close to its making to trust it."""
+    since, state = record.get("time"), record["state"]
+    return any(_changed_since(stamp[1] if stamp else None, since) for _path, stamp in state["files"]) or any(
+        _changed_since(time, since) for _folder, time in state["folders"]
+    )
 
 
 def _known_formats(record: dict[str, Any], state: dict[str, Any]) -> dict[str, str]:
@@ -803,29 +817,35 @@ def _known_formats(record: dict[str, Any], state: dict[str, Any]) -> dict[str, s
         row[0]: name
         for name, rows in record.get("plan", {}).items()
         for row in rows
-        if before.get(row[0]) is not None and before.get(row[0]) == now.get(row[0])
+        if before.get(row[0]) is not None
+        and before.get(row[0]) == now.get(row[0])
+        and not _changed_since(now[row[0]][1], record.get("time"))
     }
 
 
 def _grown(record: dict[str, Any], state: dict[str, Any]) -> dict[str, list[Any]] | None:
-    """The plan's rows of the files that only grew since it was made (their new size), when
-    nothing else changed: the same files and folders, each changed file with its inode, longer,
-    planned, and its first bytes told apart and classified as before (by its format's
-    ``classify``). None: plan again."""
+    """The plan's rows of the files that changed since it was made (grown, mostly: live
+    sessions), when nothing else did: the same files listed, the same folders (a file added or
+    removed beside them, a tombstone, changes a folder's time), each changed file planned before
+    and its first bytes told apart and classified as before (by its format's ``classify``: a
+    plan depends on a file's path and first bytes only). None: plan again."""
     from cc_analytics.frames.registry import get
     from cc_analytics.frames.sources import SNIFF_BYTES, read_transcript, sniff_head
 
     before = record.get("state", {})
     if before.get("folders") != state["folders"] or len(before.get("files", [])) != len(state["files"]):
         return None
+    since = record.get("time")
+    if any(_changed_since(time, since) for _folder, time in state["folders"]):
+        return None
     planned = {row[0]: (name, row) for name, rows in record["plan"].items() for row in rows}
     out: dict[str, list[Any]] = {}
     for (path, old), (now_path, new) in zip(before["files"], state["files"], strict=True):
         if path != now_path:
             return None
-        if old == new:
+        if old == new and not _changed_since(new[1] if new else None, since):
             continue
-        if old is None or new is None or old[2] != new[2] or new[0] <= old[0] or path not in planned:
+        if new is None or path not in planned:
             return None
         name, row = planned[path]
         try:
