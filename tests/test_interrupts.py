@@ -45,6 +45,13 @@ DELAY = "0.1"
 CODES = {"SIGINT": 130, "SIGTERM": 143}
 
 
+@pytest.fixture(autouse=True)
+def _every_run_decodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What is interrupted here is the reading: the cache of decoded sessions keeps nothing, so
+    that no run finds its sessions kept by an earlier one (and starts no worker)."""
+    monkeypatch.setenv("CC_ANALYTICS_CACHE_MAX_MB", "0")
+
+
 @pytest.fixture(scope="module")
 def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("large")

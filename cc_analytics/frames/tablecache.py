@@ -171,12 +171,11 @@ def _stamps_fresh() -> bool:
     return time.monotonic() - _planned_at[0] < STAMPS_SECONDS
 
 
-def _stamp_now(path: Path) -> Stamp | None:
+def _stamp_now(text: str) -> Stamp | None:
     """:func:`_stamp`, or what the plan just made found (stat'ed before anything was read)."""
-    text = str(path)
     if text in _planned_stamps and _stamps_fresh():
         return _planned_stamps[text]
-    return _stamp(path)
+    return _stamp(text)
 
 
 # ------------------------------------------------------------------ the manifest
@@ -190,8 +189,11 @@ class Manifest:
         self.packs: dict[str, Any] = packs or {}  # id -> {"units", "rows", "bytes", "turns", "time"}
 
     @classmethod
-    def read(cls, folder: Path) -> Manifest:
-        """The manifest in ``folder``; an empty one when it is absent or cannot be read whole."""
+    def read(cls, folder: Path, *, checked: bool = False) -> Manifest:
+        """The manifest in ``folder``; an empty one when it is absent or cannot be read whole.
+
+        ``checked``: units of another shape are left out too (a run only reading takes each
+        unit it looks up through :meth:`_Run.usable`, which checks it, and that costs less)."""
         import orjson
 
         try:
@@ -205,7 +207,8 @@ class Manifest:
             return cls()
         # Entries of another shape (a bug, a hand edit) are no entries: their sessions are decoded again.
         packs = {key: pack for key, pack in packs.items() if _pack_shaped(pack)}
-        units = {key: unit for key, unit in units.items() if _unit_shaped(unit) and unit["pack"] in packs}
+        if checked:
+            units = {key: unit for key, unit in units.items() if _unit_shaped(unit) and unit["pack"] in packs}
         return cls(units, packs)
 
     def write(self, folder: Path) -> None:
@@ -296,7 +299,7 @@ def unit_key(format: str, files: Sequence[TranscriptFile]) -> str:
         >>> unit_key("f", [file]) == unit_key("f", [file._replace(size=20)]), len(unit_key("f", [file]))
         (True, 24)
     """
-    identity = [(str(f.path), f.session_id, f.agent_id, f.layout, f.project_dir) for f in files]
+    identity = [(_text(f), f.session_id, f.agent_id, f.layout, f.project_dir) for f in files]
     return hashlib.sha1(repr((format, identity)).encode(), usedforsecurity=False).hexdigest()[:24]
 
 
@@ -369,24 +372,19 @@ class _Run:
         self.seen.update(keys)
         # Stamps are taken before anything is read: a file that grows meanwhile is read again next time.
         stat_time = min(time.time_ns(), int(_planned_at[1]) if _stamps_fresh() else time.time_ns())
-        stamps = [[_stamp_now(f.path) for f in unit] for unit in units]
+        stamps = [[_stamp_now(_text(f)) for f in unit] for unit in units]
         kept: dict[str, dict[int, int]] = {}  # pack -> its unit index -> position in the plan
         missing: list[int] = []
         for position, (key, unit_stamps) in enumerate(zip(keys, stamps, strict=True)):
             entry = self.manifest.units.get(key)
-            if (
-                entry is not None
-                and None not in unit_stamps
-                and entry["stamps"] == [list(stamp) for stamp in unit_stamps]  # type: ignore[arg-type]
-                and (entry["turns"] or not self.turns)
-                and entry["pack"] in self.manifest.packs
-            ):
+            if entry is not None and None not in unit_stamps and self.usable(entry, unit_stamps):
                 kept.setdefault(entry["pack"], {})[entry["index"]] = position
             else:
                 if entry is not None:
                     self.dropped.add(key)
                 missing.append(position)
-        found: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES}
+        # Each table's frames, with what to add to their ``_unit`` to make it a key of ``where``.
+        found: dict[str, list[tuple[int, pl.DataFrame]]] = {table: [] for table in TABLES}
         where: dict[int, int] = {}  # (pack number << 32) + unit index -> position in the plan
         for number, (pack, members) in enumerate(kept.items()):
             frames = self._read_pack(pack, schemas)
@@ -396,7 +394,7 @@ class _Run:
                 continue
             where.update({(number << 32) + index: position for index, position in members.items()})
             for table in TABLES:
-                found[table].append(frames[table].with_columns(pl.col(UNIT).cast(pl.Int64) + (number << 32)))
+                found[table].append((number << 32, frames[table]))
         missing.sort()
         wanted = [f for position in missing for f in units[position]]
         position_of = {keys[position]: position for position in missing}
@@ -412,7 +410,7 @@ class _Run:
                 where[offset + index] = position_of[unit_key(name, unit)]
             for table in TABLES:
                 # Rows the batch could not tie to a session (then nothing of it is kept) go with its first.
-                found[table].append(frames[table].with_columns(pl.col(UNIT).cast(pl.Int64).fill_null(0) + offset))
+                found[table].append((offset, frames[table].with_columns(pl.col(UNIT).fill_null(0))))
             if complete:
                 base = len(fresh_units)
                 fresh_units.extend((unit, unit_key(name, unit)) for unit in batch_units)
@@ -439,10 +437,11 @@ class _Run:
                 out[table] = pl.DataFrame(schema=schemas[table])
                 positioned_frames[table] = out[table].with_columns(pl.lit(None, pl.UInt32).alias(UNIT))
                 continue
-            frame = pl.concat(found[table], how="vertical")
-            if whole and frame[UNIT].is_sorted():
-                out[table] = frame.drop(UNIT)
+            if whole and all(frame[UNIT].is_sorted() for _base, frame in found[table]):
+                out[table] = pl.concat([frame.drop(UNIT) for _base, frame in found[table]], how="vertical")
                 continue
+            keyed = [frame.with_columns(pl.col(UNIT).cast(pl.Int64) + base) for base, frame in found[table]]
+            frame = pl.concat(keyed, how="vertical")
             positioned = pl.col(UNIT).replace_strict(where, default=None, return_dtype=pl.Int64)
             frame = frame.with_columns(positioned).filter(pl.col(UNIT).is_not_null())
             frame = frame.sort(UNIT, maintain_order=True)
@@ -453,6 +452,19 @@ class _Run:
             every_position = {key: position for position, key in enumerate(keys)}
             self._keep(positioned_frames, everything, stamps, every_position, settled_before=stat_time - RACY_NS)
         return out
+
+    def usable(self, entry: Any, stamps: list[Stamp | None]) -> bool:
+        """Whether a unit's entry holds its rows as they are now: its files' stamps, turns if asked
+        for, a pack the manifest names (an entry of another shape is not usable)."""
+        try:
+            return (
+                entry["stamps"] == [list(stamp) for stamp in stamps if stamp is not None]
+                and type(entry["index"]) is int
+                and (entry["turns"] is True or not self.turns)
+                and entry["pack"] in self.manifest.packs
+            )
+        except (TypeError, KeyError):
+            return False
 
     def _read_pack(self, pack: str, schemas: dict[str, pl.Schema]) -> dict[str, pl.DataFrame] | None:
         """A pack's tables, memory-mapped, or None when one cannot be read whole as the manifest describes it."""
@@ -522,7 +534,7 @@ class _Run:
                 "pack": pack,
                 "index": index,
                 "stamps": [list(stamp) for stamp in found if stamp is not None],
-                "paths": [str(f.path) for f in unit],
+                "paths": [_text(f) for f in unit],
                 "turns": self.turns,
             }
 
@@ -540,7 +552,7 @@ class _Run:
             if not held:
                 self._discard()
                 return
-            manifest = Manifest.read(self.folder)
+            manifest = Manifest.read(self.folder, checked=True)
             for key in self.dropped:
                 manifest.units.pop(key, None)
             manifest.packs.update(self.new_packs)
@@ -752,31 +764,49 @@ def plan(source: Source | Plan = None, *, format: str = "auto") -> dict[str, lis
     _planned_stamps.update((path, tuple(stamp) if stamp else None) for path, stamp in state["files"])
     _planned_at[:] = started
     record = _read_plan(path)
-    if record is not None and record.get("state") == state:
-        return {name: [_file(row) for row in rows] for name, rows in record["plan"].items()}
-    grown = _grown(record, state) if record is not None else None
-    if record is not None and grown is not None:
-        rows_of = {name: [grown.get(row[0], row) for row in rows] for name, rows in record["plan"].items()}
-        _save_plan(path, state, rows_of)
-        return {name: [_file(row) for row in rows] for name, rows in rows_of.items()}
-    known = _known_formats(record, state) if record is not None else {}
+    try:  # a plan of another shape (a bug, a hand edit) is no plan
+        if record is not None and record.get("state") == state and not _racy(record):
+            return _files_of(record["plan"])
+        grown = _grown(record, state) if record is not None else None
+        if record is not None and grown is not None:
+            rows_of = {name: [grown.get(row[0], row) for row in rows] for name, rows in record["plan"].items()}
+            planned = _files_of(rows_of)
+            _save_plan(path, state, rows_of, int(started[1]))
+            return planned
+        known = _known_formats(record, state) if record is not None else {}
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError):
+        known = {}
 
     def sniff(file: Path) -> str:
         name = known.get(str(file))
         return name if name is not None else sources.sniff_format(file)
 
     planned = sources.plan(source, format=format, sniff=sniff)
-    _save_plan(path, state, {name: [_row(f) for f in files] for name, files in planned.items()})
+    _save_plan(path, state, {name: [_row(f) for f in files] for name, files in planned.items()}, int(started[1]))
     return planned
 
 
-def _save_plan(path: Path, state: dict[str, Any], rows: dict[str, list[list[Any]]]) -> None:
+def _save_plan(path: Path, state: dict[str, Any], rows: dict[str, list[list[Any]]], started: int) -> None:
     if not max_bytes():
         return
-    document = {"state": state, "plan": rows}
+    document = {"state": state, "plan": rows, "time": started}
     with suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_beside(path, json.dumps(document, separators=(",", ":")).encode("utf-8", "surrogateescape"))
+
+
+def _changed_since(time: int | None, since: object) -> bool:
+    """Whether a modification time may hide a change after ``since`` (a plan's time): it is not
+    :data:`RACY_NS` older (a write within a timestamp's granularity keeps the time)."""
+    return time is None or not isinstance(since, int) or time >= since - RACY_NS
+
+
+def _racy(record: dict[str, Any]) -> bool:
+    """Whether a file or folder of a kept plan was modified too close to its making to trust it."""
+    since, state = record.get("time"), record["state"]
+    return any(_changed_since(stamp[1] if stamp else None, since) for _path, stamp in state["files"]) or any(
+        _changed_since(time, since) for _folder, time in state["folders"]
+    )
 
 
 def _known_formats(record: dict[str, Any], state: dict[str, Any]) -> dict[str, str]:
@@ -787,29 +817,35 @@ def _known_formats(record: dict[str, Any], state: dict[str, Any]) -> dict[str, s
         row[0]: name
         for name, rows in record.get("plan", {}).items()
         for row in rows
-        if before.get(row[0]) is not None and before.get(row[0]) == now.get(row[0])
+        if before.get(row[0]) is not None
+        and before.get(row[0]) == now.get(row[0])
+        and not _changed_since(now[row[0]][1], record.get("time"))
     }
 
 
 def _grown(record: dict[str, Any], state: dict[str, Any]) -> dict[str, list[Any]] | None:
-    """The plan's rows of the files that only grew since it was made (their new size), when
-    nothing else changed: the same files and folders, each changed file with its inode, longer,
-    planned, and its first bytes told apart and classified as before (by its format's
-    ``classify``). None: plan again."""
+    """The plan's rows of the files that changed since it was made (grown, mostly: live
+    sessions), when nothing else did: the same files listed, the same folders (a file added or
+    removed beside them, a tombstone, changes a folder's time), each changed file planned before
+    and its first bytes told apart and classified as before (by its format's ``classify``: a
+    plan depends on a file's path and first bytes only). None: plan again."""
     from cc_analytics.frames.registry import get
     from cc_analytics.frames.sources import SNIFF_BYTES, read_transcript, sniff_head
 
     before = record.get("state", {})
     if before.get("folders") != state["folders"] or len(before.get("files", [])) != len(state["files"]):
         return None
+    since = record.get("time")
+    if any(_changed_since(time, since) for _folder, time in state["folders"]):
+        return None
     planned = {row[0]: (name, row) for name, rows in record["plan"].items() for row in rows}
     out: dict[str, list[Any]] = {}
     for (path, old), (now_path, new) in zip(before["files"], state["files"], strict=True):
         if path != now_path:
             return None
-        if old == new:
+        if old == new and not _changed_since(new[1] if new else None, since):
             continue
-        if old is None or new is None or old[2] != new[2] or new[0] <= old[0] or path not in planned:
+        if new is None or path not in planned:
             return None
         name, row = planned[path]
         try:
@@ -898,37 +934,10 @@ def _read_plan(path: Path) -> dict[str, Any] | None:
         document = json.loads(path.read_bytes().decode("utf-8", "surrogateescape"))
     except (OSError, ValueError):
         return None
-    if not isinstance(document, dict) or not _plan_shaped(document):
+    if not isinstance(document, dict) or not isinstance(document.get("plan"), dict):
         return None
     # Lists read back from JSON: the stamps compare as lists.
     return document
-
-
-def _plan_shaped(document: dict[str, Any]) -> bool:
-    """Whether a plan read back has the shape :func:`_save_plan` writes (anything else is no plan)."""
-    state, rows = document.get("state"), document.get("plan")
-    if not isinstance(state, dict) or not isinstance(rows, dict):
-        return False
-    files, folders = state.get("files"), state.get("folders")
-    if not isinstance(files, list) or not isinstance(folders, list):
-        return False
-    stamps_ok = all(
-        isinstance(row, list) and len(row) == 2 and isinstance(row[0], str) and _stamp_shaped(row[1]) for row in files
-    )
-    rows_ok = all(
-        isinstance(name, str)
-        and isinstance(found, list)
-        and all(
-            isinstance(row, list)
-            and len(row) == 6
-            and all(isinstance(value, str) for value in (row[0], row[1], row[3], row[4]))
-            and (row[2] is None or isinstance(row[2], str))
-            and isinstance(row[5], int)
-            for row in found
-        )
-        for name, found in rows.items()
-    )
-    return stamps_ok and rows_ok
 
 
 def _stamp_shaped(value: object) -> bool:
@@ -936,8 +945,35 @@ def _stamp_shaped(value: object) -> bool:
 
 
 def _row(file: TranscriptFile) -> list[Any]:
-    return [str(file.path), file.session_id, file.agent_id, file.layout, file.project_dir, file.size]
+    return [_text(file), file.session_id, file.agent_id, file.layout, file.project_dir, file.size]
 
 
-def _file(row: list[Any]) -> TranscriptFile:
-    return TranscriptFile(Path(row[0]), row[1], row[2], row[3], row[4], row[5])
+def _files_of(rows: dict[str, list[list[Any]]]) -> dict[str, list[TranscriptFile]]:
+    """The plan's files from its rows; a row of another shape raises TypeError or ValueError."""
+    out: dict[str, list[TranscriptFile]] = {}
+    for name, found in rows.items():
+        files: list[TranscriptFile] = []
+        for path, session, agent, layout, project, size in found:
+            if not (type(path) is str and type(session) is str and type(layout) is str and type(project) is str):
+                raise TypeError(path)
+            if not ((agent is None or type(agent) is str) and type(size) is int and type(name) is str):
+                raise TypeError(path)
+            files.append(_Planned(path, session, agent, layout, project, size))  # type: ignore[arg-type]
+        out[name] = files
+    return out
+
+
+class _Planned(TranscriptFile):
+    """A file of a kept plan, its path kept as text and made a ``Path`` when asked for: a warm
+    run never asks (making 4,000 of them took a tenth of its time)."""
+
+    __slots__ = ()
+
+    @property
+    def path(self) -> Path:
+        return Path(tuple.__getitem__(self, 0))  # type: ignore[arg-type]
+
+
+def _text(file: TranscriptFile) -> str:
+    """A planned file's path as text, without making a ``Path``."""
+    return os.fspath(tuple.__getitem__(file, 0))  # type: ignore[arg-type]

@@ -326,3 +326,29 @@ def test_packs_are_merged_when_a_format_has_too_many(
         counts.append(tablecache.info()["packs"])
     assert max(counts) <= 2 * len(names()) < len(names()) + 5, counts  # merged: at most 2 a format, not 1 a run
     assert kept_sessions(cache) == api.read_sessions(samples, cache=False).height
+
+
+def test_a_same_size_rewrite_keeping_the_time_is_seen_when_it_was_recent(samples: Path, cache: Path) -> None:
+    # A file written just before a run may be written again within its timestamp's granularity,
+    # keeping size, time and inode: neither its plan nor its tables are trusted then.
+    path = next(p for p in sorted(samples.rglob("*.jsonl")) if b'"output_tokens":' in p.read_bytes())
+    path.touch()  # modified just now
+    stamp = path.stat()
+    first = api.read_sessions(samples)
+    data = path.read_bytes()
+    at = data.index(b'"output_tokens":') + len(b'"output_tokens":')
+    digit = data[at : at + 1]
+    assert digit.isdigit()
+    other = b"7" if digit != b"7" else b"3"
+    with path.open("r+b") as handle:  # in place: same inode, same size
+        handle.seek(at)
+        handle.write(other)
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns, path.stat().st_ino) == (
+        stamp.st_size,
+        stamp.st_mtime_ns,
+        stamp.st_ino,
+    )
+    again = api.read_sessions(samples)
+    assert again.equals(api.read_sessions(samples, cache=False))
+    assert not again.equals(first)

@@ -45,11 +45,16 @@ def test_load_calls_meanwhile_while_its_workers_start(data) -> None:
     from cc_analytics.frames import engine
 
     seen: list[list[int]] = []
-    loaded = load(samples=True, workers=2, cache=False, meanwhile=lambda: seen.append(list(engine._started.values())))
+    loaded = load(samples=True, workers=2, meanwhile=lambda: seen.append(list(engine._started.values())), cache=False)
     assert seen == [[1]]
     assert not engine._started, "the started pool was taken by the reading, or ended"
     assert loaded.sessions.equals(data.sessions) and loaded.turns.equals(data.turns)
     assert loaded.requests.equals(data.requests)
+    # Sources read before are likely kept (frames.tablecache): no worker is started ahead of the run.
+    load(samples=True)
+    seen.clear()
+    again = load(samples=True, workers=2, meanwhile=lambda: seen.append(list(engine._started.values())))
+    assert seen == [[]] and again.sessions.equals(data.sessions)
 
 
 def test_write_report_and_parquet_round_trip(data, tmp_path: Path) -> None:
