@@ -639,6 +639,15 @@ def turn_rows(spec: Spec, decoded: Decoded, messages: pl.LazyFrame, requests: pl
     return turns.select(list(S.TURNS_SCHEMA)).cast(S.TURNS_SCHEMA)
 
 
+def in_context() -> pl.Expr:
+    """Whether a message is in its file's context at the end: not rewound, and not before the
+    file's last compaction."""
+    import polars as pl
+
+    compacted_at = pl.col(INDEX).filter(pl.col(COMPACTION)).max().over(FILE)
+    return ~pl.col(REWOUND) & (compacted_at.is_null() | (pl.col(INDEX) >= compacted_at))
+
+
 def summarize(
     spec: Spec, decoded: Decoded, messages: pl.LazyFrame, turns: pl.LazyFrame, requests: pl.DataFrame
 ) -> pl.DataFrame:
@@ -657,13 +666,10 @@ def summarize(
         utc_time(pl.col(S.START_TIME)).min().alias("_start"),
         utc_time(pl.col(S.END_TIME)).max().alias("_updated"),
     )
-    kept = ~pl.col(REWOUND)
-    compacted_at = pl.col(INDEX).filter(pl.col(COMPACTION)).max().over(FILE)
-    in_context = kept & (compacted_at.is_null() | (pl.col(INDEX) >= compacted_at))
     bucket_sum = pl.sum_horizontal(*S.BUCKETS)
     per_message = (
         messages.sort(FILE, INDEX)
-        .with_columns(in_context.alias("_now"))
+        .with_columns(in_context().alias("_now"))
         .group_by(S.SESSION_ID)
         .agg(
             pl.col(S.TIME).min().alias(S.FIRST_TIME),
@@ -958,8 +964,15 @@ def context_report(
     row = sessions.row(0, named=True)
     shown_model = model or row[S.LAST_MODEL]
     window = (window_of(model) if model else None) or row[S.WINDOW] or window_of(shown_model) or 0
-    breakdown = dict(zip(BREAKDOWN_KEYS, (row[bucket] or 0 for bucket in S.BUCKETS), strict=True))
-    counts = {key: 0 for key in ("system", "user", "assistant", "tool")}
+    now = (
+        messages_with_session(decode(spec, list(files), contents))
+        .filter(pl.col(S.SESSION_ID) == session_id)
+        .filter(in_context())
+        .collect()
+    )
+    breakdown = dict(zip(BREAKDOWN_KEYS, (int(now[bucket].sum()) for bucket in S.BUCKETS), strict=True))
+    roles = dict(now.group_by(S.ROLE).len().iter_rows())
+    counts = {key: int(roles.get(key, 0)) for key in (SYSTEM, USER, ASSISTANT, TOOL)}
     recorded = {
         "recordedTokens": row[S.LAST_OCCUPANCY],
         "estimatedTokens": row[S.CONTEXT_ESTIMATE],
