@@ -842,6 +842,11 @@ def turns_batch(spec: Spec, files: list[TranscriptFile]) -> pl.DataFrame:
 # ------------------------------------------------------------------ the verbs
 
 
+BATCH_BYTES = 16 * 1024 * 1024
+"""Bytes of chats per batch: a batch's messages are Python objects until its frames are made, so
+smaller batches than the engine's keep two workers' tree under 300 MB on a 1 GB home."""
+
+
 def verbs(spec: Spec, label: str) -> dict[str, Any]:
     """The verbs module's functions for a format (``frames.plugin.VERBS`` and the batch
     functions), each with the front's signature.
@@ -866,7 +871,9 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
             files = spec.resolve(source)
 
             def produce() -> Iterator[pl.DataFrame]:
-                yield from run_batches(partial(work, spec), files, workers=workers, on_progress=on_progress)
+                yield from run_batches(
+                    partial(work, spec), files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
+                )
 
             return lazy_source(produce, schema, f"{spec.format}_{table}")
 
@@ -891,7 +898,11 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
     ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
         """(priced requests, problems) of ``source`` batch by batch: what ``usage`` reads."""
         yield from run_batches(
-            partial(requests_batch, spec), spec.resolve(source), workers=workers, on_progress=on_progress
+            partial(requests_batch, spec),
+            spec.resolve(source),
+            workers=workers,
+            on_progress=on_progress,
+            batch_bytes=BATCH_BYTES,
         )
 
     def scan_requests(
@@ -918,7 +929,9 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
         """Sessions, turns (empty unless ``turns``), problems and requests batch by batch, each
         batch decoded once."""
         work = partial(tables_batch, spec, turns=turns)
-        yield from run_batches(work, spec.resolve(source), workers=workers, on_progress=on_progress)
+        yield from run_batches(
+            work, spec.resolve(source), workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
+        )
 
     def batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
         """The tables of one batch (bytes in: what the archive runs)."""
