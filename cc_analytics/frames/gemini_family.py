@@ -959,10 +959,12 @@ def context_report(
     model: str | None = None,
     provider: str | None = None,
     window_of: Callable[[str | None], int | None] = lambda model: None,
+    default_window: int = 1_048_576,
 ) -> dict[str, Any] | None:
     """The ``context`` report of one session: the recorded occupancy (the last request's
-    prompt) against the window (recorded, else the model's), with the estimate's breakdown of
-    the messages in the context now. None when the files hold no message."""
+    prompt) against the window (recorded, else the model's, else ``default_window``, the
+    agent's own default: ``windowAssumed``), with the estimate's breakdown of the messages in
+    the context now. None when the files hold no message."""
     import polars as pl
 
     from cc_analytics.frames.context_report import BREAKDOWN_KEYS
@@ -976,7 +978,8 @@ def context_report(
         return None
     row = sessions.row(0, named=True)
     shown_model = model or row[S.LAST_MODEL]
-    window = (window_of(model) if model else None) or row[S.WINDOW] or window_of(shown_model) or 0
+    known = (window_of(model) if model else None) or row[S.WINDOW] or window_of(shown_model)
+    window = known or default_window  # a window neither recorded nor known: the agent's default, assumed
     now = (
         messages_with_session(decode(spec, list(files), contents))
         .filter(pl.col(S.SESSION_ID) == session_id)
@@ -987,6 +990,7 @@ def context_report(
     roles = dict(now.group_by(S.ROLE).len().iter_rows())
     counts = {key: int(roles.get(key, 0)) for key in (SYSTEM, USER, ASSISTANT, TOOL)}
     recorded = {
+        "windowAssumed": not known,
         "recordedTokens": row[S.LAST_OCCUPANCY],
         "estimatedTokens": row[S.CONTEXT_ESTIMATE],
         "requests": row[S.REQUESTS],

@@ -251,3 +251,16 @@ def test_a_generated_corpus_against_ccusage(tmp_path: Path) -> None:
     assert flash.height > 0
     for session, cost, cached in flash.rows():
         assert theirs[session]["totalCost"] == pytest.approx(cost + cached * 0.30e-6, rel=0.005)
+
+
+def test_context_of_a_session_whose_window_is_unknown_assumes_qwens_default(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLES / "projects", tmp_path / ".qwen" / "projects")
+    env = {"HOME": str(tmp_path), "QWEN_HOME": str(tmp_path / ".qwen")}
+    done = run_cli(["context", SHORT, "--json"], env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["totalTokens"], report["contextWindow"], report["windowAssumed"]) == (4020, 131_072, True)
+    shown = run_cli(["context", SHORT], env=env)
+    assert shown.returncode == 0 and b"Traceback" not in shown.stderr
+    coder = json.loads(run_cli(["context", CODER, "--json"], env=env).stdout)
+    assert (coder["contextWindow"], coder["windowAssumed"], coder["counts"]["tool"]) == (1_000_000, False, 1)
