@@ -215,7 +215,7 @@ def scan_requests(
         >>> from cc_analytics.frames.registry import names
         >>> frame = scan_requests(SAMPLES_DIR).collect()
         >>> set(frame["format"]) == set(names()), frame["cost_usd"].null_count()
-        (True, 0)
+        (True, 6)
     """
     frames = _per_format("scan_requests", source, format, workers, on_progress, cache, S.REQUESTS_SCHEMA)
     return pl.concat(frames, how="vertical")

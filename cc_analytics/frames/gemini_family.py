@@ -639,6 +639,15 @@ def turn_rows(spec: Spec, decoded: Decoded, messages: pl.LazyFrame, requests: pl
     return turns.select(list(S.TURNS_SCHEMA)).cast(S.TURNS_SCHEMA)
 
 
+def in_context() -> pl.Expr:
+    """Whether a message is in its file's context at the end: not rewound, and not before the
+    file's last compaction."""
+    import polars as pl
+
+    compacted_at = pl.col(INDEX).filter(pl.col(COMPACTION)).max().over(FILE)
+    return ~pl.col(REWOUND) & (compacted_at.is_null() | (pl.col(INDEX) >= compacted_at))
+
+
 def summarize(
     spec: Spec, decoded: Decoded, messages: pl.LazyFrame, turns: pl.LazyFrame, requests: pl.DataFrame
 ) -> pl.DataFrame:
@@ -657,13 +666,10 @@ def summarize(
         utc_time(pl.col(S.START_TIME)).min().alias("_start"),
         utc_time(pl.col(S.END_TIME)).max().alias("_updated"),
     )
-    kept = ~pl.col(REWOUND)
-    compacted_at = pl.col(INDEX).filter(pl.col(COMPACTION)).max().over(FILE)
-    in_context = kept & (compacted_at.is_null() | (pl.col(INDEX) >= compacted_at))
     bucket_sum = pl.sum_horizontal(*S.BUCKETS)
     per_message = (
         messages.sort(FILE, INDEX)
-        .with_columns(in_context.alias("_now"))
+        .with_columns(in_context().alias("_now"))
         .group_by(S.SESSION_ID)
         .agg(
             pl.col(S.TIME).min().alias(S.FIRST_TIME),
@@ -836,6 +842,11 @@ def turns_batch(spec: Spec, files: list[TranscriptFile]) -> pl.DataFrame:
 # ------------------------------------------------------------------ the verbs
 
 
+BATCH_BYTES = 16 * 1024 * 1024
+"""Bytes of chats per batch: a batch's messages are Python objects until its frames are made, so
+smaller batches than the engine's keep two workers' tree under 300 MB on a 1 GB home."""
+
+
 def verbs(spec: Spec, label: str) -> dict[str, Any]:
     """The verbs module's functions for a format (``frames.plugin.VERBS`` and the batch
     functions), each with the front's signature.
@@ -860,7 +871,9 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
             files = spec.resolve(source)
 
             def produce() -> Iterator[pl.DataFrame]:
-                yield from run_batches(partial(work, spec), files, workers=workers, on_progress=on_progress)
+                yield from run_batches(
+                    partial(work, spec), files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
+                )
 
             return lazy_source(produce, schema, f"{spec.format}_{table}")
 
@@ -885,7 +898,11 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
     ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
         """(priced requests, problems) of ``source`` batch by batch: what ``usage`` reads."""
         yield from run_batches(
-            partial(requests_batch, spec), spec.resolve(source), workers=workers, on_progress=on_progress
+            partial(requests_batch, spec),
+            spec.resolve(source),
+            workers=workers,
+            on_progress=on_progress,
+            batch_bytes=BATCH_BYTES,
         )
 
     def scan_requests(
@@ -912,7 +929,9 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
         """Sessions, turns (empty unless ``turns``), problems and requests batch by batch, each
         batch decoded once."""
         work = partial(tables_batch, spec, turns=turns)
-        yield from run_batches(work, spec.resolve(source), workers=workers, on_progress=on_progress)
+        yield from run_batches(
+            work, spec.resolve(source), workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
+        )
 
     def batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
         """The tables of one batch (bytes in: what the archive runs)."""
@@ -940,10 +959,12 @@ def context_report(
     model: str | None = None,
     provider: str | None = None,
     window_of: Callable[[str | None], int | None] = lambda model: None,
+    default_window: int = 1_048_576,
 ) -> dict[str, Any] | None:
     """The ``context`` report of one session: the recorded occupancy (the last request's
-    prompt) against the window (recorded, else the model's), with the estimate's breakdown of
-    the messages in the context now. None when the files hold no message."""
+    prompt) against the window (recorded, else the model's, else ``default_window``, the
+    agent's own default: ``windowAssumed``), with the estimate's breakdown of the messages in
+    the context now. None when the files hold no message."""
     import polars as pl
 
     from cc_analytics.frames.context_report import BREAKDOWN_KEYS
@@ -957,10 +978,19 @@ def context_report(
         return None
     row = sessions.row(0, named=True)
     shown_model = model or row[S.LAST_MODEL]
-    window = (window_of(model) if model else None) or row[S.WINDOW] or window_of(shown_model) or 0
-    breakdown = dict(zip(BREAKDOWN_KEYS, (row[bucket] or 0 for bucket in S.BUCKETS), strict=True))
-    counts = {key: 0 for key in ("system", "user", "assistant", "tool")}
+    known = (window_of(model) if model else None) or row[S.WINDOW] or window_of(shown_model)
+    window = known or default_window  # a window neither recorded nor known: the agent's default, assumed
+    now = (
+        messages_with_session(decode(spec, list(files), contents))
+        .filter(pl.col(S.SESSION_ID) == session_id)
+        .filter(in_context())
+        .collect()
+    )
+    breakdown = dict(zip(BREAKDOWN_KEYS, (int(now[bucket].sum()) for bucket in S.BUCKETS), strict=True))
+    roles = dict(now.group_by(S.ROLE).len().iter_rows())
+    counts = {key: int(roles.get(key, 0)) for key in (SYSTEM, USER, ASSISTANT, TOOL)}
     recorded = {
+        "windowAssumed": not known,
         "recordedTokens": row[S.LAST_OCCUPANCY],
         "estimatedTokens": row[S.CONTEXT_ESTIMATE],
         "requests": row[S.REQUESTS],

@@ -232,3 +232,35 @@ def test_usage_reads_every_format_with_qwen_unpriced_named() -> None:
     frame = api.read_requests(SAMPLES)
     assert set(frame.filter(pl.col("cost_usd").is_null())["model"]) == {"qwen3-coder-plus", "coder-model"}
 
+
+def test_a_generated_corpus_against_ccusage(tmp_path: Path) -> None:
+    from tests.fixtures.gemini.make_corpus import generate
+
+    generate("qwen", tmp_path / "home", 1.5, seed=3)
+    theirs = ccusage_sessions(tmp_path / "home" / ".qwen" / "projects", tmp_path / "scratch")
+    requests = read_requests(tmp_path / "home" / ".qwen" / "projects")
+    found = ours(requests)
+    assert {s: v[:4] for s, v in found.items()} == {s: in_ccusage_terms(row) for s, row in theirs.items()}
+    # ccusage prices the whole prompt as input and the cached part again as cache read: its cost is
+    # ours plus the cached tokens at the input price (Gemini 2.5 Flash: $0.30 per million).
+    flash = (
+        requests.filter(pl.col("model") == "gemini-2.5-flash")
+        .group_by("session_id")
+        .agg(pl.col("cost_usd").sum(), pl.col("cache_read_tokens").sum())
+    )
+    assert flash.height > 0
+    for session, cost, cached in flash.rows():
+        assert theirs[session]["totalCost"] == pytest.approx(cost + cached * 0.30e-6, rel=0.005)
+
+
+def test_context_of_a_session_whose_window_is_unknown_assumes_qwens_default(tmp_path: Path) -> None:
+    shutil.copytree(SAMPLES / "projects", tmp_path / ".qwen" / "projects")
+    env = {"HOME": str(tmp_path), "QWEN_HOME": str(tmp_path / ".qwen")}
+    done = run_cli(["context", SHORT, "--json"], env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["totalTokens"], report["contextWindow"], report["windowAssumed"]) == (4020, 131_072, True)
+    shown = run_cli(["context", SHORT], env=env)
+    assert shown.returncode == 0 and b"Traceback" not in shown.stderr
+    coder = json.loads(run_cli(["context", CODER, "--json"], env=env).stdout)
+    assert (coder["contextWindow"], coder["windowAssumed"], coder["counts"]["tool"]) == (1_000_000, False, 1)

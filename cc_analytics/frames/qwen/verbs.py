@@ -36,6 +36,8 @@ from cc_analytics.frames.qwen.plugin import PLUGIN
 from cc_analytics.frames.qwen.store import resolve
 from cc_analytics.frames.sources import TranscriptFile
 
+DEFAULT_WINDOW = 131_072
+"""The window ``context`` assumes for a model whose window is neither recorded nor known (128K)."""
 SPEC = family.Spec(PLUGIN.name, parse=parse, resolve=resolve, provider=None)
 
 _VERBS = family.verbs(SPEC, PLUGIN.label)
@@ -64,5 +66,12 @@ def context_report(
 ) -> dict[str, Any] | None:
     """What ``cc-analytics context`` prints for a Qwen Code session (``frames.gemini_family.context_report``)."""
     return family.context_report(
-        SPEC, session_id, files, contents=contents, model=model, provider=provider, window_of=window_of
+        SPEC,
+        session_id,
+        files,
+        contents=contents,
+        model=model,
+        provider=provider,
+        window_of=window_of,
+        default_window=DEFAULT_WINDOW,
     )
