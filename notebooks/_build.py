@@ -90,7 +90,7 @@ from cc_analytics.report import load
 from cc_analytics.views import SessionExplorer
 
 data = load(samples=True)
-assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7, "codex": 6}
+assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "opencode": 2}
 explorer = SessionExplorer(data.sessions, data.turns)
 assert explorer.session_id == fullest
 explorer"""
@@ -98,7 +98,7 @@ explorer"""
     new_markdown_cell(
         "## Every agent at once\n\nThe same verbs read every format cc-analytics knows "
         "(`cc_analytics.formats()`), told apart by content: here the samples' Claude Code, "
-        "ChainlessChain and OpenAI Codex CLI sessions in one frame. Codex records the occupancy "
+        "ChainlessChain, OpenAI Codex CLI and OpenCode sessions in one frame. Codex records the occupancy "
         "of every request against its `model_context_window`, and the account's rate limits "
         "(`frames.codex.read_rate_limits`: the 5-hour and weekly windows, used percent and reset "
         "time)."
@@ -293,9 +293,9 @@ import cc_analytics.frames as frames
 
 requests = frames.read_requests(SAMPLES)
 sessions = frames.read_sessions(SAMPLES)
-assert requests.height == sessions["requests"].sum() == 167
+assert requests.height == sessions["requests"].sum() == 175
 assert requests["cost_usd"].null_count() == 0  # every model of the samples has a price
-assert round(requests["cost_usd"].sum(), 2) == 10.35
+assert round(requests["cost_usd"].sum(), 2) == 10.52
 assert abs(sessions["cost_usd"].sum() - requests["cost_usd"].sum()) < 1e-9
 requests.select("format", "session_id", "agent_id", "time", "model", "input_tokens",
                 "cache_creation_5m_tokens", "cache_read_tokens", "output_tokens", "cost_usd").head(8)"""
@@ -335,7 +335,7 @@ costliest.head(6)"""
     new_code_cell(
         """\
 by_day = frames.read_usage(SAMPLES, by="day", timezone="UTC")
-assert by_day.height == 17 and by_day["requests"].sum() == 167
+assert by_day.height == 17 and by_day["requests"].sum() == 175
 by_week = frames.read_usage(SAMPLES, by="week", timezone="Europe/Paris", breakdown=True)
 assert by_week.filter(pl.col("model").is_null()).height == 4
 by_week.select("week", "model", "total_tokens", "cost_usd", "requests")"""
@@ -350,7 +350,7 @@ by_week.select("week", "model", "total_tokens", "cost_usd", "requests")"""
 from cc_analytics.frames.usage import usage
 
 blocks = usage(requests, "block")
-assert blocks.height == 18 and blocks["is_active"].sum() == 1
+assert blocks.height == 20 and blocks["is_active"].sum() == 1
 assert (blocks["block_end"] - blocks["block_start"]).dt.total_hours().unique().to_list() == [5]
 blocks.select("block_start", "is_active", "requests", "total_tokens", "cost_usd",
               "cost_per_hour", "projected_cost_usd").tail(5)"""
