@@ -370,7 +370,7 @@ uncached = requests.with_columns(
 )
 without_cache = price_requests(uncached)["cost_usd"].sum()
 saved = 1 - requests["cost_usd"].sum() / without_cache
-assert round(without_cache, 2) == 50.42 and saved > 0.75
+assert round(without_cache, 2) == 50.7 and saved > 0.75
 print(f"with the cache ${requests['cost_usd'].sum():.2f}, without ${without_cache:.2f}: {saved:.0%} saved")"""
     ),
     new_markdown_cell("## Charts\n\nCost per day stacked by model, then by project and by model."),
