@@ -88,7 +88,7 @@ def test_format_packages_expose_the_same_verbs(verb: str) -> None:
 
 def test_the_readme_three_lines_on_the_samples() -> None:
     sessions = frames.read_sessions(SAMPLES)
-    assert dict(sessions.group_by(S.FORMAT).len().iter_rows()) == {CLAUDE: 14, CHAINLESS: 7, "codex": 6}
+    assert dict(sessions.group_by(S.FORMAT).len().iter_rows()) == {CLAUDE: 14, CHAINLESS: 7, "codex": 6, "opencode": 2}
     turns = frames.read_turns(SAMPLES)
-    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS, "codex"}
+    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS, "codex", "opencode"}
     assert frames.read_problems(SAMPLES).is_empty()
