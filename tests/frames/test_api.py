@@ -94,8 +94,9 @@ def test_the_readme_three_lines_on_the_samples() -> None:
         CHAINLESS: 7,
         "codex": 6,
         "gemini": 3,
+        "opencode": 2,
         "qwen": 3,
     }
     turns = frames.read_turns(SAMPLES)
-    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS, "codex", "gemini", "qwen"}
+    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS, "codex", "gemini", "opencode", "qwen"}
     assert frames.read_problems(SAMPLES).is_empty()

@@ -414,8 +414,15 @@ def resolve(source: Source = None, *, planned: bool = False) -> list[TranscriptF
 
 
 def find_session(session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:
-    """The units of session ``session_id``: its own and its sub-tasks'."""
-    return [f for f in resolve(list(stores or default_stores())) if f.session_id == session_id]
+    """The units of session ``session_id`` in the data folders ``stores`` that exist (None:
+    the default store): its own and its sub-tasks'.
+
+    Examples:
+        >>> find_session("ses_1", [Path("/no/such/folder")])
+        []
+    """
+    homes = [home for home in stores or default_stores() if home.is_dir()]
+    return [f for f in ordered(unit for home in homes for unit in home_units(home)) if f.session_id == session_id]
 
 
 def latest_session(stores: Sequence[Path] | None = None) -> tuple[float, str] | None:
