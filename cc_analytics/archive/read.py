@@ -130,6 +130,12 @@ class Archive:
         from cc_analytics.errors import InputError
 
         record = self.record(source)
+        if self.manifest.shared:
+            msg = (
+                f"the archive at {self.root!r} is a shared one (archive --share): it keeps no copy of {source!r}\n"
+                "Hint: read the session from its machine's own archive or transcripts."
+            )
+            raise InputError(msg)
         try:
             return read_raw(self.storage, self.root, record)
         except OSError as error:
