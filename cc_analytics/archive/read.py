@@ -6,7 +6,9 @@ Imports: polars, the standard library, the other ``archive`` modules and ``frame
 importing this package). Our readers go through the manifest (the parts it names, nothing
 else), so they see the state of the last completed run even while a run is writing or after
 one was killed. The ``format`` column comes back from the Hive partition; the ``month``
-partition is left out.
+partition is left out; every table has the archive's ``machine`` last. Several archives (a list
+of them, or a folder or URL prefix with one per sub-folder) are read as one by
+:class:`Archives`, which counts what two of them hold once.
 """
 
 from __future__ import annotations
@@ -117,8 +119,9 @@ class Archive:
         out: list[IO[bytes]] = []
         for path in paths:
             data = found.get(path)
-            if data is None:  # missing, or it failed: read alone, it says which
-                data = self.storage.read(path) if read_part(self.storage, path) is not None else b""
+            if data is None:  # missing, or its request failed: read alone, it is named if it fails again
+                read_part(self.storage, path)
+                data = self.storage.read(path)
             if len(data) < 3 * len(MAGIC) or data[: len(MAGIC)] != MAGIC or data[-len(MAGIC) :] != MAGIC:
                 raise damaged_part(path, f"is not a whole Parquet file ({len(data):,} bytes)")
             out.append(io.BytesIO(data))
