@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, ClassVar
 
@@ -478,6 +478,7 @@ class Archives:
     """
 
     archives: tuple[Archive, ...]
+    _copies: dict[str, pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def root(self) -> str:
@@ -499,8 +500,9 @@ class Archives:
         import polars as pl
 
         frame = self._indexed(table, format)
-        if table in ("sessions", "turns", "requests"):
-            frame = frame.join(self._owners(format), on=["format", "session_id", _INDEX], how="semi")
+        copies = self._copies_of(format) if table in ("sessions", "turns", "requests") else None
+        if copies is not None and copies.height:  # rows of the sessions another archive gives
+            frame = frame.join(copies.lazy(), on=["format", "session_id", _INDEX], how="anti")
         same = {"requests": SAME_REQUEST, "problems": SAME_PROBLEM}.get(table)
         if same is not None:  # rows of several archives under the same ids: the first archive's
             known = pl.all_horizontal(pl.col(c).is_not_null() for c in same)
@@ -518,18 +520,20 @@ class Archives:
         ]
         return pl.concat(frames, how="vertical")
 
-    def _owners(self, format: str) -> pl.LazyFrame:
-        """Each session's archive: the one where it has the most events, the first of a tie."""
+    def _copies_of(self, format: str) -> pl.DataFrame:
+        """The sessions in more than one archive, in each archive but the one that gives them (the
+        one where the session has the most events, the first of a tie): (format, session, archive).
+        Found once per reader (a few rows, none when no two archives share a session)."""
         import polars as pl
 
-        sessions = self._indexed("sessions", format).select("format", "session_id", "events", _INDEX)
-        return (
-            sessions.sort(
+        if format not in self._copies:
+            sessions = self._indexed("sessions", format).select("format", "session_id", "events", _INDEX)
+            ranked = sessions.filter(pl.len().over("format", "session_id") > 1).sort(
                 ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
             )
-            .unique(["format", "session_id"], keep="first")
-            .select("format", "session_id", _INDEX)
-        )
+            first = pl.int_range(pl.len()).over("format", "session_id") == 0
+            self._copies[format] = ranked.filter(~first).select("format", "session_id", _INDEX).collect()
+        return self._copies[format]
 
 
 def _machine_of(archive: Archive) -> str:
