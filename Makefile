@@ -10,13 +10,13 @@ SANITIZE_EXAMPLES ?= 500
 
 .PHONY: report test test-pure bench lint typecheck sanitize wheel-check oracle samples clean
 
-$(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
+$(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c $(wildcard cc_analytics/frames/*.h cc_analytics/frames/codex/*.c)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[views]'
 	touch $@
 
-$(VENV)/.stamp-dev: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c
+$(VENV)/.stamp-dev: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c $(wildcard cc_analytics/frames/*.h cc_analytics/frames/codex/*.c)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -38,7 +38,7 @@ test: $(VENV)/.stamp-dev oracle
 	$(PY) -m pytest -q --doctest-modules cc_analytics
 	$(PY) -m pytest --nbval-lax notebooks/
 	$(PY) benchmarks/chainless_context.py --smoke
-	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py benchmarks/explorer.py benchmarks/codex_frames.py; do \
+	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py benchmarks/explorer.py benchmarks/codex_frames.py benchmarks/composition.py benchmarks/cache_frames.py benchmarks/opencode_frames.py; do \
 		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done
 
 ## test-pure: the tests as a user without a C compiler runs the package (CC_ANALYTICS_PURE_PYTHON=1): pytest only,
@@ -54,6 +54,7 @@ bench: $(VENV)/.stamp-dev oracle
 	$(PY) benchmarks/cost_vs_ccusage.py
 	$(PY) benchmarks/archive.py --make 1000 --rounds 3
 	$(PY) benchmarks/explorer.py
+	$(PY) benchmarks/composition.py --size-mb 1000 --rounds 1
 
 ## lint: mypy, ruff, and the import contracts (the layers, stated in tests/contracts/test_layers.py)
 lint: typecheck

@@ -1,7 +1,8 @@
-"""Build the optional C skimmer of the Claude Code walker; the package works without it.
+"""Build the optional C extensions of the formats (the Claude Code walker's line skimmer, the
+Codex lean scan's loop); the package works without them.
 
-Everything else about the build is in ``pyproject.toml``. Without a C compiler the extension
-is skipped (``optional=True``) and the walker reads every line in Python.
+Everything else about the build is in ``pyproject.toml``. Without a C compiler an extension
+is skipped (``optional=True``) and its format reads every line in Python.
 """
 
 from setuptools import Extension, setup
@@ -11,8 +12,16 @@ setup(
         Extension(
             "cc_analytics.frames.claude._skim",
             sources=["cc_analytics/frames/claude/_skim.c"],
+            depends=["cc_analytics/frames/_jsonscan.h", "cc_analytics/frames/_jsonscan_parse.h"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "cc_analytics.frames.codex._scan",
+            sources=["cc_analytics/frames/codex/_scan.c"],
+            depends=["cc_analytics/frames/_jsonscan.h", "cc_analytics/frames/_jsonscan_parse.h"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )

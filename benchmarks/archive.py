@@ -84,7 +84,7 @@ def median_of(rows: list[dict[str, float]]) -> dict[str, float]:
 
 def steps(projects: Path, archive: Path, parquet: Path, rounds: int) -> list[tuple[str, dict[str, float]]]:
     rng = random.Random(1)
-    sessions = [CLI, "sessions", str(projects), "--parquet", str(parquet), "--force"]
+    sessions = [CLI, "sessions", str(projects), "--parquet", str(parquet), "--force", "--no-cache"]
     reference: list[dict[str, float]] = []
     first: list[dict[str, float]] = []
     for index in range(rounds):  # alternating, so both see the same load on a shared machine

@@ -69,7 +69,7 @@ def ours(path: Path) -> dict:
 
     from cc_analytics.frames import read_requests
 
-    requests = read_requests(path, format="claude-code")
+    requests = read_requests(path, format="claude-code", cache=False)
     sums = requests.select(
         pl.len().alias("requests"),
         pl.col("input_tokens").sum(),

@@ -112,9 +112,12 @@ def find_ccusage(*candidates: Path) -> str | None:
     return None
 
 
-def ours(*args: str, workers: str | None) -> list[str]:
-    """The ``cc-analytics`` command of this venv with ``args`` (and ``--workers`` when given)."""
-    return [str(VENV_BIN / "cc-analytics"), *args, *(["--workers", workers] if workers else [])]
+def ours(*args: str, workers: str | None, cache: bool = False) -> list[str]:
+    """The ``cc-analytics`` command of this venv with ``args`` (and ``--workers`` when given),
+    reading every transcript (``--no-cache``) unless ``cache``: the format benchmarks measure
+    decoding; ``cache_frames.py`` measures the cache."""
+    extra = [*(["--workers", workers] if workers else []), *([] if cache else ["--no-cache"])]
+    return [str(VENV_BIN / "cc-analytics"), *args, *extra]
 
 
 def options(parser: argparse.ArgumentParser) -> None:

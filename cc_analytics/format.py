@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TextIO
 
-from cc_analytics.windowmath import zone_of
+from cc_analytics.windowmath import scale_parts, zone_of
 
 BAR_CELLS = 24
 FULL_CELL = "\u2588"
@@ -188,7 +188,11 @@ CROSS = "\u2716"
 
 
 def context_gauge(report: dict, *, colour: bool = False) -> str:
-    """The ``cc context`` gauge of a report dict (the ``--json`` keys), every line ending in LF.
+    """The ``context`` gauge of a report dict (the ``--json`` keys), every line ending in LF.
+
+    A report whose transcript recorded the occupancy (a ``recordedTokens`` that is not null)
+    leads with it (:func:`recorded_gauge`); any other is drawn as ``cc context`` draws it,
+    byte for byte.
 
     Examples:
         >>> r = {"sessionId": "s", "model": None, "provider": "ollama", "contextWindow": 32768,
@@ -198,6 +202,8 @@ def context_gauge(report: dict, *, colour: bool = False) -> str:
         >>> print(context_gauge(r).splitlines()[1])
           model (default) · provider ollama · window 32,768 tokens · 0 messages
     """
+    if report.get("recordedTokens") is not None:
+        return recorded_gauge(report, colour=colour)
     paint = Painter(colour)
     window = report["contextWindow"]
     total = report["totalTokens"]
@@ -232,6 +238,162 @@ def context_gauge(report: dict, *, colour: bool = False) -> str:
     lines.append(paint("gray", f"  headroom      {report['remainingTokens']:>7} tokens remaining"))
     if report["overflows"]:
         lines.append(paint("red", f"  {WARNING_SIGN} exceeds the model context window {EM_DASH} compaction required"))
+    return "".join(line + "\n" for line in lines)
+
+
+def recorded_gauge(report: dict, *, colour: bool = False) -> str:
+    """The gauge of a session whose transcript recorded its occupancy: the recorded tokens and
+    their share of the window first, then of the auto-compact threshold (when the agent has
+    one), then the heuristic composition, scaled to the recorded total and labelled as
+    estimated (the scale factor shown). Above 100 % of the window, a line says why.
+
+    Examples:
+        >>> r = {"sessionId": "s", "model": "claude-opus-4-6", "provider": "anthropic", "contextWindow": 200000,
+        ...      "messageCount": 3, "recordedTokens": 50000, "autoCompactThreshold": 167000,
+        ...      "windowSource": "the default window",
+        ...      "breakdown": {"system": 0, "user": 100, "assistant": 300, "tool": 600, "toolCalls": 0},
+        ...      "counts": {"system": 0, "user": 1, "assistant": 1, "tool": 1}}
+        >>> print(recorded_gauge(r), end="")
+        Context — session s
+          model claude-opus-4-6 · provider anthropic · window 200,000 tokens · 3 messages
+          window from the default window
+        <BLANKLINE>
+          recorded        50000  ██████░░░░░░░░░░░░░░░░░░ 25.0% of window
+          auto-compact   167000  29.9% of the threshold · 117000 tokens to go
+          headroom       150000 tokens remaining
+        <BLANKLINE>
+          estimated composition (heuristic, 1000 tokens scaled ×50.00 to the recorded total)
+          user             5000  ██░░░░░░░░░░░░░░░░░░░░░░  10%  (1)
+          assistant       15000  ███████░░░░░░░░░░░░░░░░░  30%  (1)
+          tool results    30000  ██████████████░░░░░░░░░░  60%  (1)
+    """
+    paint = Painter(colour)
+    window = report["contextWindow"]
+    recorded = report["recordedTokens"]
+    used = recorded / window if window else 0.0
+    model = report["model"]
+    lines = [
+        paint(
+            "bold", f"Context {EM_DASH} session " + paint("gray", utf16_prefix(report["sessionId"], HEADER_ID_UNITS))
+        ),
+        paint(
+            "gray",
+            f"  model {'(default)' if model is None else model} {MIDDLE_DOT} provider {report['provider']}"
+            f" {MIDDLE_DOT} window {group_thousands(window)} tokens {MIDDLE_DOT} {report['messageCount']} messages",
+        ),
+    ]
+    source = report.get("windowSource")
+    if source:
+        lines.append(paint("gray", f"  window from {source}"))
+    tone = zone_of(used)
+    percent = round_half_up(used * 100, 1)
+    lines += [
+        "",
+        f"  {paint('bold', 'recorded'.ljust(13))} {recorded:>7}  {paint(tone, bar(used))} "
+        + paint(tone, f"{percent}% of window"),
+    ]
+    threshold = report.get("autoCompactThreshold")
+    if threshold:
+        share = round_half_up(recorded / threshold * 100, 1)
+        left = threshold - recorded
+        to_go = f"{left} tokens to go" if left > 0 else "reached: Claude Code compacts before the next request"
+        lines.append(f"  {'auto-compact':<13} {threshold:>7}  {share}% of the threshold {MIDDLE_DOT} {to_go}")
+    lines.append(paint("gray", f"  headroom      {max(window - recorded, 0):>7} tokens remaining"))
+    if recorded > window:
+        lines.append(
+            paint(
+                "red",
+                f"  {WARNING_SIGN} above the window: its size ({group_thousands(window)}) comes from "
+                f"{source or 'an inference'}, and this session's last request held more, so its window was larger",
+            )
+        )
+    parts = [int(report["breakdown"][key]) for _, key, _ in GAUGE_ROWS]
+    estimated = sum(parts)
+    lines.append("")
+    if not estimated:
+        lines.append(paint("gray", "  estimated composition: the transcript holds no text to estimate"))
+        return "".join(line + "\n" for line in lines)
+    lines.append(
+        paint(
+            "gray",
+            f"  estimated composition (heuristic, {estimated} tokens scaled "
+            f"\u00d7{round_half_up(recorded / estimated, 2)} to the recorded total)",
+        )
+    )
+    for (label, _, count_key), tokens in zip(GAUGE_ROWS, scale_parts(parts, recorded), strict=True):
+        if not tokens:
+            continue
+        share = tokens / recorded
+        row = f"  {label:<13} {tokens:>7}  {paint('cyan', bar(share))} {int(round_half_up(share * 100)):>3}%"
+        if count_key is not None:
+            row += paint("gray", f"  ({report['counts'][count_key]})")
+        lines.append(row)
+    return "".join(line + "\n" for line in lines)
+
+
+PART_LABELS = {
+    "baseline": "baseline (system prompt, tools, memory)",
+    "memory": "memory files",
+    "system": "injected text",
+    "summary": "compaction summary",
+    "user": "user prompts",
+    "assistant": "assistant text",
+    "thinking": "thinking",
+    "tool_call": "tool calls",
+    "tool_result": "tool results",
+}
+WHY_PARTS = 12
+
+
+def composition_lines(rows: Sequence[dict], *, colour: bool = False) -> str:
+    """What filled the window at one turn: its composition rows (``COMPOSITION_SCHEMA`` dicts),
+    largest part first, calibrated where the turn recorded its occupancy, every line ending in LF.
+
+    Examples:
+        >>> rows = [dict(category="baseline", item=None, estimated_tokens=900, tokens=900, dropped_tokens=0,
+        ...              turn_index=2, occupancy=1000, calibration=2.0, uncalibrated_error=-50, compacted=False),
+        ...         dict(category="tool_result", item="Read", estimated_tokens=50, tokens=100, dropped_tokens=0,
+        ...              turn_index=2, occupancy=1000, calibration=2.0, uncalibrated_error=-50, compacted=False)]
+        >>> print(composition_lines(rows), end="")
+          what filled the window at turn 2 (estimated parts scaled ×2.00 to the recorded 1000; unscaled error -50)
+          baseline (system prompt, tools, memory)      900  ██████████████████████░░  90%
+          tool results · Read                          100  ██░░░░░░░░░░░░░░░░░░░░░░  10%
+    """
+    paint = Painter(colour)
+    if not rows:
+        return paint("gray", "  what filled the window: no turn to measure") + "\n"
+    first = rows[0]
+    recorded = first["occupancy"] is not None
+    column = "tokens" if recorded else "estimated_tokens"
+    held = sorted((row for row in rows if row[column]), key=lambda row: -row[column])
+    total = sum(row[column] for row in held) or 1
+    if recorded and first["calibration"] is not None:
+        how = (
+            f"estimated parts scaled \u00d7{round_half_up(first['calibration'], 2)} to the recorded "
+            f"{first['occupancy']}; unscaled error {first['uncalibrated_error']}"
+        )
+    elif recorded:
+        how = f"recorded {first['occupancy']}"
+    else:
+        how = "estimated: no request recorded at this turn"
+    lines = [paint("gray", f"  what filled the window at turn {first['turn_index']} ({how})")]
+    for row in held[:WHY_PARTS]:
+        label = PART_LABELS[row["category"]] + (f" {MIDDLE_DOT} {row['item']}" if row["item"] else "")
+        share = row[column] / total
+        lines.append(
+            f"  {label:<40} {row[column]:>7}  {paint('cyan', bar(share))} {int(round_half_up(share * 100)):>3}%"
+        )
+    if len(held) > WHY_PARTS:
+        rest = sum(row[column] for row in held[WHY_PARTS:])
+        lines.append(paint("gray", f"  \u2026 {len(held) - WHY_PARTS} more parts, {rest} tokens"))
+    if first["compacted"]:
+        dropped = sum(row["dropped_tokens"] for row in rows)
+        kept = sum(row["estimated_tokens"] for row in rows if row["category"] == "summary")
+        lines.append(
+            paint(
+                "gray", f"  a compaction before this turn dropped {dropped} estimated tokens; its summary holds {kept}"
+            )
+        )
     return "".join(line + "\n" for line in lines)
 
 

@@ -146,9 +146,10 @@ def load(
     on_progress: Progress | None = None,
     workers: int | None = None,
     meanwhile: Callable[[], object] | None = None,
+    cache: bool = True,
 ) -> ReportData:
     """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
-    each transcript decoded once (``workers`` as ``frames.read_tables`` takes it).
+    each transcript decoded once (``workers`` and ``cache`` as ``frames.read_tables`` takes them).
 
     The worker processes start before the files are planned; ``meanwhile`` is called while
     they start (they take about a third of a second: the report command imports its charts'
@@ -160,11 +161,14 @@ def load(
         >>> set(data.sessions["format"]) == set(names())
         True
     """
-    from cc_analytics.frames.api import plan, read_tables
+    from cc_analytics.frames import sources as frame_sources
+    from cc_analytics.frames import tablecache
+    from cc_analytics.frames.api import read_tables
     from cc_analytics.frames.sources import default_stores, workers_ahead
 
     given: Source = sample_sources() if samples else (sources or None)
-    with workers_ahead(given, workers) as root:
+    plan = tablecache.plan if cache else frame_sources.plan
+    with workers_ahead(given, workers, start=not (cache and tablecache.planned_before(given))) as root:
         if meanwhile is not None:
             meanwhile()
         if given is not None:
@@ -179,7 +183,7 @@ def load(
             if not found:
                 chosen = sample_sources()
                 used = ["data-samples (no sessions found under the default stores)"]
-        tables = read_tables(chosen, workers=workers, on_progress=on_progress)
+        tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache)
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
     return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests)
 
@@ -394,13 +398,27 @@ def _top_table(data: ReportData) -> str:
             _cell(r[S.TURNS], css="num"),
             _cell(group_thousands(r[S.PEAK_OCCUPANCY] or 0), css="num"),
             _cell(group_thousands(r[S.WINDOW] or 0), css="num"),
-            _cell(f"{peak * 100:.1f}%", css=f"num {zone_of(peak)}"),
+            _peak_cell(peak, r[OCCUPANCY_SOURCE]),
             _cell(r[S.COMPACTIONS], css="num"),
             _cell(r[OCCUPANCY_SOURCE]),
         ]
         body.append(f"<tr>{''.join(cells)}</tr>")
     head = "".join(f"<th>{h}</th>" for h in TABLE_HEADERS)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+ABOVE_WINDOW = {
+    "recorded": "the request held more than the window the session was taken to have: its window was larger",
+    "estimated": "the estimate of the session's text is above its model's window: the estimate overshoots",
+}
+
+
+def _peak_cell(peak: float, source: str | None) -> str:
+    """The peak's share of the window; above 100 % a sign, and a title saying why."""
+    if peak <= 1:
+        return _cell(f"{peak * 100:.1f}%", css=f"num {zone_of(peak)}")
+    why = ABOVE_WINDOW.get(source or "", "above the window")
+    return f"<td class='num red' title='{html.escape(why)}'>{peak * 100:.1f}% \u26a0</td>"
 
 
 def _cost_table(data: ReportData) -> str:

@@ -92,3 +92,22 @@ def until_autocompact_of(used: int, window: int) -> int:
         (17000, 0)
     """
     return max(autocompact_threshold_of(window) - used, 0)
+
+
+def scale_parts(parts: list[int], total: int) -> list[int]:
+    """``parts`` scaled to sum to ``total`` exactly: each in proportion, rounded down, and the
+    tokens left over given one by one to the largest remainders (the first on ties). All
+    zeros (nothing to scale) stay zeros.
+
+    Examples:
+        >>> scale_parts([1, 1, 1], 10), scale_parts([3, 0, 1], 8), scale_parts([0, 0], 5)
+        ([4, 3, 3], [6, 0, 2], [0, 0])
+    """
+    whole = sum(parts)
+    if whole <= 0:
+        return [0] * len(parts)
+    scaled = [part * total // whole for part in parts]
+    remainders = sorted(range(len(parts)), key=lambda i: (-(parts[i] * total % whole), i))
+    for index in remainders[: total - sum(scaled)]:
+        scaled[index] += 1
+    return scaled

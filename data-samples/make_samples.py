@@ -1,4 +1,4 @@
-"""Regenerate every sample under ``data-samples/``: ChainlessChain, Claude Code and Codex sessions.
+"""Regenerate every sample under ``data-samples/``: ChainlessChain, Claude Code, Codex, Gemini CLI and Qwen Code sessions.
 
 Run: ``python data-samples/make_samples.py`` (``make samples``). Each generator is a
 deterministic script beside this one; a generator that is not there yet is skipped.
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-GENERATORS = ("make_chainless.py", "make_claude.py", "make_codex.py")
+GENERATORS = ("make_chainless.py", "make_claude.py", "make_codex.py", "make_gemini.py", "make_opencode.py", "make_qwen.py")
 
 
 def main() -> int:

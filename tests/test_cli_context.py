@@ -166,3 +166,10 @@ def test_nothing_anywhere_does_not_send_a_claude_user_to_chainlesschain(tmp_path
     assert result.returncode == 1
     message = result.stderr.decode()
     assert "no Claude Code transcripts" in message and "headless agent" not in message
+
+
+def test_why_on_an_agent_without_a_composition_keeps_the_gauge(home: Path) -> None:
+    plain = run_cli(["context", "s1"], env={"HOME": str(home)})
+    why = run_cli(["context", "s1", "--why"], env={"HOME": str(home)})
+    assert why.returncode == 0 and why.stdout == plain.stdout
+    assert why.stderr.decode() == "note: ChainlessChain transcripts do not say what filled the window (--why)\n"

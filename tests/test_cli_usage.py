@@ -35,7 +35,7 @@ def test_json_by_day_sums_every_request_of_both_formats() -> None:
     rows = json.loads(done.stdout)
     sessions = json.loads(run_cli(["sessions", str(SAMPLES), "--json"]).stdout)
     assert sum(r["requests"] for r in rows) == sum(s["requests"] for s in sessions)
-    assert sum(r["cost_usd"] for r in rows) == pytest.approx(sum(s["cost_usd"] or 0 for s in sessions), rel=1e-12)
+    assert sum(r["cost_usd"] or 0 for r in rows) == pytest.approx(sum(s["cost_usd"] or 0 for s in sessions), rel=1e-12)
     assert [r["day"] for r in rows] == sorted(r["day"] for r in rows)
     assert rows[0]["day"] == "2026-03-02" and rows[0]["first_time"].endswith("Z")
 
@@ -47,7 +47,7 @@ def test_table_groupings_and_breakdown() -> None:
     assert lines[0].split()[:3] == ["month", "models", "input"]
     assert lines[1].startswith("2026-03 ")
     assert lines[2].lstrip().startswith("└ claude-haiku-4-5")
-    assert lines[-2].startswith("total") and lines[-1] == "2 months"
+    assert lines[-2].startswith("total") and lines[-1] == "2 months · * leaves out requests without a price"
     blocks = run_cli(["usage", str(SAMPLES), "--by", "block", "--timezone", "Europe/Paris"]).stdout.decode()
     assert blocks.splitlines()[1].startswith("2026-03-02 10:00")  # 09:00 UTC, shown in Paris time
     assert "$/hour" in blocks.splitlines()[0]

@@ -23,7 +23,7 @@ import polars as pl
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import FileRecord, PartRecord, Unit
 from cc_analytics.archive.plan import GONE, MODIFIED, NEW, Context, Item
-from cc_analytics.archive.storage import Storage, filesystem
+from cc_analytics.archive.storage import Storage, filesystem, is_url
 from cc_analytics.frames.memory import release_memory
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -128,14 +128,32 @@ def _read_sources(items: list[Item]) -> dict[str, bytes]:
     """The bytes of the batch's listed files (not those gone), read together (one round of
     concurrent requests on object storage); a file that cannot be read is left out."""
     by_storage: dict[int, tuple[Storage, list[str]]] = {}
+    out: dict[str, bytes] = {}
     for item in items:
         if item.state != GONE:
+            try:
+                own = _unit_bytes(item.record)
+            except OSError:  # left out, as a file that cannot be read
+                continue
+            if own is not None:
+                out[item.record.source] = own
+                continue
             storage = filesystem(item.record.source)
             by_storage.setdefault(id(storage), (storage, []))[1].append(item.record.source)
-    out: dict[str, bytes] = {}
     for storage, paths in by_storage.values():
         out.update(storage.read_many(paths))
     return out
+
+
+def _unit_bytes(record: FileRecord) -> bytes | None:
+    """What the format keeps of a local source when not its bytes as they are
+    (``FormatPlugin.unit_bytes``: a session spread over files, a database's snapshot); None
+    otherwise. Raises :class:`OSError` when it cannot be read."""
+    if is_url(record.source):
+        return None
+    from cc_analytics.frames.registry import get
+
+    return get(record.format).unit_bytes(Path(record.source))
 
 
 def read_raw(storage: Storage, root: str, record: FileRecord) -> bytes:

@@ -3,4 +3,4 @@
 Imports: may import ``frames``/``core`` lazily inside ``run``; never ``views`` at module level.
 """
 
-COMMANDS = ("context", "sessions", "usage", "window", "report", "statusline", "archive")
+COMMANDS = ("context", "sessions", "usage", "window", "report", "statusline", "archive", "cache")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cc_analytics.format import colour_enabled, context_gauge, error_line
+from cc_analytics.format import colour_enabled, composition_lines, context_gauge, error_line
 
 if TYPE_CHECKING:
     from cc_analytics.frames.plugin import FormatPlugin
@@ -44,6 +44,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", default=None, help="size against this model's window")
     parser.add_argument("--provider", default=None, help="replace the recorded provider")
     parser.add_argument("--json", action="store_true", help="print the JSON report")
+    parser.add_argument(
+        "--why",
+        action="store_true",
+        help="also say what filled the window at the last turn, part by part (agents whose transcripts say)",
+    )
     for plugin in plugins:
         if plugin.store_option:
             parser.add_argument(
@@ -78,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             report = plugin.context_report(args.id, files, model=model, provider=provider)
             if report is not None:
-                return _emit(report, as_json=args.json)
+                return _emit(report, as_json=args.json, why=_why(args, plugin, args.id, files))
         return _fail(NO_TRANSCRIPT.format(id=args.id), as_json=args.json)
     for index, group in enumerate(_groups(formats())):
         found = [(latest, plugin) for plugin in group if (latest := plugin.latest_session(_stores(args, plugin)))]
@@ -91,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         if index:
             sys.stderr.write(f"note: showing the most recently active {plugin.label} session, {session_id}\n")
-        return _emit(report, as_json=args.json)
+        return _emit(report, as_json=args.json, why=_why(args, plugin, session_id, files))
     plugins = formats()
     if not any(store.is_dir() for plugin in plugins for store in (_stores(args, plugin) or plugin.default_stores())):
         stores = "; ".join(f"no {plugin.label} transcripts under {plugin.store_hint}" for plugin in plugins)
@@ -132,6 +137,8 @@ def _archived(args: argparse.Namespace) -> int:
         return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
     if args.id is not None:
         report["sessionId"] = args.id
+    if args.why:
+        sys.stderr.write("note: --why reads transcripts, not an archive's tables: left out\n")
     return _emit(report, as_json=args.json)
 
 
@@ -159,12 +166,46 @@ def _label_groups(plugins: list[FormatPlugin]) -> list[list[str]]:
     return [[plugin.label for plugin in group] for group in _groups(plugins)]
 
 
-def _emit(report: dict[str, Any], *, as_json: bool) -> int:
+def _why(args: argparse.Namespace, plugin: FormatPlugin, session_id: str, files: list) -> list[dict] | None:
+    """The composition rows of the session's last measured turn (``--why``), or None when not
+    asked; an agent whose transcripts do not say gets a note and no rows."""
+    if not args.why:
+        return None
+    if not plugin.has_composition:
+        sys.stderr.write(f"note: {plugin.label} transcripts do not say what filled the window (--why)\n")
+        return None
+    import polars as pl
+
+    frame = plugin.module().read_composition(files).filter(pl.col("session_id") == session_id)
+    if not frame.height:
+        return []
+    main = frame["source_file"][0]
+    mine = frame.filter(pl.col("source_file") == main)
+    return mine.filter(pl.col("turn_index") == mine["turn_index"].max()).to_dicts()
+
+
+def _emit(report: dict[str, Any], *, as_json: bool, why: list[dict] | None = None) -> int:
     if as_json:
+        if why is not None:
+            report = {**report, "composition": [_json_row(row) for row in why]}
         sys.stdout.write(json.dumps(_js_numbers(report), indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(context_gauge(report, colour=colour_enabled(sys.stdout)))
+        colour = colour_enabled(sys.stdout)
+        sys.stdout.write(context_gauge(report, colour=colour))
+        if why is not None:
+            sys.stdout.write("\n" + composition_lines(why, colour=colour))
     return 0
+
+
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A composition row as the JSON report writes it: camelCase keys, no file path."""
+    keys = ("turn_index", "category", "item", "estimated_tokens", "entered_tokens", "dropped_tokens", "tokens")
+    return {_camel(key): row[key] for key in keys}
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def _fail(message: str, *, as_json: bool) -> int:

@@ -56,6 +56,17 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="let --parquet replace FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no notes")
     add_workers_option(parser)
+    add_cache_option(parser)
+
+
+def add_cache_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-cache``: decode every transcript, neither reading nor writing the kept tables."""
+    parser.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_false",
+        help="decode every transcript again, without reading or writing the cache (`cc-analytics cache info`)",
+    )
 
 
 def add_workers_option(
@@ -98,14 +109,18 @@ class Corpus:
 
 def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
-    from cc_analytics.frames.sources import open_stored, plan, workers_ahead
+    from cc_analytics.frames import sources, tablecache
+    from cc_analytics.frames.sources import open_stored, workers_ahead
 
     source: Any = args.sources or None
+    cache = getattr(args, "cache", True)
+    plan = tablecache.plan if cache else sources.plan
     # The workers start before the files are planned, from the size of a quick listing: they
     # import Polars while this process plans (a third of a second on 2,700 files) and imports it.
     # A run that asks for another number of them (a corpus whose formats are mixed, near the
-    # threshold) starts its own, and these end unused.
-    with workers_ahead(source, args.workers) as root:
+    # threshold) starts its own, and these end unused. None is started for sources read before:
+    # their tables are likely kept, and the engine starts workers if much has changed.
+    with workers_ahead(source, args.workers, start=not (cache and tablecache.planned_before(source))) as root:
         if root is None:
             source = plan(source)  # the files by format, found once (Polars is not imported yet)
             files = sum(len(found) for found in source.values())

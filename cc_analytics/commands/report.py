@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cc_analytics.commands.corpus import add_workers_option, agents_text, check_workers
+from cc_analytics.commands.corpus import add_cache_option, add_workers_option, agents_text, check_workers
 from cc_analytics.errors import InputError
 from cc_analytics.format import ProgressBar
 
@@ -32,6 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--samples", action="store_true", help="report on the sessions in data-samples/")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_workers_option(parser)
+    add_cache_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             on_progress=progress,
             workers=args.workers,
             meanwhile=_import_charts,
+            cache=args.cache,
         )
     finally:
         if progress:

@@ -67,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
         # Polars is imported once the files are planned and the workers are starting.
         from cc_analytics.frames.api import iter_tables
 
-        for _format, tables in iter_tables(by_format, turns=False, workers=args.workers, on_progress=progress):
+        for _format, tables in iter_tables(
+            by_format, turns=False, workers=args.workers, on_progress=progress, cache=args.cache
+        ):
             yield tables.sessions, tables.requests, tables.problems
 
     corpus = read_corpus(args, reader)

@@ -9,9 +9,13 @@ stdin (``session_id``, ``transcript_path``, ``model``, ``workspace``, ``version`
 main-chain request's input + cache creation + cache read tokens (spec ``claude-code-jsonl.md``),
 found by reading backwards in growing chunks. The session's cost (main chain and subagent
 files, as the sessions frame's ``cost_usd``) reads only the bytes appended since the last call
-(:mod:`cc_analytics.frames.claude.tally`). Whatever goes wrong, it prints a short fallback
-line and exits 0, and a failure in the cost part only leaves the cost out: a status line must
-never break the terminal.
+(:mod:`cc_analytics.frames.claude.tally`). When Claude Code passes ``rate_limits`` (the
+plan's ``five_hour`` and ``seven_day`` usage), the line ends with them and the time left to
+each reset; they and the ``context_window`` size are kept in the cache folder
+(:mod:`cc_analytics.frames.claude.kept`: an append-only, bounded history of the limits, and
+the window per session, which ``context`` prefers to the inferred one). Whatever goes wrong,
+it prints a short fallback line and exits 0, and a failure in the cost part or in keeping
+the history only leaves that part out: a status line must never break the terminal.
 """
 
 from __future__ import annotations
@@ -79,10 +83,13 @@ def status_line(raw: bytes, *, colour: bool = False) -> str:
     if not isinstance(document, dict):
         return FALLBACK
     model = _text(document, "model", "display_name") or _text(document, "model", "id")
+    limits = _limits(document, colour=colour)
     path = document.get("transcript_path")
     usage = last_usage(Path(path)) if isinstance(path, str) and path else None
     if usage is None:
-        return f"{model}{SEPARATOR}no context data yet" if model else FALLBACK
+        if not model and not limits:
+            return FALLBACK
+        return SEPARATOR.join([*([model] if model else []), "no context data yet", *limits])
     used, recorded_model, version = usage
     window = _window(document, recorded_model or _text(document, "model", "id"), version, used)
     fraction = used_fraction_of(used, window)
@@ -96,7 +103,55 @@ def status_line(raw: bytes, *, colour: bool = False) -> str:
     cost = _cost(Path(path))
     if cost:
         parts.append(cost)
-    return SEPARATOR.join(parts)
+    return SEPARATOR.join(parts + limits)
+
+
+LIMIT_LABELS = (("five_hour", "5h"), ("seven_day", "7d"))
+
+
+def _limits(document: dict[str, Any], *, colour: bool, now: float | None = None) -> list[str]:
+    """``5h 23% ↻2h13m``-style parts for the rate limits Claude Code passed (none when it
+    passed none), after keeping them (and the session's window) in the cache folder."""
+    try:
+        from cc_analytics.frames.claude.kept import keep, rate_limits_of
+
+        limits = rate_limits_of(document)
+    # Like the cost: whatever fails here (a bug included) only leaves the limits out.
+    except Exception:
+        return []
+    if now is None:
+        import time
+
+        now = time.time()
+    try:
+        keep(document, now=now)
+    except Exception:  # a cache folder that cannot be written: the line is printed all the same
+        pass
+    parts = []
+    for name, label in LIMIT_LABELS:
+        window = limits.get(name)
+        if window is None:
+            continue
+        used = float(window["used_percentage"])
+        text = f"{label} {round(used)}%"
+        if colour:
+            start, end = SGR[zone_of(used / 100)]
+            text = f"{start}{text}{end}"
+        left = float(window["resets_at"]) - now
+        if left > 0:
+            text += f" \u21bb{_duration(left)}"
+        parts.append(text)
+    return parts
+
+
+def _duration(seconds: float) -> str:
+    """``2h13m``, ``3d4h``, ``42m`` (at least ``1m``)."""
+    minutes = max(int(seconds // 60), 1)
+    days, minutes = divmod(minutes, 1440)
+    hours, minutes = divmod(minutes, 60)
+    if days:
+        return f"{days}d{hours}h"
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m"
 
 
 def _cost(main: Path) -> str | None:

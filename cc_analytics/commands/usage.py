@@ -106,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(msg)
 
     def reader(by_format: Any, progress: Any) -> Iterator[tuple[pl.DataFrame, ...]]:
-        for _format, requests, problems in iter_requests(by_format, workers=args.workers, on_progress=progress):
+        for _format, requests, problems in iter_requests(
+            by_format, workers=args.workers, on_progress=progress, cache=args.cache
+        ):
             yield requests, requests, problems
 
     corpus = read_corpus(args, reader)

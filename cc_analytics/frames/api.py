@@ -1,8 +1,8 @@
 """The one API in front of every format: ``scan_*``/``read_*`` with ``format="auto"``.
 
-Imports: polars, the standard library, ``frames.sources``, ``frames.registry`` and, on demand,
-each registered format's verbs module (``frames.plugin``), which exposes the same verbs with
-the same signatures. Sources are told apart by content
+Imports: polars, the standard library, ``frames.sources``, ``frames.registry``,
+``frames.tablecache`` and, on demand, each registered format's verbs module (``frames.plugin``),
+which exposes the same verbs with the same signatures. Sources are told apart by content
 (:func:`~cc_analytics.frames.sources.sniff_format`), so one folder may hold several formats;
 sessions, turns, requests and problems of every format share one schema (``frames.schema``)
 and are concatenated as they are, with a ``format`` column. A source that holds the tables
@@ -16,19 +16,24 @@ number asks for that many. Worker processes are started with ``spawn``: a script
 them keeps its code under ``if __name__ == "__main__":`` (the engine says so when it is
 missing); a notebook needs nothing. ``on_progress(done_bytes, total_bytes)`` is called as
 batches finish.
+
+Every verb but the events' takes ``cache`` too: ``True`` (the default) reads through the cache of
+decoded sessions (``frames.tablecache``: a session whose files did not change since it was
+decoded is read from its kept tables, the others are decoded and kept), ``False`` decodes every
+file and keeps nothing. The frames are the same either way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
-from cc_analytics.frames.engine import Progress
 from cc_analytics.frames.plugin import FRONT, VERBS
 from cc_analytics.frames.registry import UNRECOGNIZED, fallback, names, order
 from cc_analytics.frames.sources import (
@@ -44,6 +49,7 @@ from cc_analytics.frames.sources import (
 from cc_analytics.frames.tables import Tables
 
 if TYPE_CHECKING:
+    from cc_analytics.frames.engine import Progress
     from cc_analytics.frames.plugin import StoredTables
     from cc_analytics.frames.usage import By
 
@@ -66,11 +72,25 @@ def _per_format(
     format: Format,
     workers: int | None,
     on_progress: Progress | None,
+    cache: bool,
     schema: pl.Schema,
 ) -> list[pl.LazyFrame]:
+    table = verb.removeprefix("scan_")
     archive = archived(source)
     if archive is not None:
-        return [archive.scan(verb.removeprefix("scan_"), format=format)]
+        return [archive.scan(table, format=format)]
+    if cache:
+        from cc_analytics.frames import tablecache
+        from cc_analytics.frames.engine import lazy_source
+
+        by_plan = tablecache.plan(source, format=format)
+
+        def produce() -> Iterator[pl.DataFrame]:
+            batches = tablecache.iter_tables(by_plan, turns=table == "turns", workers=workers, on_progress=on_progress)
+            for _name, tables in batches:
+                yield getattr(tables, table)
+
+        return [lazy_source(produce, schema, f"cached {table}")]
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     frames = [
@@ -96,7 +116,12 @@ def _progress_steps(by_format: dict[str, list[TranscriptFile]], on_progress: Pro
 
 
 def scan_sessions(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.LazyFrame:
     """Lazily, one row per session of every format found in ``source`` (``SESSIONS_SCHEMA``).
 
@@ -107,50 +132,80 @@ def scan_sessions(
         >>> set(frame["format"]) == set(names())  # the samples hold every format
         True
     """
-    frames = _per_format("scan_sessions", source, format, workers, on_progress, S.SESSIONS_SCHEMA)
+    frames = _per_format("scan_sessions", source, format, workers, on_progress, cache, S.SESSIONS_SCHEMA)
     return pl.concat(frames, how="vertical")
 
 
 def read_sessions(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.DataFrame:
     """Eager :func:`scan_sessions`, sorted by format and session id."""
-    frame = scan_sessions(source, format=format, workers=workers, on_progress=on_progress)
+    frame = scan_sessions(source, format=format, workers=workers, on_progress=on_progress, cache=cache)
     return frame.collect().sort(S.FORMAT, S.SESSION_ID)
 
 
 def scan_turns(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.LazyFrame:
     """Lazily, one row per turn of every format found in ``source`` (``TURNS_SCHEMA``)."""
-    frames = _per_format("scan_turns", source, format, workers, on_progress, S.TURNS_SCHEMA)
+    frames = _per_format("scan_turns", source, format, workers, on_progress, cache, S.TURNS_SCHEMA)
     return pl.concat(frames, how="vertical")
 
 
 def read_turns(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.DataFrame:
     """Eager :func:`scan_turns`."""
-    return scan_turns(source, format=format, workers=workers, on_progress=on_progress).collect()
+    return scan_turns(source, format=format, workers=workers, on_progress=on_progress, cache=cache).collect()
 
 
 def scan_problems(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.LazyFrame:
     """Lazily, one row per line (or file: ``line`` null) that could not be used whole."""
-    frames = _per_format("scan_problems", source, format, workers, on_progress, S.PROBLEMS_SCHEMA)
+    frames = _per_format("scan_problems", source, format, workers, on_progress, cache, S.PROBLEMS_SCHEMA)
     return pl.concat(frames, how="vertical")
 
 
 def read_problems(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.DataFrame:
     """Eager :func:`scan_problems`."""
-    return scan_problems(source, format=format, workers=workers, on_progress=on_progress).collect()
+    return scan_problems(source, format=format, workers=workers, on_progress=on_progress, cache=cache).collect()
 
 
 def scan_requests(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.LazyFrame:
     """Lazily, one row per API request of every format found in ``source`` (``REQUESTS_SCHEMA``),
     priced (``cost_usd``; null for a model the price list does not know).
@@ -162,19 +217,29 @@ def scan_requests(
         >>> set(frame["format"]) == set(names()), frame["cost_usd"].null_count()
         (True, 0)
     """
-    frames = _per_format("scan_requests", source, format, workers, on_progress, S.REQUESTS_SCHEMA)
+    frames = _per_format("scan_requests", source, format, workers, on_progress, cache, S.REQUESTS_SCHEMA)
     return pl.concat(frames, how="vertical")
 
 
 def read_requests(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.DataFrame:
     """Eager :func:`scan_requests`, in format, session and line order."""
-    return scan_requests(source, format=format, workers=workers, on_progress=on_progress).collect()
+    return scan_requests(source, format=format, workers=workers, on_progress=on_progress, cache=cache).collect()
 
 
 def iter_requests(
-    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> Iterator[tuple[str, pl.DataFrame, pl.DataFrame]]:
     """(format, priced requests, problems) batch by batch, each batch decoded once: what the
     ``usage`` command consumes. An archive gives its tables, one batch per format."""
@@ -185,6 +250,13 @@ def iter_requests(
             problems = archive.scan("problems", format=name).collect()
             if requests.height or problems.height:
                 yield name, requests, problems
+        return
+    if cache:
+        from cc_analytics.frames import tablecache
+
+        by_plan = tablecache.plan(source, format=format)
+        for name, tables in tablecache.iter_tables(by_plan, turns=False, workers=workers, on_progress=on_progress):
+            yield name, tables.requests, tables.problems
         return
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
@@ -204,6 +276,7 @@ def read_usage(
     format: Format = "auto",
     workers: int | None = 1,
     on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> pl.DataFrame:
     """Tokens, cost and requests of ``source`` per day, week, month, session, model, project or
     5-hour block (see :func:`cc_analytics.frames.usage.usage` for the columns and rules).
@@ -216,8 +289,94 @@ def read_usage(
     """
     from cc_analytics.frames.usage import usage
 
-    requests = scan_requests(source, format=format, workers=workers, on_progress=on_progress).collect()
+    requests = scan_requests(source, format=format, workers=workers, on_progress=on_progress, cache=cache).collect()
     return usage(requests, by, timezone=timezone, breakdown=breakdown, since=since, until=until)
+
+
+def scan_limits(
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    history: str | Path | Literal[False] | None = None,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.LazyFrame:
+    """Lazily, the plans' rate-limit windows as the agents reported them (``LIMITS_SCHEMA``):
+    one row per window per report, from every format that has limits (``FormatPlugin.has_limits``).
+
+    A format whose transcripts record them (Codex) reads them from ``source``'s files; one
+    whose agent passes them elsewhere reads what was kept of them, ``history`` (None: its
+    default place, False: none; Claude Code's is the history ``statusline`` keeps in the cache
+    folder, all of it whatever the source: limits are the account's, not a session's). An
+    archive holds no limits: only the kept history is read beside it.
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = read_limits(SAMPLES_DIR, history=False)
+        >>> frame.columns[:4], frame.height > 0
+        (['format', 'session_id', 'time', 'limit_window'], True)
+    """
+    from cc_analytics.frames.registry import formats
+
+    by_format = {} if archived(source) is not None else plan(source, format=format)
+    frames = [
+        plugin.module().scan_limits(by_format.get(plugin.name, []), history=history, workers=workers, on_progress=None)
+        for plugin in formats()
+        if plugin.has_limits and format in ("auto", plugin.name)
+    ]
+    if on_progress is not None:
+        total = sum(f.size for files in by_format.values() for f in files)
+        on_progress(total, total)
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.LIMITS_SCHEMA)
+
+
+def read_limits(
+    source: Source = None,
+    *,
+    format: Format = "auto",
+    history: str | Path | Literal[False] | None = None,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.DataFrame:
+    """Eager :func:`scan_limits`, by time (then format, window and session)."""
+    frame = scan_limits(source, format=format, history=history, workers=workers, on_progress=on_progress)
+    return frame.sort(S.TIME, S.FORMAT, S.LIMIT_WINDOW, S.SESSION_ID, nulls_last=True, maintain_order=True).collect()
+
+
+def scan_composition(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, what filled each transcript's window at each turn, part by part
+    (``COMPOSITION_SCHEMA``), for every format whose transcripts say (``FormatPlugin.has_composition``;
+    the rules are in each such format's package).
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = read_composition(SAMPLES_DIR)
+        >>> frame.filter(pl.col("occupancy").is_not_null()).height > 0
+        True
+    """
+    from cc_analytics.frames.registry import get
+
+    if archived(source) is not None:
+        raise InputError("an archive keeps tables, not the content blocks the composition is measured from")
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    frames = [
+        package(name).scan_composition(files, workers=workers, on_progress=step)
+        for (name, files), step in zip(by_format.items(), steps, strict=True)
+        if name != UNRECOGNIZED and get(name).has_composition
+    ]
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.COMPOSITION_SCHEMA)
+
+
+def read_composition(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_composition`, by format, session, file, turn and part."""
+    frame = scan_composition(source, format=format, workers=workers, on_progress=on_progress)
+    keys = [S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX, S.CATEGORY, S.ITEM]
+    return frame.sort(keys, nulls_last=True, maintain_order=True).collect()
 
 
 def scan_events(
@@ -259,6 +418,7 @@ def iter_tables(
     turns: bool = True,
     workers: int | None = 1,
     on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> Iterator[tuple[str, Tables]]:
     """(format, tables) batch by batch: sessions, turns (empty unless ``turns``), problems and
     priced requests decoded once per batch; what the report and the CLI consume. ``source``
@@ -271,6 +431,12 @@ def iter_tables(
             problems = archive.scan("problems", format=name).collect()
             requests = archive.scan("requests", format=name).collect()
             yield name, Tables(sessions.filter(pl.col(S.FORMAT) == name), turns_frame, problems, requests)
+        return
+    if cache:
+        from cc_analytics.frames import tablecache
+
+        by_plan = tablecache.plan(source, format=format)
+        yield from tablecache.iter_tables(by_plan, turns=turns, workers=workers, on_progress=on_progress)
         return
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
@@ -291,6 +457,7 @@ def read_tables(
     turns: bool = True,
     workers: int | None = 1,
     on_progress: Progress | None = None,
+    cache: bool = True,
 ) -> Tables:
     """Sessions, turns, problems and priced requests of ``source`` from one decode of every file.
 
@@ -301,7 +468,9 @@ def read_tables(
         True
     """
     parts: dict[str, list[pl.DataFrame]] = {"sessions": [], "turns": [], "problems": [], "requests": []}
-    for _name, batch in iter_tables(source, format=format, turns=turns, workers=workers, on_progress=on_progress):
+    for _name, batch in iter_tables(
+        source, format=format, turns=turns, workers=workers, on_progress=on_progress, cache=cache
+    ):
         parts["sessions"].append(batch.sessions)
         parts["turns"].append(batch.turns)
         parts["problems"].append(batch.problems)

@@ -63,10 +63,30 @@ VERBS: tuple[str, ...] = (
 )
 """The verbs every format's verbs module exposes with the same signature, and the front API too."""
 
+LIMIT_VERBS: tuple[str, ...] = ("scan_limits", "read_limits")
+"""The verbs of a format whose agent reports its plan's rate limits (:attr:`FormatPlugin.has_limits`):
+``(source=None, *, history=None, workers=1, on_progress=None)``, rows in ``frames.schema.LIMITS_SCHEMA``.
+``history`` is the file an agent's limits were kept in outside its transcripts (None: the
+format's default place, False: none), for a format that keeps one; others ignore it."""
+
+COMPOSITION_VERBS: tuple[str, ...] = ("scan_composition", "read_composition")
+"""The verbs of a format whose transcripts say what filled the window turn by turn
+(:attr:`FormatPlugin.has_composition`): the signature of :data:`VERBS`, rows in
+``frames.schema.COMPOSITION_SCHEMA``."""
+
 BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch")
 """The batch functions every format's verbs module exposes besides :data:`VERBS`."""
 
-FRONT: tuple[str, ...] = (*VERBS, "iter_requests", "iter_tables", "read_usage", "read_tables", "Tables")
+FRONT: tuple[str, ...] = (
+    *VERBS,
+    *LIMIT_VERBS,
+    *COMPOSITION_VERBS,
+    "iter_requests",
+    "iter_tables",
+    "read_usage",
+    "read_tables",
+    "Tables",
+)
 """What the front API (``frames.api``) offers for every format at once, and the package's top level too."""
 
 
@@ -105,6 +125,10 @@ class FormatPlugin:
     folder's walk collects the files any registered format's patterns match (an agent that
     writes whole JSON documents names them, ``"session-*.json"``, without taking every
     ``*.json`` of a folder)."""
+    has_limits: ClassVar[bool] = False
+    """Whether the verbs module has the :data:`LIMIT_VERBS` (the agent reports rate limits)."""
+    has_composition: ClassVar[bool] = False
+    """Whether the verbs module has the :data:`COMPOSITION_VERBS` (the window's parts per turn)."""
 
     def __repr__(self) -> str:
         return f"<format {self.name!r} ({self.label})>"
@@ -146,6 +170,13 @@ class FormatPlugin:
         """Whether the agent marked the transcript at ``source`` deleted (no loader reads it);
         ``exists`` and ``read`` look at files beside it, wherever it is stored."""
         return False
+
+    def unit_bytes(self, path: Path) -> bytes | None:
+        """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of
+        ``tables_batch``); None: its bytes as they are. A format whose sessions span several
+        files gives a self-contained copy of the session; one that reads a database, a
+        consistent snapshot of it."""
+        return None
 
     # -- the ``context`` command --------------------------------------------------------------
 

@@ -42,6 +42,9 @@ BUILTIN: tuple[str, ...] = (
     "cc_analytics.frames.claude.plugin:PLUGIN",
     "cc_analytics.frames.chainless.plugin:PLUGIN",
     "cc_analytics.frames.codex.plugin:PLUGIN",
+    "cc_analytics.frames.gemini.plugin:PLUGIN",
+    "cc_analytics.frames.opencode.plugin:PLUGIN",
+    "cc_analytics.frames.qwen.plugin:PLUGIN",
 )
 """The built-in formats, in the order frames, reports and help texts list them."""
 

@@ -107,12 +107,44 @@ TOTAL_TOKENS = "total_tokens"
 # Output tokens spent on reasoning, already counted in ``output_tokens`` (null where a format
 # does not record them: Claude Code, ChainlessChain).
 REASONING_TOKENS = "reasoning_tokens"
+# The limits frame (``LIMITS_SCHEMA``): a plan's rate-limit windows as an agent reported them.
+LIMIT_WINDOW = "limit_window"
+WINDOW_MINUTES = "window_minutes"
+USED_PERCENT = "used_percent"
+RESETS_AT = "resets_at"
+PLAN_TYPE = "plan_type"
+LIMITS_ORIGIN = "origin"
+# The windows by their length, as the limits frame names them whatever the agent called them.
+LIMIT_NAMES = {300: "five_hour", 10_080: "seven_day"}
+# The composition frame (``COMPOSITION_SCHEMA``): what filled a window at each turn, part by part.
+CATEGORY = "category"
+ITEM = "item"
+ENTERED_TOKENS = "entered_tokens"
+DROPPED_TOKENS = "dropped_tokens"
+TOKENS = "tokens"
+BASELINE = "baseline"
+UNCALIBRATED_ERROR = "uncalibrated_error"
+# The parts, in the order the frame lists them (``baseline``: what the agent sends without
+# writing it down, the system prompt, tool definitions and memory files).
+CATEGORIES = ("baseline", "memory", "system", "summary", "user", "assistant", "thinking", "tool_call", "tool_result")
 # The five priced token kinds, in the order of the schema.
 TOKEN_KINDS = (INPUT_TOKENS, CACHE_CREATION_5M_TOKENS, CACHE_CREATION_1H_TOKENS, CACHE_READ_TOKENS, OUTPUT_TOKENS)
 
 # The dtypes and schemas, made on first use (PEP 562 ``__getattr__`` below): the column names
 # above are plain strings, so a worker process that only walks lines never imports Polars.
-_TYPED = frozenset(("UTC_TIME", "STRINGS", "PROBLEMS_SCHEMA", "TURNS_SCHEMA", "SESSIONS_SCHEMA", "REQUESTS_SCHEMA"))
+_TYPED = frozenset(
+    (
+        "UTC_TIME",
+        "STRINGS",
+        "PROBLEMS_SCHEMA",
+        "TURNS_SCHEMA",
+        "SESSIONS_SCHEMA",
+        "REQUESTS_SCHEMA",
+        "LIMITS_SCHEMA",
+        "CATEGORY_ENUM",
+        "COMPOSITION_SCHEMA",
+    )
+)
 
 if TYPE_CHECKING:
     UTC_TIME: pl.Datetime
@@ -121,6 +153,9 @@ if TYPE_CHECKING:
     TURNS_SCHEMA: pl.Schema
     SESSIONS_SCHEMA: pl.Schema
     REQUESTS_SCHEMA: pl.Schema
+    LIMITS_SCHEMA: pl.Schema
+    CATEGORY_ENUM: pl.Enum
+    COMPOSITION_SCHEMA: pl.Schema
 
 
 def _types() -> dict[str, Any]:
@@ -228,6 +263,42 @@ def _types() -> dict[str, Any]:
             SERVICE_TIER: pl.String(),
             SPEED: pl.String(),
             COST_USD: pl.Float64(),
+        }
+    )
+    LIMITS_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SESSION_ID: pl.String(),
+            TIME: UTC_TIME,
+            LIMIT_WINDOW: pl.String(),
+            WINDOW_MINUTES: pl.Int64(),
+            USED_PERCENT: pl.Float64(),
+            RESETS_AT: UTC_TIME,
+            PLAN_TYPE: pl.String(),
+            LIMITS_ORIGIN: pl.String(),
+            SOURCE_FILE: pl.String(),
+            LINE: pl.Int64(),
+        }
+    )
+    CATEGORY_ENUM = pl.Enum(CATEGORIES)
+    COMPOSITION_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SESSION_ID: pl.String(),
+            SOURCE_FILE: pl.String(),
+            TURN_INDEX: pl.Int64(),
+            COMPACTIONS: pl.Int64(),
+            CATEGORY: CATEGORY_ENUM,
+            ITEM: pl.String(),
+            ESTIMATED_TOKENS: pl.Int64(),
+            ENTERED_TOKENS: pl.Int64(),
+            DROPPED_TOKENS: pl.Int64(),
+            TOKENS: pl.Int64(),
+            OCCUPANCY: pl.Int64(),
+            BASELINE: pl.Int64(),
+            CALIBRATION: pl.Float64(),
+            UNCALIBRATED_ERROR: pl.Int64(),
+            COMPACTED: pl.Boolean(),
         }
     )
     return {name: value for name, value in locals().items() if name in _TYPED}

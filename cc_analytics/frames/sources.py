@@ -339,7 +339,7 @@ def listed_size(source: Source) -> int:
 
 
 @contextmanager
-def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
+def workers_ahead(source: Source, workers: int | None, *, start: bool = True) -> Iterator[str | None]:
     """Start the worker processes that reading ``source`` will use (None: every format's
     default stores) before its files are planned, from the size of one listing of its
     folders (:func:`listed_size`). They import Polars and the format packages while this
@@ -347,6 +347,7 @@ def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
     end with the block. Yields the root of the table source ``source`` names (an archive,
     see :func:`table_source_of`: it holds no transcripts to decode, so no worker is started),
     else None, so that the caller need not look for one again (on object storage, a request).
+    ``start=False`` starts none (a run that expects to find its tables kept, ``frames.tablecache``).
 
     Examples:
         >>> import tempfile, pathlib
@@ -355,12 +356,14 @@ def workers_ahead(source: Source, workers: int | None) -> Iterator[str | None]:
         ...     root is None
         True
     """
-    from cc_analytics.frames.engine import workers_started
-
     found = table_source_of(source)
     if found is not None:  # not even when asked for (--workers N): they would end unused
         yield found[1]
         return
+    if not start:
+        yield None
+        return
+    from cc_analytics.frames.engine import workers_started
     from cc_analytics.frames.registry import formats
 
     imports = [plugin.worker_module for plugin in formats()]
@@ -506,8 +509,9 @@ class RealPaths:
         return os.path.join(real, name)
 
 
-def split_by_format(source: Source) -> dict[str, list[Path]]:
-    """The files of ``source`` grouped by the format their content shows (see :func:`sniff_format`)."""
+def split_by_format(source: Source, *, sniff: Callable[[Path], str] | None = None) -> dict[str, list[Path]]:
+    """The files of ``source`` grouped by the format their content shows (``sniff``, default
+    :func:`sniff_format`: a caller that remembers the formats of unchanged files passes its own)."""
     from cc_analytics.frames.registry import UNRECOGNIZED, names
 
     out: dict[str, list[Path]] = {name: [] for name in (*names(), UNRECOGNIZED)}
@@ -519,7 +523,7 @@ def split_by_format(source: Source) -> dict[str, list[Path]]:
             key = real(path)
             if key not in seen:
                 seen.add(key)
-                out[sniff_format(path)].append(path)
+                out[(sniff or sniff_format)(path)].append(path)
     return out
 
 
@@ -530,12 +534,15 @@ def package(format: str) -> ModuleType:
     return get(format).module()
 
 
-def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, list[TranscriptFile]]:
+def plan(
+    source: Source | Plan = None, *, format: Format = "auto", sniff: Callable[[Path], str] | None = None
+) -> dict[str, list[TranscriptFile]]:
     """The transcript files of ``source`` by format (formats without files are left out).
 
     ``source`` is a file, folder, glob, a list of these, or None for every registered format's
-    default stores. With ``format="auto"`` each file's format is read from its first lines. A
-    plan (what this returns) is taken as it is, so a caller that planned does not plan twice.
+    default stores. With ``format="auto"`` each file's format is read from its first lines (by
+    ``sniff``, see :func:`split_by_format`). A plan (what this returns) is taken as it is, so a
+    caller that planned does not plan twice.
     """
     from cc_analytics.frames.registry import formats, get
 
@@ -546,5 +553,7 @@ def plan(source: Source | Plan = None, *, format: Format = "auto") -> dict[str, 
     if source is None:
         found = {plugin.name: plugin.resolve(None) for plugin in formats()}
     else:
-        found = {name: get(name).resolve(paths, planned=True) for name, paths in split_by_format(source).items()}
+        found = {
+            name: get(name).resolve(paths, planned=True) for name, paths in split_by_format(source, sniff=sniff).items()
+        }
     return {name: files for name, files in found.items() if files}

@@ -532,3 +532,110 @@ __all__ = [
     "session_label",
     "zone",
 ]
+
+
+def composition_parts(composition: Frame, *, session_id: str | None = None, top_parts: int = 8) -> pl.DataFrame:
+    """The rows :func:`composition_over_turns` draws: one session's main transcript (``session_id``,
+    else the one with the most turns that recorded their occupancy), ``turn_index``, ``part``
+    (``category · item``; beyond the ``top_parts`` largest, ``other``), ``tokens`` (calibrated
+    where the turn recorded its occupancy, else estimated) and ``compacted``.
+    """
+    df = collect(composition)
+    if session_id is None:
+        counted = (
+            df.filter(pl.col(S.OCCUPANCY).is_not_null())
+            .group_by(S.SESSION_ID)
+            .agg(pl.col(S.TURN_INDEX).n_unique().alias("n"))
+            .sort("n", S.SESSION_ID, descending=[True, False])
+        )
+        session_id = counted[S.SESSION_ID][0] if counted.height else None
+    mine = df.filter(pl.col(S.SESSION_ID) == session_id)
+    if mine.height:
+        mine = mine.filter(pl.col(S.SOURCE_FILE) == mine[S.SOURCE_FILE][0])
+    part = pl.concat_str(pl.col(S.CATEGORY).cast(pl.String), pl.lit(" · ") + pl.col(S.ITEM), ignore_nulls=True).alias(
+        "part"
+    )
+    tokens = pl.coalesce(S.TOKENS, S.ESTIMATED_TOKENS).alias(S.TOKENS)
+    mine = mine.select(S.TURN_INDEX, part, tokens, S.COMPACTED)
+    largest = mine.group_by("part").agg(pl.col(S.TOKENS).max()).sort(S.TOKENS, "part", descending=[True, False])
+    kept = largest.head(top_parts)["part"]
+    return (
+        mine.with_columns(pl.when(pl.col("part").is_in(kept.implode())).then("part").otherwise(pl.lit(OTHER)))
+        .group_by(S.TURN_INDEX, "part")
+        .agg(pl.col(S.TOKENS).sum(), pl.col(S.COMPACTED).first())
+        .filter(pl.col(S.TOKENS) > 0)
+        .sort(S.TURN_INDEX, "part")
+    )
+
+
+def composition_over_turns(composition: Frame, *, session_id: str | None = None, top_parts: int = 8) -> alt.LayerChart:
+    """What filled one session's window at each turn: the composition frame's parts stacked
+    (calibrated to the recorded occupancy, so a bar's height is it), a dashed red rule at each
+    turn that followed a compaction."""
+    parts = composition_parts(composition, session_id=session_id, top_parts=top_parts)
+    bars = (
+        alt.Chart(parts)
+        .mark_bar()
+        .encode(
+            x=alt.X(f"{S.TURN_INDEX}:O", title="turn"),
+            y=alt.Y(f"sum({S.TOKENS}):Q", title="tokens in the window", stack="zero"),
+            color=alt.Color("part:N", title="part", sort="-y"),
+            order=alt.Order(f"{S.TOKENS}:Q", sort="descending"),
+            tooltip=[f"{S.TURN_INDEX}:O", "part:N", alt.Tooltip(f"{S.TOKENS}:Q", format=",")],
+        )
+    )
+    compactions = parts.filter(pl.col(S.COMPACTED)).select(S.TURN_INDEX).unique()
+    rules = (
+        alt.Chart(compactions)
+        .mark_rule(color="#d1343a", strokeDash=[4, 3])
+        .encode(x=alt.X(f"{S.TURN_INDEX}:O"), tooltip=[alt.Tooltip(f"{S.TURN_INDEX}:O", title="compacted at turn")])
+    )
+    return alt.layer(bars, rules).properties(
+        width=WIDTH, height=260, title="What filled the window, turn by turn (estimated parts, calibrated)"
+    )
+
+
+def limits_beside_blocks(limits: Frame, blocks: Frame | None = None) -> alt.VConcatChart | alt.Chart:
+    """The plans' rate limits over time (the limits frame: used percent per window and agent,
+    each reading a point on its line), above the cost of each 5-hour block (``read_usage(...,
+    by="block")``) on the same time axis, so a jump in the 5-hour limit can be set against the
+    block that spent it."""
+    df = collect(limits).with_columns(
+        pl.concat_str(pl.col(S.FORMAT), pl.lit(" · "), pl.col(S.LIMIT_WINDOW)).alias("limit")
+    )
+    shown = df.select(S.TIME, "limit", S.USED_PERCENT, S.RESETS_AT).sort(S.TIME)
+    lines = (
+        alt.Chart(shown)
+        .mark_line(point=True, interpolate="step-after")
+        .encode(
+            x=alt.X(f"{S.TIME}:T", title=None),
+            y=alt.Y(f"{S.USED_PERCENT}:Q", title="limit used (%)", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color("limit:N", title="limit"),
+            tooltip=[
+                "limit:N",
+                alt.Tooltip(f"{S.TIME}:T", format="%Y-%m-%d %H:%M"),
+                alt.Tooltip(f"{S.USED_PERCENT}:Q", format=".1f", title="used %"),
+                alt.Tooltip(f"{S.RESETS_AT}:T", format="%Y-%m-%d %H:%M", title="resets"),
+            ],
+        )
+        .properties(width=WIDTH, height=180, title="Rate limits (what the agents reported)")
+    )
+    if blocks is None:
+        return lines
+    spent = collect(blocks).select("block_start", "block_end", S.COST_USD, "total_tokens")
+    bars = (
+        alt.Chart(spent)
+        .mark_bar(opacity=0.8, color="#4a6fa5")
+        .encode(
+            x=alt.X("block_start:T", title="time (UTC)"),
+            x2="block_end:T",
+            y=alt.Y(f"{S.COST_USD}:Q", title="cost per 5-hour block ($)"),
+            tooltip=[
+                alt.Tooltip("block_start:T", format="%Y-%m-%d %H:%M", title="block"),
+                alt.Tooltip(f"{S.COST_USD}:Q", format="$,.2f", title="cost"),
+                alt.Tooltip("total_tokens:Q", format=",", title="tokens"),
+            ],
+        )
+        .properties(width=WIDTH, height=140, title="Usage by 5-hour block")
+    )
+    return alt.vconcat(lines, bars).resolve_scale(x="shared")

@@ -120,9 +120,7 @@ def gauge_html(g: GaugeFigures) -> str:
         markers += _marker(g.peak, g.window, "#555", f"peak {group_thousands(g.peak)}")
     notes = []
     if g.overflows:
-        notes.append(
-            f"<div style='color:#d1343a;font-weight:600'>{WARNING_SIGN} exceeds the context window — compaction required</div>"
-        )
+        notes.append(f"<div style='color:#d1343a;font-weight:600'>{WARNING_SIGN} {html.escape(overflow_note(g))}</div>")
     elif g.past_threshold:
         notes.append(
             f"<div style='color:#d1343a'>{WARNING_SIGN} past the auto-compact threshold ({group_thousands(g.threshold or 0)})</div>"
@@ -176,9 +174,20 @@ def gauge_text(g: GaugeFigures) -> str:
     if g.recorded is not None and g.estimated is not None:
         lines.append(f"  recorded {group_thousands(g.recorded)} · estimated {group_thousands(g.estimated)}")
     if g.overflows:
-        lines.append(f"  {WARNING_SIGN} exceeds the context window — compaction required")
+        lines.append(f"  {WARNING_SIGN} {overflow_note(g)}")
     lines += [f"  {label:<15}{tokens:>9,}" for label, tokens in g.buckets]
     return "\n".join(lines)
+
+
+def overflow_note(g: GaugeFigures) -> str:
+    """Why the gauge is above 100 %: a recorded request above the window means the session's
+    window was larger than inferred; an estimate above it, that the estimate overshoots."""
+    if g.recorded is not None:
+        return (
+            f"the last request held {group_thousands(g.recorded)} tokens, above the {group_thousands(g.window)} "
+            "window inferred for the session: its window was larger"
+        )
+    return "the estimate exceeds the context window — compaction required"
 
 
 def _cost(g: GaugeFigures) -> str:

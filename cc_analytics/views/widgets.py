@@ -390,12 +390,13 @@ class SessionExplorer:
         self.preview_thread: threading.Thread | None = None
 
     @classmethod
-    def from_source(cls, source: str | Sequence[str] | None = None) -> SessionExplorer:
+    def from_source(cls, source: str | Sequence[str] | None = None, *, cache: bool = True) -> SessionExplorer:
         """Read the sessions and turns of every format in ``source`` (every agent's default store
-        when None; an archive reads its tables), each transcript decoded once."""
+        when None; an archive reads its tables), each transcript decoded once (and kept, unless
+        ``cache=False``: ``frames.tablecache``)."""
         from cc_analytics.frames.api import read_tables
 
-        tables = read_tables(source)
+        tables = read_tables(source, cache=cache)
         return cls(tables.sessions, tables.turns)
 
     # -- state, usable without a front end

@@ -80,7 +80,7 @@ def test_the_verbs_module_has_every_verb_with_the_front_signature(plugin: Format
     for verb in VERBS:
         front = inspect.signature(getattr(api, verb))
         own = inspect.signature(getattr(module, verb))
-        expected = [p for name, p in front.parameters.items() if name != "format"]
+        expected = [p for name, p in front.parameters.items() if name not in ("format", "cache")]
         assert [(p.name, p.kind) for p in own.parameters.values()] == [(p.name, p.kind) for p in expected], verb
     for verb in BATCH_VERBS:
         assert callable(getattr(module, verb)), verb
@@ -148,7 +148,9 @@ def test_broken_and_deeply_nested_lines_are_problems_and_the_rest_is_read(
     files = files_of(samples, plugin)
     folder = copy_files(files, tmp_path / "copy")
     before = api.read_sessions(folder)
-    victim = next(f for f in sorted(folder.rglob("*.jsonl")) if f.stat().st_size)
+    victim = next((f for f in sorted(folder.rglob("*.jsonl")) if f.stat().st_size), None)
+    if victim is None:
+        pytest.skip(f"the {plugin.label} samples hold no JSONL file (its own tests break its records)")
     lines = victim.read_bytes().splitlines(keepends=True)
     nested = b"[" * DEEP + b"]" * DEEP + b"\n"
     deep_object = b'{"a":' * DEEP + b"1" + b"}" * DEEP + b"\n"
@@ -253,11 +255,11 @@ def test_ctrl_c_while_reading_ends_cleanly_and_writes_nothing(
     folder = tmp_path / "many"
     copies = max(1, (40 << 20) // max(1, sum(f.size for f in files)))  # about 40 MB of this format
     for index in range(copies):
-        for file in files:
-            relative = file.path.relative_to(SAMPLES)
+        for path in dict.fromkeys(f.path for f in files):  # several sessions may share a file (a database)
+            relative = path.relative_to(SAMPLES)
             target = folder / f"c{index}" / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.link(file.path, target)
+            os.link(path, target)
     from tests.test_interrupts import assert_prompt_clean_exit, leftovers, supervise
 
     out = tmp_path / "sessions.parquet"

@@ -22,6 +22,8 @@ MODELS = st.one_of(
             "claude-haiku-4-5",
             "<synthetic>",
             "xclaude-opus-5",
+            "claude-opus-4-5[1m]",
+            "claude-haiku-4-5[1M]",
         ]
     ),
     st.text(max_size=20),

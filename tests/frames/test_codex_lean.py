@@ -20,8 +20,11 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from cc_analytics.frames.codex import iter_tables, read_problems, resolve, tables_batch
-from cc_analytics.frames.codex.lean import Unclean, scan
+from cc_analytics.frames.codex.decode import Profile, decode
+from cc_analytics.frames.codex.lean import Unclean, requests_tables, scan
+from cc_analytics.frames.codex.requests import request_rows, requests_batch, walked_requests_batch
 from cc_analytics.frames.codex.sessions import lean_batch_bytes
+from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.sources import TranscriptFile
 from tests.conftest import ROOT, shared_path
 from tests.fixtures.codex import make_corpus
@@ -32,7 +35,13 @@ PREFIX = "0199a000-0000-7000-8000-0000000000"
 
 
 def assert_same(files: list[TranscriptFile], contents: list[bytes] | None = None) -> None:
-    """The lean tables of ``files`` equal the walker's."""
+    """The lean tables of ``files`` equal the walker's, and so do the requests ``usage`` reads."""
+    lean_requests, lean_problems = requests_tables(files, contents)
+    walked = decode(files, Profile.USAGE, contents=contents)
+    assert_frame_equal(lean_requests, price_requests(request_rows(walked).collect()))
+    assert_frame_equal(lean_problems, walked.problems)
+    if contents is None:
+        assert_frame_equal(requests_batch(files)[0], walked_requests_batch(files)[0])
     lean = tables_batch(files, turns=False, contents=contents)
     full = tables_batch(files, contents=contents)
     assert_frame_equal(lean.sessions, full.sessions)

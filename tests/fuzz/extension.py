@@ -10,6 +10,7 @@ import sysconfig
 from pathlib import Path
 
 EXTENSION = "cc_analytics.frames.claude._skim"
+CODEX_EXTENSION = "cc_analytics.frames.codex._scan"
 
 
 def load_extension(path: Path) -> None:
@@ -31,4 +32,26 @@ def load_extension(path: Path) -> None:
 
     if decode.SKIM_LINES is not module.skim_lines:
         msg = f"--extension {path}: the walker does not use it; unset {extension.PURE_PYTHON_ENV}"
+        raise SystemExit(msg)
+
+
+def load_codex_extension(path: Path) -> None:
+    """Import the Codex scan's C loop from ``path`` under its own name, before anything imports the
+    lean scan; SystemExit, saying why, when the scan would not use it."""
+    if CODEX_EXTENSION in sys.modules or "cc_analytics.frames.codex.lean" in sys.modules:
+        msg = f"--codex-extension {path}: the lean scan or {CODEX_EXTENSION} was imported already"
+        raise SystemExit(msg)
+    spec = importlib.util.spec_from_file_location(CODEX_EXTENSION, path)
+    if spec is None or spec.loader is None:
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        msg = f"--codex-extension {path}: not a Python extension module (its name must end in {suffix!r})"
+        raise SystemExit(msg)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[CODEX_EXTENSION] = module
+    spec.loader.exec_module(module)
+    from cc_analytics.frames import extension
+    from cc_analytics.frames.codex import lean
+
+    if lean.SCAN_LINES is not module.scan_lines:
+        msg = f"--codex-extension {path}: the lean scan does not use it; unset {extension.PURE_PYTHON_ENV}"
         raise SystemExit(msg)

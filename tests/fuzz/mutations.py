@@ -145,6 +145,66 @@ def chainless_line_seeds() -> tuple[bytes, ...]:
     return tuple(line for seed in chainless_seeds() for line in seed)
 
 
+_CODEX_HEAD = b'{"timestamp":"2025-11-03T09:00:00.000Z","type":'
+# Codex lines nested HEAD_DEPTH deep where the lean scan reads: a response item's output and
+# content, a token count's info and rate limits, a turn context; then 25,000 levels in all (read)
+# and 25,001 (a problem), in a token count's info.
+CODEX_DEEP_LINES = (
+    _CODEX_HEAD + b'"response_item","payload":{"type":"function_call_output","call_id":"c","output":'
+    + b"[" * HEAD_DEPTH + b"]" * HEAD_DEPTH + b"}}",
+    _CODEX_HEAD + b'"response_item","payload":{"type":"message","role":"user","content":[{"text":'
+    + b'{"a":' * HEAD_DEPTH + b"1" + b"}" * HEAD_DEPTH + b"}]}}",
+    _CODEX_HEAD + b'"event_msg","payload":{"type":"token_count","info":' + b'{"a":' * HEAD_DEPTH + b"1"
+    + b"}" * HEAD_DEPTH + b',"rate_limits":null}}',
+    _CODEX_HEAD + b'"event_msg","payload":{"type":"token_count","info":null,"rate_limits":' + b"[" * HEAD_DEPTH,
+    _CODEX_HEAD + b'"turn_context","payload":{"model":"gpt-5","x":' + b"[" * HEAD_DEPTH + b"]" * HEAD_DEPTH + b"}}",
+    _CODEX_HEAD + b'"event_msg","payload":{"type":"token_count","info":' + b"[" * 24_997 + b"]" * 24_997
+    + b',"rate_limits":null}}',
+    _CODEX_HEAD + b'"event_msg","payload":{"type":"token_count","info":' + b"[" * 24_998 + b"]" * 24_998
+    + b',"rate_limits":null}}',
+)  # fmt: skip
+
+
+@cache
+def codex_seeds() -> tuple[tuple[bytes, ...], ...]:
+    """Every Codex seed rollout as its non-blank lines: the test fixtures and the samples."""
+    paths = sorted((ROOT / "tests/fixtures/codex/home").rglob("*.jsonl"))
+    paths += sorted((ROOT / "data-samples/codex").rglob("*.jsonl"))
+    return tuple(tuple(line for line in p.read_bytes().split(b"\n") if line.strip()) for p in paths)
+
+
+@cache
+def codex_line_seeds() -> tuple[bytes, ...]:
+    return tuple(line for seed in codex_seeds() for line in seed) + CODEX_DEEP_LINES
+
+
+@cache
+def codex_corpus() -> tuple[bytes, ...]:
+    """The fuzz corpus of whole Codex rollouts: every seed as it is, each of :data:`DEEP_HEADS`
+    and :data:`CODEX_DEEP_LINES` alone, at a rollout's head and after its header."""
+    seeds = tuple(b"\n".join(seed) + b"\n" for seed in codex_seeds())
+    first = codex_seeds()[0]
+    rest = b"\n".join(first[1:]) + b"\n"
+    deep = DEEP_HEADS + CODEX_DEEP_LINES
+    heads = tuple(line + b"\n" + first[0] + b"\n" + rest for line in deep)
+    middles = tuple(first[0] + b"\n" + line + b"\n" + rest for line in deep)
+    return seeds + deep + heads + middles
+
+
+@st.composite
+def codex_rollouts(draw: st.DrawFn) -> bytes:
+    """A slice of a Codex seed rollout (from its header, most often) with some lines mutated,
+    dropped, copied or inserted; sometimes a deep line at its head or random bytes only."""
+    if draw(st.integers(0, 19)) == 0:
+        return draw(st.binary(max_size=400))
+    seed = draw(st.sampled_from(codex_seeds()))
+    start = 0 if draw(st.integers(0, 3)) else draw(st.integers(0, max(0, len(seed) - 1)))
+    picked = list(seed[start : start + draw(st.integers(1, MAX_SLICE))])
+    if draw(st.integers(0, 9)) == 0:
+        picked.insert(draw(st.integers(0, len(picked))), draw(st.sampled_from(CODEX_DEEP_LINES)))
+    return _mutated(draw, picked, codex_line_seeds())
+
+
 @cache
 def window_seeds() -> tuple[str, ...]:
     """Distinct golden window documents, sorted."""

@@ -1,7 +1,8 @@
-"""Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S] [--extension FILE]``.
+"""Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S] [--extension FILE] [--codex-extension FILE]``.
 
 TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
-``frames.claude``, ``frames.claude.skim``, ``frames.claude.columns``, ``frames.chainless``, ``frames.discovery``), a group (``core``, ``frames``)
+``frames.claude``, ``frames.claude.skim``, ``frames.claude.columns``, ``frames.codex.scan``, ``frames.chainless``,
+``frames.discovery``), a group (``core``, ``frames``)
 or ``all``. For each target it prints the
 examples run, the wall and CPU time taken, examples per wall second and the number of
 unexpected outcomes,
@@ -10,7 +11,8 @@ when anything unexpected happened.
 
 Each target first runs its seed inputs (``Target.seeds``: the fuzz corpus), then generated
 ones. ``--extension FILE`` loads the C skimmer from FILE (a build with sanitizers, see
-``tests/fuzz/sanitize.sh``) in place of the installed one.
+``tests/fuzz/sanitize.sh``) in place of the installed one; ``--codex-extension FILE`` the Codex
+scan's C loop likewise.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
-from tests.fuzz.extension import EXTENSION, load_extension  # noqa: E402
+from tests.fuzz.extension import CODEX_EXTENSION, EXTENSION, load_codex_extension, load_extension  # noqa: E402
 from tests.fuzz.targets import TARGETS, Finding, Target, check  # noqa: E402
 
 PROGRESS_SECONDS = 30
@@ -121,9 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=100_000, help="examples per target (default 100000)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
     parser.add_argument("--extension", type=Path, metavar="FILE", help=f"load {EXTENSION} from FILE")
+    parser.add_argument("--codex-extension", type=Path, metavar="FILE", help=f"load {CODEX_EXTENSION} from FILE")
     args = parser.parse_args(argv)
     if args.extension is not None:
         load_extension(args.extension)
+    if args.codex_extension is not None:
+        load_codex_extension(args.codex_extension)
     unexpected = 0
     print(f"{'target':<22} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
     for target in _selected(args.targets):

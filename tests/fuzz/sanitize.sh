@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# The C extension under AddressSanitizer and UndefinedBehaviorSanitizer (`make sanitize`).
+# The C extensions under AddressSanitizer and UndefinedBehaviorSanitizer (`make sanitize`).
 #
-#   tests/fuzz/sanitize.sh PYTHON [EXAMPLES] [SOURCE]
+#   tests/fuzz/sanitize.sh PYTHON [EXAMPLES] [SOURCE] [CODEX_SOURCE]
 #
-# Builds SOURCE (default cc_analytics/frames/claude/_skim.c) with both sanitizers in a temporary
-# folder, so the package's own build is untouched, then loads that build in place of the
-# installed one and runs, under the sanitizers' runtime:
-#   1. the fuzz targets that reach the extension (frames.claude.skim, frames.claude.columns): their
-#      seeds (the fuzz corpus, deep lines at a file's head included), then EXAMPLES generated inputs;
-#   2. the extension's own tests (tests/frames/test_claude_skim.py, test_claude_columns.py).
+# Builds SOURCE (default cc_analytics/frames/claude/_skim.c) and CODEX_SOURCE (default
+# cc_analytics/frames/codex/_scan.c) with both sanitizers in a temporary folder, so the package's
+# own build is untouched, then loads those builds in place of the installed ones and runs, under
+# the sanitizers' runtime:
+#   1. the fuzz targets that reach the extensions (frames.claude.skim, frames.claude.columns,
+#      frames.codex.scan): their seeds (the fuzz corpus, deep lines at a file's head included),
+#      then EXAMPLES generated inputs;
+#   2. the extensions' own tests (tests/frames/test_claude_skim.py, test_claude_columns.py,
+#      test_codex_scan.py).
 # Any sanitizer report stops the run at once with a non-zero status (halt_on_error), and so does
 # any fuzz finding or failed test.
 set -euo pipefail
@@ -17,6 +20,7 @@ cd "$(dirname "$0")/../.."
 py=${1:?"usage: tests/fuzz/sanitize.sh PYTHON [EXAMPLES] [SOURCE]"}
 examples=${2:-500}
 source=${3:-cc_analytics/frames/claude/_skim.c}
+codex_source=${4:-cc_analytics/frames/codex/_scan.c}
 cc=${CC:-gcc}
 
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -34,10 +38,13 @@ trap 'rm -rf "$build"' EXIT
 suffix=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 include=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 extension="$build/_skim$suffix"
+codex_extension="$build/_scan$suffix"
 # Without Python's own -fwrapv: signed overflow stays undefined, so UBSan reports it.
-"$cc" -shared -fPIC -std=c99 -O1 -g -Wall -Wextra -Werror \
-  -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
-  -I"$include" "$source" -o "$extension"
+for pair in "$source:$extension" "$codex_source:$codex_extension"; do
+  "$cc" -shared -fPIC -std=c99 -O1 -g -Wall -Wextra -Werror \
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+    -I"$include" "${pair%%:*}" -o "${pair#*:}"
+done
 
 # libasan must come first in the process (CPython is not built with it); CPython's own leaks at
 # exit are not ours (detect_leaks=0); PYTHONMALLOC=malloc sends PyMem_* through the sanitizer's
@@ -49,16 +56,19 @@ export PYTHONMALLOC=malloc
 export PYTHONFAULTHANDLER=1
 unset CC_ANALYTICS_PURE_PYTHON
 
-"$py" tests/fuzz/run_long.py frames.claude.skim frames.claude.columns --examples "$examples" --extension "$extension"
-"$py" - "$extension" <<'EOF'
+"$py" tests/fuzz/run_long.py frames.claude.skim frames.claude.columns frames.codex.scan --examples "$examples" \
+  --extension "$extension" --codex-extension "$codex_extension"
+"$py" - "$extension" "$codex_extension" <<'EOF'
 import sys
 from pathlib import Path
 
-from tests.fuzz.extension import load_extension
+from tests.fuzz.extension import load_codex_extension, load_extension
 
 load_extension(Path(sys.argv[1]))
+load_codex_extension(Path(sys.argv[2]))
 import pytest  # noqa: E402
 
-sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "tests/frames/test_claude_skim.py", "tests/frames/test_claude_columns.py"]))
+tests = ["tests/frames/test_claude_skim.py", "tests/frames/test_claude_columns.py", "tests/frames/test_codex_scan.py"]
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *tests]))
 EOF
 echo "sanitize: no AddressSanitizer or UndefinedBehaviorSanitizer report"

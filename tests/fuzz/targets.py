@@ -336,6 +336,50 @@ register(
 )
 
 
+def codex_extension_unavailable() -> str | None:
+    """Why the Codex scan's C loop cannot be fuzzed in this run, or None."""
+    from cc_analytics.frames import extension
+    from cc_analytics.frames.codex import lean
+
+    if extension.pure_python_asked():
+        return f"{extension.PURE_PYTHON_ENV} is set: this run tests the pure Python path"
+    if lean.SCAN_LINES is None:
+        return f"the C extension {lean.NATIVE} is not built ({extension.missing(lean.NATIVE)})"
+    return None
+
+
+def run_codex_scan(batch: list[bytes]) -> None:
+    """The Codex lean scan reads each rollout alike with and without its C loop (``_scan.c``):
+    the same scan, or both give up on it (then the walker reads it)."""
+    from cc_analytics.frames.codex import lean
+
+    if lean.SCAN_LINES is None:
+        msg = f"frames.codex.scan cannot run: {codex_extension_unavailable()}"
+        raise RuntimeError(msg)
+    for raw in batch:
+        found = []
+        for native in (True, False):
+            try:
+                found.append(lean.scan(raw, native=native))
+            except lean.Unclean:
+                found.append(None)
+        assert found[0] == found[1], "the C loop and the Python scan disagree"
+
+
+register(
+    Target(
+        "frames.codex.scan",
+        mutations.codex_rollouts(),
+        run_codex_scan,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="frames.codex's lean scan with and without its C loop: equal scans, or both give up",
+        seeds=mutations.codex_corpus,
+        unavailable=codex_extension_unavailable,
+    )
+)
+
+
 def _column_values(state: tuple[Any, ...]) -> list[Any] | None:
     """The values a column state holds, or None where ``append()`` could not have made it."""
     kind, length, nulls, valid, offsets, data = state

@@ -1,4 +1,4 @@
-"""Bounded fuzzing of the frames loaders of both formats and of discovery.
+"""Bounded fuzzing of the frames loaders of the formats, their C extensions and discovery.
 
 Each target decodes a few small batches of mutated transcripts (or generated folder trees)
 here, a few seconds each; ``run_long.py`` runs the same targets for as long as you like. Only
@@ -17,6 +17,7 @@ EXAMPLES = {
     "frames.claude": 12,
     "frames.claude.skim": 40,
     "frames.claude.columns": 40,
+    "frames.codex.scan": 40,
     "frames.chainless": 12,
     "frames.discovery": 12,
 }

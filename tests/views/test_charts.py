@@ -76,7 +76,8 @@ def test_occupancy_of_one_session_marks_its_compactions(data) -> None:
 def test_peak_distribution_counts_every_session(data) -> None:
     spec = C.peak_distribution(data.sessions).to_dict()
     bins = next(d for d in spec["datasets"].values() if d and "sessions" in d[0])
-    assert sum(b["sessions"] for b in bins) == data.sessions.height
+    sized = data.sessions.filter(pl.col(S.PEAK_OCCUPANCY).is_not_null() & (pl.col(S.WINDOW) > 0))
+    assert sum(b["sessions"] for b in bins) == sized.height == data.sessions.height - 1  # one sample names no window
     assert {b["zone"] for b in bins} == {"green", "yellow", "red"}
 
 
@@ -167,7 +168,19 @@ def test_cost_by_project_groups_chainless_sessions_by_format(data) -> None:
     spec = C.cost_by(data.requests, by="project").to_dict()
     (values,) = spec["datasets"].values()
     by_project = {v["project"]: v["cost"] for v in values}
-    assert set(by_project) == {"webshop", "data-pipeline", "infra-scripts", "翻译工具", "(chainlesschain)", "app"}
+    assert set(by_project) == {
+        "webshop",
+        "data-pipeline",
+        "infra-scripts",
+        "翻译工具",
+        "(chainlesschain)",
+        "app",
+        "(gemini)",
+        "sample",
+        "other",
+        "ledger",
+        "site",
+    }
     assert sum(by_project.values()) == pytest.approx(data.sessions["cost_usd"].sum(), rel=1e-12)
 
 
@@ -179,3 +192,38 @@ def test_every_report_chart_is_valid_vega_lite(data) -> None:
     assert len(charts) >= 8
     for chart_id, _caption, chart in charts:
         assert chart.to_dict(validate=True) == chart.to_dict(validate=False), chart_id
+
+
+def test_composition_over_turns_stacks_the_calibrated_parts(tmp_path) -> None:
+    import cc_analytics.frames as ccf
+    from tests.frames.test_claude_composition import built
+
+    composition = ccf.read_composition(built(tmp_path))
+    parts = C.composition_parts(composition, top_parts=4)
+    per_turn = parts.group_by("turn_index", maintain_order=True).agg(pl.col("tokens").sum())
+    assert per_turn.rows() == [(0, 10_336), (1, 10_914), (2, 10_090)]  # each bar is the recorded occupancy
+    assert set(parts["part"]) == {"baseline", "tool_result · Read", "user", "tool_result · mcp__github", "other"}
+    spec = C.composition_over_turns(composition, top_parts=4).to_dict()
+    assert marks(spec) == {"bar", "rule"}
+    rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
+    assert rules and spec["datasets"][rules[0]["data"]["name"]] == [{"turn_index": 2}]
+
+
+def test_limits_beside_blocks(tmp_path) -> None:
+    import cc_analytics.frames as ccf
+    from cc_analytics.frames.claude.kept import HISTORY, keep
+    from cc_analytics.report import SAMPLES_DIR
+
+    keep(
+        {"session_id": "s", "rate_limits": {"five_hour": {"used_percentage": 12.5, "resets_at": 1774350000}}},
+        folder=tmp_path,
+        now=1774340000,
+    )
+    limits = ccf.read_limits(SAMPLES_DIR, history=tmp_path / HISTORY)
+    blocks = ccf.read_usage(SAMPLES_DIR, by="block")
+    spec = C.limits_beside_blocks(limits, blocks).to_dict()
+    assert marks(spec) == {"line", "bar"} and spec["resolve"] == {"scale": {"x": "shared"}}
+    top = spec["datasets"][spec["vconcat"][0]["data"]["name"]]
+    assert {row["limit"] for row in top} == {"claude-code · five_hour", "codex · five_hour", "codex · seven_day"}
+    assert len(spec["datasets"][spec["vconcat"][1]["data"]["name"]]) == blocks.height
+    assert marks(C.limits_beside_blocks(limits).to_dict()) == {"line"}

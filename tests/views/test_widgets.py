@@ -71,8 +71,13 @@ def test_gauge_and_explorer_show_the_cost(data) -> None:
 def test_gauge_overflow_warning() -> None:
     gauge = ContextGauge(row(230_000))
     assert gauge.figures.overflows and gauge.figures.headroom == 0
-    assert "exceeds the context window" in gauge._repr_html_()
-    assert "exceeds the context window" in repr(gauge)
+    why = (
+        "the last request held 230,000 tokens, above the 200,000 window inferred for the session: its window was larger"
+    )
+    assert why in gauge._repr_html_()
+    assert why in repr(gauge)
+    estimated = ContextGauge(row(230_000, occupancy_source="estimated", context_estimate=230_000))
+    assert "the estimate exceeds the context window" in repr(estimated)
 
 
 def test_gauge_of_an_estimate_only_session(data) -> None:
@@ -101,7 +106,7 @@ def test_explorer_static_repr_and_preview(data) -> None:
     assert "SessionExplorer" in page and "cc-gauge" in page and "<svg" in page
     assert "window around turn" in page
     text = explorer._repr_mimebundle_()["text/plain"]
-    assert text.startswith("SessionExplorer — 27 of 27 sessions")
+    assert text.startswith("SessionExplorer — 35 of 35 sessions")
 
 
 def test_explorer_preview_is_the_core_render(data) -> None:

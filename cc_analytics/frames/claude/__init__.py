@@ -8,7 +8,7 @@ of ``TranscriptFile``, or None for the Claude Code projects folders.
 Examples:
     >>> import cc_analytics.frames.claude as claude
     >>> sorted(name for name in claude.__all__ if name.startswith("read_"))
-    ['read_events', 'read_problems', 'read_requests', 'read_sessions', 'read_turns']
+    ['read_composition', 'read_events', 'read_limits', 'read_problems', 'read_requests', 'read_sessions', 'read_turns']
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ _EXPORTS = {
     "find_session": "discovery",
     "TranscriptFile": "discovery",
     "context_window": "windows",
+    "scan_limits": "limits",
+    "read_limits": "limits",
+    "scan_composition": "composition",
+    "read_composition": "composition",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -48,22 +48,15 @@
  * so each interpreter that imports it has its own. The scratch buffers are never read after a
  * call that can run Python code (an allocation that collects garbage, a comparison).
  *
+ * The JSON primitives (strings, numbers, literals, values skipped without recursion, UTF-8, the
+ * text estimate) are shared with the other formats' extensions: ../_jsonscan.h and
+ * ../_jsonscan_parse.h.
+ *
  * Plain C99 and the CPython C API (3.11 and later).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#if defined(__SSE2__) && defined(__GNUC__) && !defined(SKIM_PORTABLE)
-#include <emmintrin.h>
-#endif
+#include "../_jsonscan.h"
 
-#define MAX_DEPTH 25000      /* jsonline.MAX_DEPTH */
-#define DUPLICATE_KEYS "first" /* jsonline.DUPLICATE_KEYS */
 #define RESULT_SIZE 26
-
-typedef enum { J_ABSENT = 0, J_NULL, J_TRUE, J_FALSE, J_INT, J_FLOAT, J_STR, J_ARR, J_OBJ } JType;
 
 /* Where a value sits: decides which keys of an object (or elements of an array) are picked. */
 typedef enum {
@@ -81,23 +74,6 @@ typedef enum {
     C_COMPACT   /* top.compactMetadata */
 } Ctx;
 
-/* What a string measures as text: UTF-16 units, CJK units (U+4E00-U+9FA5), pure ASCII. */
-typedef struct {
-    Py_ssize_t units;
-    Py_ssize_t cjk;
-    int ascii;
-} Measure;
-
-typedef struct {
-    JType t;
-    const uint8_t *s; /* span: inside the quotes for strings, the whole token otherwise */
-    const uint8_t *e;
-    int64_t i;        /* J_INT */
-    Measure m;        /* J_STR: the decoded text */
-    int escaped;      /* J_STR: holds a backslash escape */
-    int empty;        /* J_ARR/J_OBJ: no element */
-} Val;
-
 typedef struct {
     Val type, text, thinking, name, input, content, is_error;
     const uint8_t *input_s, *input_e; /* the input's JSON text */
@@ -105,16 +81,6 @@ typedef struct {
     int item_bad;        /* a tool result item with an escaped "type" */
     Measure results;     /* the joined text of the tool result items */
 } Block;
-
-typedef struct {
-    const uint8_t *s, *e;
-} Span;
-
-/* The open containers of skip_value: the closing bracket and where the object's keys start. */
-typedef struct {
-    uint8_t close;
-    Py_ssize_t base;
-} Level;
 
 /* Scratch space kept between calls, in the module state (the GIL is held throughout): the blocks
  * of the line being skimmed, the key stack of its objects, the text of an unescaped string, the
@@ -168,271 +134,7 @@ static inline SkimState *state_of(PyObject *module) { return (SkimState *)PyModu
 
 static int parse_value(Parser *P, Val *out, Ctx ctx);
 
-/* --- Bytes ------------------------------------------------------------------------------- */
-
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-static inline uint64_t load64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-/* The high bit of each byte of v that is a quote, a backslash, a control character or not
- * ASCII. Borrows only run upwards from such a byte, so the lowest bit set is exact. */
-static inline uint64_t special8(uint64_t v) {
-    uint64_t quote = v ^ (ONES * 0x22), slash = v ^ (ONES * 0x5C);
-    return (((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | ((v - ONES * 0x20) & ~v) | v) & HIGHS;
-}
-
-/* The first byte of p..end that ends a plain ASCII run inside a string (or end): a quote, a
- * backslash, a control character or a byte >= 0x80. Bytes up to limit (the end of the data,
- * end <= limit) may be read: a short run is checked in one 16-byte load that reaches past end. */
-#if defined(__SSE2__) && defined(__GNUC__) && !defined(SKIM_PORTABLE)
-static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
-    const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
-    while (p < end) {
-        if (limit - p < 16) break;
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        /* signed: bytes >= 0x80 are negative, so "less than 0x20" takes them with the controls */
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
-                                   _mm_cmplt_epi8(v, space));
-        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-        if (mask) {
-            const uint8_t *at = p + __builtin_ctz(mask);
-            return at < end ? at : end;
-        }
-        p += 16;
-    }
-    if (p >= end) return end;
-    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
-    return p;
-}
-#else
-static inline const uint8_t *plain_run(const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
-    (void)limit;
-    while (end - p >= 16) {
-        uint64_t a = special8(load64(p)), b = special8(load64(p + 8));
-        if (a | b) {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            return a ? p + (__builtin_ctzll(a) >> 3) : p + 8 + (__builtin_ctzll(b) >> 3);
-#else
-            if (!a) p += 8;
-            break;
-#endif
-        }
-        p += 16;
-    }
-    while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') p++;
-    return p;
-}
-#endif
-
-static inline void skip_ws(Parser *P) {
-    const uint8_t *p = P->p, *start = p;
-    /* No line feed: a line's bytes hold none, and skim_lines parses to the end of the data
-     * (a line feed inside the object ends the line there, and the line is declined). */
-    while (p < P->end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
-    if (p != start && P->canonical_depth) P->canonical = 0;
-    P->p = p;
-}
-
-static inline int hex4(const uint8_t *p, unsigned *out) {
-    unsigned v = 0;
-    for (int k = 0; k < 4; k++) {
-        uint8_t c = p[k];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return 0;
-    }
-    *out = v;
-    return 1;
-}
-
-static inline void count_code_point(Measure *m, unsigned cp) {
-    if (cp >= 0x80) m->ascii = 0;
-    if (cp >= 0x10000) m->units += 2;
-    else {
-        m->units += 1;
-        if (cp >= 0x4E00 && cp <= 0x9FA5) m->cjk += 1;
-    }
-}
-
-/* One UTF-8 sequence starting at p (its lead byte is >= 0x80): its length, or 0 if invalid. */
-static inline int utf8_sequence(const uint8_t *p, const uint8_t *end, unsigned *cp) {
-    uint8_t c = p[0];
-    if (c >= 0xC2 && c <= 0xDF) {
-        if (end - p < 2 || (p[1] & 0xC0) != 0x80) return 0;
-        *cp = ((unsigned)(c & 0x1F) << 6) | (p[1] & 0x3F);
-        return 2;
-    }
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && p[1] < 0xA0) return 0; /* overlong */
-        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
-        *cp = ((unsigned)(c & 0x0F) << 12) | ((unsigned)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (end - p < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) return 0;
-        if (c == 0xF0 && p[1] < 0x90) return 0; /* overlong */
-        if (c == 0xF4 && p[1] >= 0x90) return 0; /* beyond U+10FFFF */
-        *cp = ((unsigned)(c & 0x07) << 18) | ((unsigned)(p[1] & 0x3F) << 12) | ((unsigned)(p[2] & 0x3F) << 6) |
-              (p[3] & 0x3F);
-        return 4;
-    }
-    return 0;
-}
-
-/* --- Strings ------------------------------------------------------------------------------ */
-
-/* A string starting at its opening quote; fills out (J_STR, span inside the quotes, measure). */
-static int parse_string(Parser *P, Val *out) {
-    const uint8_t *p = P->p + 1, *end = P->end;
-    Measure m = {0, 0, 1};
-    int escaped = 0;
-    const uint8_t *run = p;
-    for (;;) {
-        p = plain_run(p, end, P->limit);
-        if (p >= end) return 0;
-        uint8_t c = *p;
-        if (c == '"') break;
-        if (c < 0x20) return 0;
-        m.units += p - run;
-        if (c == '\\') {
-            escaped = 1;
-            if (end - p < 2) return 0;
-            uint8_t x = p[1];
-            switch (x) {
-            case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
-                m.units += 1;
-                p += 2;
-                break;
-            case '/':
-                if (P->canonical_depth) P->canonical = 0; /* orjson writes a bare slash */
-                m.units += 1;
-                p += 2;
-                break;
-            case 'u': {
-                unsigned u;
-                if (end - p < 6 || !hex4(p + 2, &u)) return 0;
-                if (u >= 0xDC00 && u <= 0xDFFF) return 0; /* lone low surrogate */
-                if (u >= 0xD800 && u <= 0xDBFF) {
-                    unsigned low;
-                    if (end - p < 12 || p[6] != '\\' || p[7] != 'u' || !hex4(p + 8, &low)) return 0;
-                    if (low < 0xDC00 || low > 0xDFFF) return 0;
-                    count_code_point(&m, 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
-                    if (P->canonical_depth) P->canonical = 0;
-                    p += 12;
-                    break;
-                }
-                count_code_point(&m, u);
-                if (P->canonical_depth) {
-                    /* orjson escapes control characters as \u00xx (lowercase), except the short ones */
-                    static const char digits[] = "0123456789abcdef";
-                    if (u >= 0x20 || u == 0x08 || u == 0x09 || u == 0x0A || u == 0x0C || u == 0x0D || p[2] != '0' ||
-                        p[3] != '0' || p[4] != digits[u >> 4] || p[5] != digits[u & 15])
-                        P->canonical = 0;
-                }
-                p += 6;
-                break;
-            }
-            default:
-                return 0;
-            }
-        } else {
-            do { /* a run of non-ASCII characters (CJK text is one) */
-                unsigned cp;
-                int n = utf8_sequence(p, end, &cp);
-                if (!n) return 0;
-                count_code_point(&m, cp);
-                p += n;
-            } while (p < end && *p >= 0x80);
-        }
-        run = p;
-    }
-    m.units += p - run;
-    out->t = J_STR;
-    out->s = P->p + 1;
-    out->e = p;
-    out->m = m;
-    out->escaped = escaped;
-    P->p = p + 1;
-    return 1;
-}
-
-/* --- Numbers and literals ------------------------------------------------------------------- */
-
-static int parse_number(Parser *P, Val *out) {
-    const uint8_t *p = P->p, *end = P->end, *start = p;
-    int negative = 0;
-    if (*p == '-') {
-        negative = 1;
-        p++;
-    }
-    if (p >= end || *p < '0' || *p > '9') return 0;
-    const uint8_t *digits = p;
-    uint64_t value = 0;
-    int overflow = 0;
-    if (*p == '0') p++;
-    else {
-        while (p < end && *p >= '0' && *p <= '9') {
-            unsigned d = (unsigned)(*p - '0');
-            if (value > (UINT64_MAX - d) / 10) overflow = 1;
-            else value = value * 10 + d;
-            p++;
-        }
-    }
-    Py_ssize_t int_digits = p - digits;
-    int is_float = 0;
-    if (p < end && *p == '.') {
-        is_float = 1;
-        p++;
-        if (p >= end || *p < '0' || *p > '9') return 0;
-        while (p < end && *p >= '0' && *p <= '9') p++;
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        is_float = 1;
-        p++;
-        if (p < end && (*p == '+' || *p == '-')) p++;
-        const uint8_t *exponent = p;
-        while (p < end && *p >= '0' && *p <= '9') p++;
-        if (p == exponent) return 0;
-        if (p - exponent > 2) return 0; /* may overflow a double: the walker reads it its own way */
-    }
-    if (is_float) {
-        if (int_digits > 20) return 0;
-        if (P->canonical_depth) P->canonical = 0;
-        out->t = J_FLOAT;
-    } else {
-        if (overflow) return 0;
-        if (negative) {
-            if (value == 0) return 0; /* -0 */
-            if (value > (uint64_t)INT64_MAX + 1) return 0;
-            out->i = value == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)value;
-        } else {
-            if (value > (uint64_t)INT64_MAX) return 0;
-            out->i = (int64_t)value;
-        }
-        out->t = J_INT;
-    }
-    out->s = start;
-    out->e = p;
-    P->p = p;
-    return 1;
-}
-
-static int parse_literal(Parser *P, Val *out, const char *word, Py_ssize_t n, JType t) {
-    if (P->end - P->p < n || memcmp(P->p, word, (size_t)n) != 0) return 0;
-    out->t = t;
-    out->s = P->p;
-    out->e = P->p + n;
-    P->p += n;
-    return 1;
-}
+#include "../_jsonscan_parse.h"
 
 /* --- Objects and arrays ------------------------------------------------------------------- */
 
@@ -555,46 +257,6 @@ static Val *target(Parser *P, Ctx ctx, const uint8_t *k, Py_ssize_t n, Ctx *sub)
     }
 }
 
-static int span_cmp(const void *a, const void *b) {
-    const Span *x = a, *y = b;
-    Py_ssize_t nx = x->e - x->s, ny = y->e - y->s;
-    if (nx != ny) return nx < ny ? -1 : 1;
-    return memcmp(x->s, y->s, (size_t)nx);
-}
-
-/* Whether the keys base.. of the key stack hold a repeat (raw bytes; no key holds an escape). */
-static int repeated(Scratch *S, Py_ssize_t base) {
-    Span *keys = S->keys + base;
-    Py_ssize_t n = S->keys_len - base;
-    if (n < 2) return 0;
-    if (n <= 24) {
-        for (Py_ssize_t a = 1; a < n; a++) {
-            Py_ssize_t la = keys[a].e - keys[a].s;
-            for (Py_ssize_t b = 0; b < a; b++)
-                if (keys[b].e - keys[b].s == la && memcmp(keys[a].s, keys[b].s, (size_t)la) == 0) return 1;
-        }
-        return 0;
-    }
-    qsort(keys, (size_t)n, sizeof(Span), span_cmp);
-    for (Py_ssize_t a = 1; a < n; a++)
-        if (span_cmp(&keys[a - 1], &keys[a]) == 0) return 1;
-    return 0;
-}
-
-static int push_key(Scratch *S, const uint8_t *s, const uint8_t *e) {
-    if (S->keys_len == S->keys_cap) {
-        Py_ssize_t cap = S->keys_cap ? S->keys_cap * 2 : 256;
-        Span *grown = PyMem_Realloc(S->keys, (size_t)cap * sizeof(Span));
-        if (!grown) return 0;
-        S->keys = grown;
-        S->keys_cap = cap;
-    }
-    S->keys[S->keys_len].s = s;
-    S->keys[S->keys_len].e = e;
-    S->keys_len++;
-    return 1;
-}
-
 static Block *new_block(Scratch *S) {
     if (S->blocks_len == S->blocks_cap) {
         Py_ssize_t cap = S->blocks_cap ? S->blocks_cap * 2 : 64;
@@ -612,19 +274,6 @@ static Block *new_block(Scratch *S) {
 static int is_word(const Val *v, const char *word) {
     size_t n = strlen(word);
     return v->t == J_STR && !v->escaped && (size_t)(v->e - v->s) == n && memcmp(v->s, word, n) == 0;
-}
-
-/* After a member or an element: 1 when a ',' follows (the next one is at P->p), 2 at the
-   closing bracket ``close`` (not consumed), 0 for anything else. */
-static inline int after_item(Parser *P, uint8_t close) {
-    skip_ws(P);
-    if (P->p >= P->end) return 0;
-    if (*P->p == ',') {
-        P->p++;
-        skip_ws(P);
-        return 1;
-    }
-    return *P->p == close ? 2 : 0;
 }
 
 /* An object some field is read from (ctx is not C_SKIP): each key's value goes to its slot, the
@@ -732,67 +381,6 @@ static int parse_array(Parser *P, Val *out, Ctx ctx) {
     return 1;
 }
 
-/* An array or an object at P->p from which no field is read, validated without recursion (its
- * nesting counts in P->depth against MAX_DEPTH). Inside a tool input (canonical_depth) a
- * repeated key makes the input's text other than what orjson writes of it. */
-static int skip_value(Parser *P, Val *out) {
-    const uint8_t *start = P->p;
-    int keys = P->canonical_depth > 0;
-    Py_ssize_t top = 0;
-    Level *level;
-    Val scalar;
-    for (;;) { /* P->p is at an opening bracket */
-        if (++P->depth > MAX_DEPTH) return 0;
-        if (top == P->scratch->levels_cap) {
-            Py_ssize_t cap = P->scratch->levels_cap ? P->scratch->levels_cap * 2 : 64;
-            Level *grown = PyMem_Realloc(P->scratch->levels, (size_t)cap * sizeof(Level));
-            if (!grown) return 0;
-            P->scratch->levels = grown;
-            P->scratch->levels_cap = cap;
-        }
-        level = &P->scratch->levels[top++];
-        level->close = *P->p == '{' ? '}' : ']';
-        level->base = P->scratch->keys_len;
-        P->p++;
-        skip_ws(P);
-        if (P->p >= P->end) return 0;
-        if (top == 1) out->empty = *P->p == level->close;
-        if (*P->p == level->close) goto closing;
-    member:
-        if (level->close == '}') {
-            Val key;
-            if (*P->p != '"' || !parse_string(P, &key) || key.escaped) return 0;
-            if (keys && !push_key(P->scratch, key.s, key.e)) return 0;
-            skip_ws(P);
-            if (P->p >= P->end || *P->p != ':') return 0;
-            P->p++;
-            skip_ws(P);
-            if (P->p >= P->end) return 0;
-        }
-        if (*P->p == '{' || *P->p == '[') continue; /* open it */
-        if (!parse_value(P, &scalar, C_SKIP)) return 0;
-        for (;;) { /* after a value: the next member, or the closing bracket */
-            int next = after_item(P, level->close);
-            if (next == 1) goto member;
-            if (next == 0) return 0;
-        closing:
-            P->p++;
-            P->depth--;
-            if (keys && level->close == '}') {
-                if (repeated(P->scratch, level->base)) P->canonical = 0;
-                P->scratch->keys_len = level->base;
-            }
-            if (--top == 0) {
-                out->t = *start == '{' ? J_OBJ : J_ARR;
-                out->s = start;
-                out->e = P->p;
-                return 1;
-            }
-            level = &P->scratch->levels[top - 1];
-        }
-    }
-}
-
 /* The value at P->p (no whitespace before it). Objects and arrays take ctx when it is theirs;
  * the others are skipped (skip_value), so recursion is only as deep as the contexts nest. */
 static int parse_value(Parser *P, Val *out, Ctx ctx) {
@@ -823,88 +411,6 @@ static int parse_value(Parser *P, Val *out, Ctx ctx) {
 }
 
 /* --- Python values ------------------------------------------------------------------------ */
-
-/* Decode the escapes of a validated string span into dst (never longer than the span). */
-static Py_ssize_t unescape(const uint8_t *s, const uint8_t *e, char *dst) {
-    char *d = dst;
-    while (s < e) {
-        if (*s != '\\') {
-            *d++ = (char)*s++;
-            continue;
-        }
-        uint8_t x = s[1];
-        unsigned cp = 0;
-        switch (x) {
-        case 'b': *d++ = '\b'; s += 2; continue;
-        case 'f': *d++ = '\f'; s += 2; continue;
-        case 'n': *d++ = '\n'; s += 2; continue;
-        case 'r': *d++ = '\r'; s += 2; continue;
-        case 't': *d++ = '\t'; s += 2; continue;
-        case 'u':
-            hex4(s + 2, &cp);
-            s += 6;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                unsigned low = 0xDC00;
-                hex4(s + 2, &low);
-                s += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            }
-            if (cp < 0x80) *d++ = (char)cp;
-            else if (cp < 0x800) {
-                *d++ = (char)(0xC0 | (cp >> 6));
-                *d++ = (char)(0x80 | (cp & 0x3F));
-            } else if (cp < 0x10000) {
-                *d++ = (char)(0xE0 | (cp >> 12));
-                *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-                *d++ = (char)(0x80 | (cp & 0x3F));
-            } else {
-                *d++ = (char)(0xF0 | (cp >> 18));
-                *d++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-                *d++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-                *d++ = (char)(0x80 | (cp & 0x3F));
-            }
-            continue;
-        default: /* quote, backslash, slash */
-            *d++ = (char)x;
-            s += 2;
-            continue;
-        }
-    }
-    return d - dst;
-}
-
-static int reserve_text(Scratch *S, Py_ssize_t n) {
-    if (n <= S->text_cap) return 1;
-    Py_ssize_t cap = n < 4096 ? 4096 : n * 2;
-    char *grown = PyMem_Realloc(S->text, (size_t)cap);
-    if (!grown) return 0;
-    S->text = grown;
-    S->text_cap = cap;
-    return 1;
-}
-
-static PyObject *ascii_str(const char *s, Py_ssize_t n) {
-    PyObject *out = PyUnicode_New(n, 127);
-    if (out) memcpy(PyUnicode_DATA(out), s, (size_t)n);
-    return out;
-}
-
-/* The Python str of a J_STR value. */
-static PyObject *str_of(Scratch *S, const Val *v) {
-    Py_ssize_t n = v->e - v->s;
-    if (!v->escaped) {
-        if (v->m.ascii) return ascii_str((const char *)v->s, n);
-        return PyUnicode_DecodeUTF8((const char *)v->s, n, NULL);
-    }
-    if (!reserve_text(S, n)) return PyErr_NoMemory();
-    Py_ssize_t len = unescape(v->s, v->e, S->text);
-    return v->m.ascii ? ascii_str(S->text, len) : PyUnicode_DecodeUTF8(S->text, len, NULL);
-}
-
-static PyObject *str_or_none(Scratch *S, const Val *v) {
-    if (v->t == J_STR) return str_of(S, v);
-    Py_RETURN_NONE;
-}
 
 /* The microseconds since 1970 of a timestamp in the one form Claude Code writes,
  * YYYY-MM-DDTHH:MM:SS with an optional fraction of 1 to 6 digits, then Z, naming a real day and
@@ -997,35 +503,6 @@ static int optional_str(Scratch *S, const Val *v, PyObject **out) {
     if (v->t != J_STR) return 0;
     *out = str_of(S, v);
     return *out ? 1 : -1;
-}
-
-/* The estimate of a text (frames/estimate.py): ceil(cjk / 1.5 + other / 4), exactly. */
-static long long tokens_of(Py_ssize_t units, Py_ssize_t cjk) {
-    long long twelfths = 8LL * cjk + 3LL * (units - cjk);
-    return (twelfths + 11) / 12;
-}
-
-/* The UTF-16 units and CJK units of a validated UTF-8 span (a tool input as JSON text). */
-static void measure_raw(const uint8_t *p, const uint8_t *e, Measure *m) {
-    m->units = 0;
-    m->cjk = 0;
-    m->ascii = 1;
-    while (p < e) {
-        while (e - p >= 8 && !(load64(p) & HIGHS)) {
-            p += 8;
-            m->units += 8;
-        }
-        if (p >= e) break;
-        if (*p < 0x80) {
-            p++;
-            m->units++;
-            continue;
-        }
-        unsigned cp = 0;
-        int n = utf8_sequence(p, e, &cp);
-        count_code_point(m, cp);
-        p += n;
-    }
 }
 
 /* --- Columns: a typed, growable column the walker appends to (instead of a list) ----------- *
@@ -1888,38 +1365,6 @@ cleanup:
     return status;
 }
 
-/* The bytes of an object with the buffer protocol (bytes without a copy). */
-typedef struct {
-    const uint8_t *data;
-    Py_ssize_t size;
-    Py_buffer view;
-    int has_view;
-} Data;
-
-static int data_of(PyObject *raw, Data *d) {
-    d->has_view = 0;
-    if (PyBytes_CheckExact(raw)) {
-        d->data = (const uint8_t *)PyBytes_AS_STRING(raw);
-        d->size = PyBytes_GET_SIZE(raw);
-        return 1;
-    }
-    if (PyObject_GetBuffer(raw, &d->view, PyBUF_SIMPLE) < 0) return 0;
-    d->has_view = 1;
-    d->data = d->view.buf;
-    d->size = d->view.len;
-    return 1;
-}
-
-static void data_release(Data *d) {
-    if (d->has_view) PyBuffer_Release(&d->view);
-}
-
-/* An int argument as a Py_ssize_t; 0 with an exception set when it is not one. */
-static int ssize_arg(PyObject *arg, Py_ssize_t *out) {
-    *out = PyLong_AsSsize_t(arg);
-    return !(*out == -1 && PyErr_Occurred());
-}
-
 static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "skim(raw, start, end, row, flags)");
@@ -2051,12 +1496,6 @@ static int append_line(SkimState *st, PyObject *sink, PyObject **out, const Val 
         }
     }
     return 1;
-}
-
-/* The first byte of data[p:end] that is a line feed, or end. */
-static inline const uint8_t *line_end(const uint8_t *p, const uint8_t *end) {
-    const uint8_t *lf = memchr(p, '\n', (size_t)(end - p));
-    return lf ? lf : end;
 }
 
 static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {

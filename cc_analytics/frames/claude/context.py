@@ -20,7 +20,8 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.buckets import BUCKET, BUCKET_NAMES, TOKENS
 from cc_analytics.frames.claude.decode import SESSIONS, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, find_session
-from cc_analytics.frames.claude.models import window_for
+from cc_analytics.frames.claude.kept import kept_window
+from cc_analytics.frames.claude.models import window_evidence
 from cc_analytics.frames.claude.requests import ON_CHAIN, PROVIDER, SEGMENT
 from cc_analytics.frames.claude.sessions import prepared, summarize
 from cc_analytics.frames.context_report import BREAKDOWN_KEYS, context_report
@@ -76,7 +77,7 @@ def claude_context(
         tokens[bucket] = int(value)
         counts[bucket] = int(messages)
     breakdown = dict(zip(BREAKDOWN_KEYS, (tokens[name] for name in BUCKET_NAMES), strict=True))
-    window = window_for(model) if model else int(row[S.WINDOW])
+    window, source = session_window(session_id, model, row, events)
     recorded = row[S.LAST_OCCUPANCY]
     history = [
         {"trigger": trigger, "preTokens": pre, "postTokens": post}
@@ -102,6 +103,7 @@ def claude_context(
             "peakTokens": row[S.PEAK_OCCUPANCY],
             "effectiveWindow": metrics.effective_window_of(window),
             "autoCompactThreshold": metrics.autocompact_threshold_of(window),
+            "windowSource": source,
             "compactions": row[S.COMPACTIONS],
             "compactionHistory": history,
             "inputTokens": row[S.INPUT_TOKENS],
@@ -122,6 +124,27 @@ def claude_context(
             "unpricedRequests": row[S.UNPRICED_REQUESTS],
         },
     )
+
+
+STATUS_LINE_EVIDENCE = "Claude Code's status line (context_window)"
+
+
+def session_window(session_id: str, model: str | None, row: dict[str, Any], events: pl.DataFrame) -> tuple[int, str]:
+    """The session's window and what it rests on: ``--model``'s window when it is given, else
+    the one Claude Code's status line reported for the session (``frames.claude.kept``), else
+    the sessions frame's inference (the last model and Claude Code version of the main
+    transcript, lifted by the peak occupancy; :func:`~.models.window_evidence`)."""
+    if model:
+        size, why = window_evidence(model)
+        return size, f"--model {model}: {why}"
+    kept = kept_window(session_id)
+    if kept is not None:
+        return kept, STATUS_LINE_EVIDENCE
+    versions = events.filter(~pl.col(S.IS_SUBAGENT_FILE))[S.VERSION].drop_nulls()
+    size, why = window_evidence(row[S.LAST_MODEL], versions[-1] if len(versions) else None, row[S.PEAK_OCCUPANCY])
+    if size != row[S.WINDOW]:  # the frame's rule and its scalar twin disagree: trust the frame, say so
+        return int(row[S.WINDOW]), "the sessions frame's inference"
+    return size, why
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -46,7 +46,11 @@ class ClaudePlugin(FormatPlugin):
     Recognised by an object line with a string ``type`` that is one of its line types
     (:data:`LINE_TYPES`) or beside one of the envelope's own keys (:data:`ENVELOPE_KEYS`), and no
     ``timestamp`` other than text; it is also the registry's fallback for files whose first lines hold
-    no JSON object: its loader reports whatever it cannot read.
+    no JSON object: its loader reports whatever it cannot read. A line in the Gemini API's shape is
+    not one (an ``id`` without ``uuid`` or ``message``, a ``message`` made of ``parts``, a
+    ``systemPayload``): Gemini
+    CLI and Qwen Code write such lines, which stay theirs, or unrecognised, when their formats
+    are not registered.
     """
 
     name = "claude-code"
@@ -55,6 +59,8 @@ class ClaudePlugin(FormatPlugin):
     worker_module = "cc_analytics.frames.claude.tables"
     store_hint = "~/.claude/projects (or each CLAUDE_CONFIG_DIR entry's projects folder)"
     store_option = "--claude-root"
+    has_limits = True  # from the history the status line keeps (frames.claude.kept)
+    has_composition = True
     sniff_order = 1000  # asked last: any object with a string type
     previews_windows = True
     native_module = "cc_analytics.frames.claude._skim"  # the line skimmer (_skim.c)
@@ -64,6 +70,13 @@ class ClaudePlugin(FormatPlugin):
             return False
         if "timestamp" in first and not isinstance(first["timestamp"], str):
             return False  # Claude Code writes ISO 8601 text
+        message = first.get("message")
+        if isinstance(message, Mapping) and isinstance(message.get("parts"), list):
+            return False  # the Gemini API's content (Qwen Code); Claude Code's is ``content``
+        if "systemPayload" in first:
+            return False  # a Qwen Code record's payload: Claude Code writes none
+        if "id" in first and "uuid" not in first and "message" not in first:
+            return False  # a Gemini CLI message: Claude Code's lines carry a ``uuid`` or a ``message``
         return first["type"] in LINE_TYPES or not ENVELOPE_KEYS.isdisjoint(first)
 
     def default_stores(self) -> list[Path]:

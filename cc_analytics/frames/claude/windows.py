@@ -13,6 +13,7 @@ from cc_analytics.frames import metrics
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.models import (
     DEFAULT_WINDOW,
+    MILLION_MARKER,
     MILLION_MODELS,
     MILLION_WINDOW,
     VERSION_PATTERN,
@@ -56,7 +57,7 @@ def context_window(
     model_expr = pl.col(model) if isinstance(model, str) else model
     version_expr = pl.col(version) if isinstance(version, str) else version
     number = version_number(version_expr)
-    million = pl.lit(False)
+    million = model_expr.str.contains(MILLION_MARKER).fill_null(False)
     for pattern, since in MILLION_MODELS:
         hit = model_expr.str.contains(pattern).fill_null(False)
         if since is not None:

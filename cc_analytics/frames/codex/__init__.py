@@ -18,7 +18,7 @@ functions; ``context_report`` is what ``cc-analytics context`` prints. The rules
 Examples:
     >>> import cc_analytics.frames.codex as codex
     >>> sorted(name for name in codex.__all__ if name.startswith(("scan_", "read_")))
-    ['read_events', 'read_problems', 'read_rate_limits', 'read_requests', 'read_sessions', 'read_turns', 'scan_events', 'scan_problems', 'scan_rate_limits', 'scan_requests', 'scan_sessions', 'scan_turns']
+    ['read_events', 'read_limits', 'read_problems', 'read_rate_limits', 'read_requests', 'read_sessions', 'read_turns', 'scan_events', 'scan_limits', 'scan_problems', 'scan_rate_limits', 'scan_requests', 'scan_sessions', 'scan_turns']
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ _EXPORTS = {
     "context_report": "context",
     "scan_rate_limits": "ratelimits",
     "read_rate_limits": "ratelimits",
+    "scan_limits": "ratelimits",
+    "read_limits": "ratelimits",
     "resolve": "store",
     "default_stores": "store",
     "codex_home": "store",

@@ -131,9 +131,23 @@ def context_report(
             "costUSD": row[S.COST_USD],
             "unpricedRequests": row[S.UNPRICED_REQUESTS],
             "rateLimits": latest_limits(rate_limit_rows(decoded).filter(pl.col(S.SESSION_ID) == session_id)),
+            "windowSource": window_source(model, row[S.WINDOW]),
         },
     )
     return report
+
+
+def window_source(model: str | None, recorded: int | None) -> str:
+    """What the report's window rests on: ``--model``, the window Codex recorded, or the default.
+
+    Examples:
+        >>> window_source(None, 258_400), window_source("o3", None)
+        ('what Codex recorded (model_context_window)', "--model o3: the model's window")
+    """
+    default = f"the {DEFAULT_WINDOW:,}-token default"
+    if model:
+        return f"--model {model}: " + ("the model's window" if window_of_model(model) else default)
+    return "what Codex recorded (model_context_window)" if recorded else default + " (Codex recorded no window)"
 
 
 def latest_limits(limits: pl.DataFrame) -> list[dict[str, Any]]:

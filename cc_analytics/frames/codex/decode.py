@@ -8,9 +8,10 @@ applied here, once:
 * a line is typed from its first bytes: Codex writes ``{"timestamp":"…","type":"…",
   "payload":{"type":"…"`` in that order, so a match of that prefix gives the line's type,
   payload type and timestamp without parsing it. Only the lines the profile needs are
-  parsed (orjson: a line nested deeper than 1,024 levels or holding an integer beyond 64
-  bits does not parse); a line whose first bytes differ, or that does not end with ``}``, is
-  always parsed. What does not parse is a problem row
+  parsed, by the JSON line policy (``cc_analytics.jsonline`` through ``frames.lines``: the
+  first of a repeated key wins, nesting up to 25,000 levels, integers exact at any length;
+  a count or window beyond 64 bits is not one); a line whose first bytes differ, or that
+  does not end with ``}``, is always parsed. What does not parse is a problem row
   (the last line of a file without a final LF: a truncated line), and so is a line that is not
   a JSON object, a ``payload`` that is not an object and a usage count that is not a whole
   number ≥ 0; the rest of the file is read;
@@ -59,6 +60,7 @@ from cc_analytics.frames.codex.values import (
 )
 from cc_analytics.frames.estimate import text_tokens
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
+from cc_analytics.jsonline import INT64_MAX
 
 LINE_HEAD = re.compile(
     rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":-?[0-9]+,)?"type":"([A-Za-z0-9_]+)","payload":(?:\{"type":"([A-Za-z0-9_]+)")?'
@@ -97,6 +99,7 @@ TRUNCATED = "truncated last line (the file may still be being written)"
 NOT_OBJECT = "not a JSON object ({}); line skipped"
 NOT_PAYLOAD = "{} payload is {}, not an object; line ignored"
 BAD_USAGE = "token_count {}.{} is {!r}, not a whole number of at least 0; that usage ignored"
+BIG_USAGE = "token_count {}.{} is beyond 64 bits; that usage ignored"
 UNREADABLE = "unreadable: {}"
 
 
@@ -344,7 +347,7 @@ class Walker:
         total = self._usage_of(file, number, info, "total_token_usage")
         last = self._usage_of(file, number, info, "last_token_usage")
         window = info.get("model_context_window")
-        window = window if type(window) is int and window > 0 else None
+        window = window if type(window) is int and 0 < window <= INT64_MAX else None
         row = (total, last, window, usage_model(payload, info))
         return row, windows, len(self.problems[S.LINE]) > problems
 
@@ -395,14 +398,17 @@ class Walker:
             get("reasoning_output_tokens"),
             get("total_tokens"),
         )
-        if all(type(amount) is int and amount >= 0 for amount in values):
+        if all(type(amount) is int and 0 <= amount <= INT64_MAX for amount in values):
             return values  # type: ignore[return-value]
         out = []
         for names, amount in zip(USAGE_KEYS, values, strict=True):
             if amount is None:
                 amount = 0
             elif not whole(amount):
-                self._problem(file, number, BAD_USAGE.format(key, names[0], amount))
+                big = type(amount) is int and amount > 0
+                self._problem(
+                    file, number, BIG_USAGE.format(key, names[0]) if big else BAD_USAGE.format(key, names[0], amount)
+                )
                 return None
             out.append(amount)
         return tuple(out)

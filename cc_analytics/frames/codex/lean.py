@@ -1,8 +1,8 @@
 """The lean decode behind ``cc-analytics sessions``: session summaries and requests, exactly
 as the tables profile makes them, or not at all.
 
-Imports: orjson, polars, the standard library, ``frames.estimate``, ``frames.sources`` and the
-other ``frames.codex`` modules. The sessions command needs of a batch only its session
+Imports: polars, the standard library, ``frames.lines`` (the JSON line policy, as the walker
+reads lines), ``frames.estimate``, ``frames.sources`` and the other ``frames.codex`` modules. The sessions command needs of a batch only its session
 summaries and priced requests (``iter_tables(turns=False)``). The tables profile
 (``decode.py``) keeps a row per line and per detail, for the turns; this scan keeps what the
 summary reads: per rollout its header, its line count, last line and earliest and latest
@@ -54,9 +54,9 @@ from datetime import datetime
 from itertools import repeat
 from typing import Any
 
-import orjson
 import polars as pl
 
+from cc_analytics.frames import extension
 from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import BURST, LINE_HEAD, NO_USAGE, UNMEASURED_ITEMS, Decoded, append_file_row
 from cc_analytics.frames.codex.requests import priced_requests, usage_rows, utc_time
@@ -72,7 +72,9 @@ from cc_analytics.frames.codex.sessions import (
 from cc_analytics.frames.codex.turns import INJECTED_PREFIXES, state_at, window_columns
 from cc_analytics.frames.codex.values import content_text, parse_time, string, text_of_item, usage_model
 from cc_analytics.frames.estimate import text_tokens
+from cc_analytics.frames.lines import read_line, read_value
 from cc_analytics.frames.sources import TranscriptFile, open_transcript
+from cc_analytics.jsonline import LineError
 
 # What a mark row says of its line.
 PROMPT = 0  # an event_msg user_message (a prompt)
@@ -103,6 +105,15 @@ STATS_SCHEMA = pl.Schema(
 COMPACTIONS_SCHEMA = pl.Schema({S.FILE: pl.UInt32(), S.LINE: pl.Int64()})
 
 
+# The optional C loop over clean lines (``_scan.c``, see ``frames.extension``): None when it was
+# not built or the environment asks for pure Python; :func:`scan` then reads every line in Python,
+# with the same result.
+NATIVE = "cc_analytics.frames.codex._scan"
+_EXTENSION = extension.load(NATIVE)
+SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
+STAMP_SIZE = len(STAMP_SHAPE)
+
+
 class Unclean(Exception):
     """A rule the lean scan does not apply fired on a line: the rollout goes to the walker."""
 
@@ -126,9 +137,14 @@ class Scan:
     compactions: list[int]
 
 
-def scan(data: bytes | mmap.mmap) -> Scan:
+def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
     """The lean scan of one rollout's bytes (or a map of its file); :class:`Unclean` when the
     walker must read it.
+
+    With the C extension (and ``native``), its loop (``_scan.c``: :data:`SCAN_LINES`) reads the
+    clean lines and hands each other line to this one; the result is the same. When the
+    timestamps of a rollout are not all of Codex's shape, every one is needed, so such a
+    rollout is scanned again in Python alone.
 
     Examples:
         >>> rows = [b'{"timestamp":"2025-10-01T10:00:00.000Z","type":"session_meta","payload":{"id":"a"}}',
@@ -145,7 +161,7 @@ def scan(data: bytes | mmap.mmap) -> Scan:
     find = data.find
     match = LINE_HEAD.match
     view = memoryview(data)
-    loads = orjson.loads
+    loads = read_line
     stamps: list[bytes] = []
     add_stamp = stamps.append
     usage: list[tuple[Any, ...]] = []
@@ -162,12 +178,29 @@ def scan(data: bytes | mmap.mmap) -> Scan:
     last_values: tuple[Any, ...] | None = None
     number = last_line = 0
     pos = 0
+    scan_lines = SCAN_LINES if native else None
+    sink = (usage, settings, items, marks)
+    # The C loop's state (see _scan.c): lines it took, the last line with a head, the offsets
+    # of its earliest and latest timestamp, the span of the last count's body and its values.
+    state: list[Any] = [0, 0, -1, -1, -1, -1, None]
+    last_span = (-1, -1)
     try:
         while pos < size:
-            end = find(b"\n", pos)
-            if end < 0:
-                end = size
-            number += 1
+            if scan_lines is not None and anchor is None:  # a fork's leading burst is read here
+                state[1], state[4], state[5], state[6] = last_line, *last_span, last_values
+                found = scan_lines(data, pos, number, sink, state)
+                last_line, last_values = state[1], state[6]
+                if (state[4], state[5]) != last_span:
+                    last_span = (state[4], state[5])
+                    last_body = data[last_span[0] : last_span[1]]
+                if found is None:
+                    break
+                pos, end, number = found
+            else:
+                end = find(b"\n", pos)
+                if end < 0:
+                    end = size
+                number += 1
             stop = end
             if end == pos or data[end - 1] != 0x7D:  # not a line of an object: empty, CRLF, or other
                 if end > pos and data[end - 1] == 0x0D:
@@ -232,6 +265,7 @@ def scan(data: bytes | mmap.mmap) -> Scan:
                         if last_values is MISSING:
                             last_values = _count(_payload(loads(view[pos:stop])))
                         last_body = body
+                        last_span = (cut, stop)
                     if last_values is not None:
                         stamp = raw_stamp.decode()
                         # The row of a repeat with a total changes nothing (``requests.usage_rows``:
@@ -279,7 +313,7 @@ def scan(data: bytes | mmap.mmap) -> Scan:
                 add_mark((number, COMPACTED))
             elif kind == b"session_meta":
                 if header is None:
-                    if len(stamps) > 1:  # the first line is not the header: turn 0 may not be
+                    if len(stamps) + state[0] > 1:  # the first line is not the header: turn 0 may not be
                         raise Unclean(f"line {number}")
                     header = _payload(loads(view[pos:stop]))
                     forked = header.get("forked_from_id")
@@ -296,7 +330,7 @@ def scan(data: bytes | mmap.mmap) -> Scan:
                 elif fork:  # an ancestor's header, copied with its history
                     replay_end = max(replay_end, number)
             pos = end + 1
-    except orjson.JSONDecodeError as exc:
+    except LineError as exc:
         raise Unclean(f"line {number}") from exc
     finally:
         view.release()
@@ -305,8 +339,16 @@ def scan(data: bytes | mmap.mmap) -> Scan:
     if fork and replay_end < replay_start:
         replay_start = replay_end = 0
     replay = (replay_start, replay_end)
+    taken = state[0]
+    if taken:  # the earliest and latest timestamps of the lines the C loop took
+        stamps += (data[state[2] : state[2] + STAMP_SIZE], data[state[3] : state[3] + STAMP_SIZE])
+    ends = _stamps(stamps)
+    if taken and not isinstance(ends, tuple):
+        return scan(data, native=False)
     sums, compactions = _sums(items, marks, replay)
-    return Scan(header, replay, len(stamps), last_line, _stamps(stamps), usage, settings, sums, compactions)
+    return Scan(
+        header, replay, len(stamps) - 2 * (taken > 0) + taken, last_line, ends, usage, settings, sums, compactions
+    )
 
 
 def _sums(
@@ -384,8 +426,8 @@ def _count_of_body(body: bytes, view: memoryview, limits: set[bytes]) -> tuple[A
     if rate_limits not in limits and not _limits_parse(rate_limits, limits):
         return MISSING
     try:
-        info = orjson.loads(view[len(INFO) : split])
-    except orjson.JSONDecodeError:
+        info = _read_inside(view[len(INFO) : split])
+    except LineError:
         return MISSING
     return _count({}, info)
 
@@ -395,12 +437,21 @@ def _limits_parse(value: bytes, seen: set[bytes]) -> bool:
     if value in seen:
         return True
     try:
-        orjson.loads(value)
-    except orjson.JSONDecodeError:
+        _read_inside(value)
+    except LineError:
         return False
     if len(seen) < LIMITS_KEPT:
         seen.add(value)
     return True
+
+
+def _read_inside(value: bytes | memoryview) -> Any:
+    """``read_line`` of a value read apart from its line, two levels inside it (a payload's), its
+    nesting counted as in the line: a value orjson did not read is read again inside two arrays."""
+    found, fast = read_value(value)
+    if fast:  # orjson's reading: at most 1,024 levels
+        return found
+    return read_line(b"[[" + bytes(value) + b"]]")[0][0]
 
 
 def _payload(value: Any) -> dict[str, Any]:
@@ -730,6 +781,60 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
         problems,
         joined,
     )
+
+
+def requests_tables(
+    files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The priced requests (``REQUESTS_SCHEMA``, in batch and line order) and the problems of one
+    batch, what the ``usage`` command reads: the lean scan for the rollouts it reads whole, the
+    walker's usage profile for the others. A rollout's requests depend on its own lines only, so
+    each is read by one or the other (the problems come from the walker only: a rollout the lean
+    scan reads has none). ``contents``: each file's bytes, when read elsewhere.
+
+    Examples:
+        >>> [frame.height for frame in requests_tables([])]
+        [0, 0]
+    """
+    from cc_analytics.frames.codex.decode import Profile, decode
+    from cc_analytics.frames.codex.requests import request_rows
+    from cc_analytics.frames.prices import price_requests
+
+    lean = Batch()
+    lean_order: list[int] = []
+    walked: list[int] = []
+    for index, file in enumerate(files):
+        try:
+            found = scan(contents[index]) if contents is not None else _scan_file(file)
+        except (OSError, ValueError, Unclean):
+            walked.append(index)
+            continue
+        lean.files.append(file)
+        lean.scans.append(found)
+        lean_order.append(index)
+    parts: list[pl.DataFrame] = []
+    problems = pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
+    for decoded, order in (
+        (lean.frames()[0] if lean.files else None, lean_order),
+        (
+            decode([files[i] for i in walked], Profile.USAGE, contents=_some(contents, walked)) if walked else None,
+            walked,
+        ),
+    ):
+        if decoded is None:
+            continue
+        priced = price_requests(request_rows(decoded, keep=(S.FILE,)).collect())
+        parts.append(_in_batch_order(priced, order))
+        if order is walked:
+            problems = decoded.problems
+    if not parts:
+        return pl.DataFrame(schema=S.REQUESTS_SCHEMA), problems
+    requests = pl.concat(parts).sort(ORDER, maintain_order=True).select(list(S.REQUESTS_SCHEMA))
+    return requests, problems
+
+
+def _some(contents: Sequence[bytes] | None, order: list[int]) -> list[bytes] | None:
+    return None if contents is None else [contents[i] for i in order]
 
 
 def _scan_file(file: TranscriptFile) -> Scan:

@@ -49,6 +49,8 @@ class CodexPlugin(FormatPlugin):
     worker_module: ClassVar[str] = "cc_analytics.frames.codex.sessions"
     store_hint: ClassVar[str] = "$CODEX_HOME/sessions and $CODEX_HOME/archived_sessions, default ~/.codex"
     store_option: ClassVar[str | None] = "--codex-home"
+    native_module: ClassVar[str | None] = "cc_analytics.frames.codex._scan"  # the lean scan's loop (_scan.c)
+    has_limits: ClassVar[bool] = True  # token_count events record the plan's rate limits
     # Asked before the formats that take what nobody else claims: the signature is specific.
     sniff_order: ClassVar[int] = 50
 

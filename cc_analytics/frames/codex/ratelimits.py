@@ -81,3 +81,51 @@ def read_rate_limits(
         ['session_id', 'agent_id', 'source_file', 'line', 'time']
     """
     return scan_rate_limits(source, workers=workers, on_progress=on_progress).collect()
+
+
+def scan_limits(
+    source: Source = None,
+    *,
+    history: object = None,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.LazyFrame:
+    """:func:`scan_rate_limits` in the shared ``LIMITS_SCHEMA`` (``history`` is not Codex's: its
+    rollouts record the limits). A window is named by its length where it is a known one
+    (``LIMIT_NAMES``: 300 minutes ``five_hour``, 10,080 ``seven_day``), else as recorded
+    (``primary``, ``secondary``); ``origin`` is ``"transcript"``.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "rollout-a.jsonl").write_text(
+        ...     '{"timestamp":"2025-12-18T10:00:04Z","type":"event_msg","payload":{"type":"token_count","info":null,'
+        ...     '"rate_limits":{"plan_type":"pro","primary":{"used_percent":1.0,"window_minutes":300,'
+        ...     '"resets_at":1766052000},"secondary":null}}}\\n')
+        >>> scan_limits(folder).collect().select("format", "limit_window", "used_percent", "origin").row(0)
+        ('codex', 'five_hour', 1.0, 'transcript')
+    """
+    from cc_analytics.frames import schema as shared
+
+    names = pl.col(S.WINDOW_MINUTES).replace_strict(shared.LIMIT_NAMES, default=None, return_dtype=pl.String)
+    return (
+        scan_rate_limits(source, workers=workers, on_progress=on_progress)
+        .with_columns(
+            pl.lit(S.CODEX).alias(shared.FORMAT),
+            pl.coalesce(names, pl.col(S.LIMIT_WINDOW)).alias(shared.LIMIT_WINDOW),
+            pl.lit("transcript").alias(shared.LIMITS_ORIGIN),
+        )
+        .select(list(shared.LIMITS_SCHEMA))
+        .cast(shared.LIMITS_SCHEMA)
+    )
+
+
+def read_limits(
+    source: Source = None,
+    *,
+    history: object = None,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+) -> pl.DataFrame:
+    """Eager :func:`scan_limits`."""
+    return scan_limits(source, history=history, workers=workers, on_progress=on_progress).collect()

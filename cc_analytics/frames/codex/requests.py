@@ -179,7 +179,16 @@ def priced_requests(decoded: Decoded, usage: pl.LazyFrame | None = None) -> pl.D
 
 
 def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The priced requests and the problems of one batch of rollouts (run in a worker process)."""
+    """The priced requests and the problems of one batch of rollouts (run in a worker process):
+    the lean scan's where it reads a rollout whole, the usage profile's elsewhere
+    (``lean.requests_tables``; the same rows)."""
+    from cc_analytics.frames.codex.lean import requests_tables
+
+    return requests_tables(files)
+
+
+def walked_requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`requests_batch` by the walker's usage profile alone (what the lean scan equals)."""
     decoded = decode(files, Profile.USAGE)
     return price_requests(request_rows(decoded).collect()), decoded.problems
 
@@ -189,8 +198,9 @@ def iter_requests(
 ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
     """(priced requests, problems) of ``source`` batch by batch: what the ``usage`` command reads.
 
-    The lean profile reads only the headers, ``turn_context``, ``token_count`` and
-    ``thread_settings_applied`` lines (see ``frames.codex.decode``).
+    The lean scan (``frames.codex.lean``, with its C loop when built) reads the rollouts it can
+    read whole; the walker's usage profile reads only the headers, ``turn_context``,
+    ``token_count`` and ``thread_settings_applied`` lines of the others (see ``frames.codex.decode``).
     """
     yield from run_batches(requests_batch, resolve(source), workers=workers, on_progress=on_progress)
 

@@ -1,8 +1,9 @@
 """The rules of single values of a Codex rollout: a line's JSON, a timestamp, the text of an
 item, a tool output's failure, a usage count, a rate-limit window.
 
-Imports: orjson, the standard library and ``frames.codex.schema``'s column names. The line walker
-(``decode.py``) applies these; nothing here keeps state.
+Imports: orjson, the standard library, ``frames.lines`` (the JSON line policy), ``frames.estimate``
+and ``frames.codex.schema``'s column names. The line walker (``decode.py``) and the lean scan
+(``lean.py``) apply these; nothing here keeps state.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from typing import Any
 import orjson
 
 from cc_analytics.frames.codex import schema as S
+from cc_analytics.frames.estimate import js_stringify
+from cc_analytics.frames.lines import read_line
+from cc_analytics.jsonline import INT64_MAX, LineError
 
 ROLE_BUCKETS = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
 _EXIT_CODE = re.compile(r'"exit_code"\s*:\s*(-?[0-9]+)')
@@ -33,21 +37,22 @@ MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<MISSING>"})()
 NOT_JSON = "not JSON ({}); line skipped"
 
 
-def parse_line(line: bytes) -> tuple[Any, str | None]:
-    """A line's value, or ``MISSING`` and the reason it is not JSON: what orjson refuses
-    (nesting deeper than 1,024 levels, an integer beyond 64 bits, bytes that are not UTF-8)
-    is a problem, never an exception.
+def parse_line(line: bytes | memoryview) -> tuple[Any, str | None]:
+    """A line's value by the JSON line policy (``cc_analytics.jsonline``: the first of a
+    repeated key wins, nesting up to 25,000 levels, integers exact at any length), or
+    ``MISSING`` and the reason it is not JSON: a line the policy refuses is a problem, never
+    an exception.
 
     Examples:
-        >>> parse_line(b'{"a":1}')
+        >>> parse_line(b'{"a":1,"a":2}')
         ({'a': 1}, None)
-        >>> parse_line(b"[" * 2000 + b"]" * 2000)
-        (<MISSING>, 'not JSON (depth limit exceeded); line skipped')
+        >>> len(parse_line(b"[" * 2000 + b"]" * 2000)[0]), parse_line(b"[" * 30_000 + b"]" * 30_000)
+        (1, (<MISSING>, 'not JSON (nested deeper than 25,000 levels); line skipped'))
     """
     try:
-        return orjson.loads(line), None
-    except orjson.JSONDecodeError as exc:
-        return MISSING, NOT_JSON.format(exc.msg)
+        return read_line(line), None
+    except LineError as exc:
+        return MISSING, NOT_JSON.format(exc.reason)
 
 
 def parse_time(text: Any) -> datetime | None:
@@ -119,8 +124,15 @@ def dumped(value: Any) -> str:
         return value
     try:
         return orjson.dumps(value).decode()
-    except orjson.JSONEncodeError:  # deeper than orjson writes (255 levels)
-        return str(value)
+    except orjson.JSONEncodeError:  # deeper than orjson writes (255 levels), an integer beyond 64 bits
+        pass
+    try:
+        return js_stringify(value)  # without recursion
+    except TypeError:  # an integer past int()'s digits (jsonline.LongInt): its repr stands for it
+        try:
+            return str(value)
+        except RecursionError:
+            return ""
 
 
 def output_text(output: Any) -> str:
@@ -217,13 +229,17 @@ def limit_rows(limits: dict[str, Any]) -> tuple[tuple[Any, ...], ...]:
 
 
 def whole(value: Any) -> bool:
-    return type(value) is int and value >= 0
+    """A usage count: an integer from 0 to the largest of 64 bits (a column's)."""
+    return type(value) is int and 0 <= value <= INT64_MAX
 
 
 def number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond the doubles
+        return None
     return number if number == number and abs(number) != float("inf") else None
 
 

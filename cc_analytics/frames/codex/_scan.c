@@ -1,0 +1,780 @@
+/* The loop of the Codex lean scan (cc_analytics/frames/codex/lean.py) over clean lines, in C.
+ *
+ * scan_lines(raw, start, number, sink, state) reads raw from offset start (the line after line
+ * `number`), cutting lines on LF and skipping empty ones, and does for each line what lean.scan
+ * does, as long as the line is one of the common clean ones; it stops at the first line it
+ * cannot take and returns that line's (start, end, number), for lean.scan to read in Python and
+ * call again from the next line; None at the end of the data. It takes a line when:
+ *
+ *   * its first bytes are Codex's head, {"timestamp":"T","type":"K","payload": with T in Codex's
+ *     own shape (0000-00-00T00:00:00.000Z, every 0 a digit) and K a word, the payload's own
+ *     "type":"P" first when K is response_item or event_msg, and it ends with "}";
+ *   * K and P are a pair lean.scan reads without a rule this loop does not apply: response items
+ *     it does not measure (only the head is read), messages, agent messages, function and custom
+ *     tool calls and their outputs of plain strings (measured as frames/estimate.text_tokens
+ *     measures them, exactly, or the line is declined), items it measures nothing of; event
+ *     messages other than token_count, user_message (validated), context_compacted and
+ *     thread_settings_applied (declined); turn_context (its model, when a plain ASCII string);
+ *     token_count in Codex's layout ,"info":INFO,"rate_limits":LIMITS}} (INFO read, LIMITS
+ *     validated; a count whose bytes after the timestamp are the previous count's is read once,
+ *     as lean.scan reads it); any other K (only the head is read).
+ *
+ * Every line it parses is validated in full, as the JSON line policy reads it
+ * (cc_analytics/jsonline.py: nesting up to MAX_DEPTH, the first of a repeated key wins; an
+ * integer beyond 64 bits, an escaped key or a text only the estimate's expression measures is
+ * declined). session_meta, compacted, thread_settings_applied, lines with an "ordinal" and
+ * every line that breaks a rule are Python's.
+ *
+ * sink: (usage, settings, items, marks), lean.scan's lists, appended to as it appends to them.
+ * state: [lines, last_line, min_stamp, max_stamp, last_start, last_end, last_values], read on
+ * entry and written back on return: the lines taken here, the last line with a head, the
+ * offsets of the earliest and latest timestamp taken here (-1: none), the span of the last
+ * token_count's bytes after its timestamp (-1: none) and what it read of them (a usage tuple or
+ * None). lean.scan keeps the last three up to date on the lines it reads itself.
+ *
+ * The JSON primitives are shared with the Claude Code skimmer: ../_jsonscan.h and
+ * ../_jsonscan_parse.h. The module initialises in phases (PEP 489) and keeps everything it
+ * holds in its module state (interned bucket names, scratch buffers), nothing in static
+ * variables. Plain C99 and the CPython C API (3.11 and later).
+ */
+#include "../_jsonscan.h"
+
+typedef enum { X_SKIP = 0, X_TOP, X_PAYLOAD, X_CONTENT, X_PART, X_INFO, X_TOTAL, X_LAST } Ctx;
+
+/* Scratch space kept between calls, in the module state (the GIL is held throughout). */
+typedef struct {
+    Span *keys;
+    Py_ssize_t keys_cap, keys_len;
+    char *text;
+    Py_ssize_t text_cap;
+    Level *levels;
+    Py_ssize_t levels_cap;
+} Scratch;
+
+/* The usage counts lean._usage reads, in its order (cached: cached_input_tokens, else
+ * cache_read_input_tokens). */
+enum { U_INPUT = 0, U_CACHED, U_CACHE_READ, U_CACHE_WRITE, U_OUTPUT, U_REASONING, U_TOTAL, U_KEYS };
+
+typedef struct {
+    const uint8_t *p, *end;
+    const uint8_t *limit;
+    int depth;
+    int canonical_depth; /* always 0: no text here must be orjson's */
+    int canonical;
+    Scratch *scratch;
+    /* the line's object and its payload */
+    Val payload, ptype, output, name, arguments, input, role, content, model;
+    /* the parts of a message's content: their joined text's measure, how many have a text,
+     * the first one's text, the text of the part being read */
+    Measure joined;
+    Py_ssize_t parts;
+    Val first_text, part_text;
+    int past; /* a part's text the estimate's scalar path does not measure (past_cjk) */
+    /* a token_count's info */
+    Val total, last, window;
+    Val counts[2][U_KEYS];
+    int model_keys; /* info has model, model_name or metadata */
+} Parser;
+
+typedef struct {
+    PyObject *b_system, *b_user, *b_assistant, *b_tool, *b_tool_calls;
+    Scratch scratch;
+} ScanState;
+
+static inline ScanState *state_of(PyObject *module) { return (ScanState *)PyModule_GetState(module); }
+
+static int parse_value(Parser *P, Val *out, Ctx ctx);
+
+#include "../_jsonscan_parse.h"
+
+/* Whether a measured text holds a character the estimate's scalar path does not measure
+ * (U+9FA6-U+9FFF: frames.estimate.text_tokens gives None). Conservative: any character of
+ * U+9F80-U+9FFF, raw or escaped. */
+static int past_cjk(const Val *v) {
+    if (v->m.ascii) return 0;
+    for (const uint8_t *p = v->s; p + 1 < v->e; p++) {
+        if (p[0] == 0xE9 && (p[1] == 0xBE || p[1] == 0xBF)) return 1;
+        if (p[0] == '\\' && v->e - p >= 6 && p[1] == 'u' && p[2] == '9' && (p[3] == 'f' || p[3] == 'F')) return 1;
+    }
+    return 0;
+}
+
+#define KEY(lit) (n == (Py_ssize_t)sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+
+/* Where the value of key k goes in context ctx (NULL: nowhere), and its own context. */
+static Val *target(Parser *P, Ctx ctx, const uint8_t *k, Py_ssize_t n, Ctx *sub) {
+    *sub = X_SKIP;
+    switch (ctx) {
+    case X_TOP:
+        if (KEY("payload")) {
+            *sub = X_PAYLOAD;
+            return &P->payload;
+        }
+        return NULL;
+    case X_PAYLOAD:
+        if (KEY("type")) return &P->ptype;
+        if (KEY("output")) return &P->output;
+        if (KEY("name")) return &P->name;
+        if (KEY("arguments")) return &P->arguments;
+        if (KEY("input")) return &P->input;
+        if (KEY("role")) return &P->role;
+        if (KEY("model")) return &P->model;
+        if (KEY("content")) {
+            *sub = X_CONTENT;
+            return &P->content;
+        }
+        return NULL;
+    case X_PART:
+        return KEY("text") ? &P->part_text : NULL;
+    case X_INFO:
+        if (KEY("total_token_usage")) {
+            *sub = X_TOTAL;
+            return &P->total;
+        }
+        if (KEY("last_token_usage")) {
+            *sub = X_LAST;
+            return &P->last;
+        }
+        if (KEY("model_context_window")) return &P->window;
+        if (KEY("model") || KEY("model_name") || KEY("metadata")) P->model_keys = 1;
+        return NULL;
+    case X_TOTAL:
+    case X_LAST: {
+        Val *counts = P->counts[ctx == X_LAST];
+        if (KEY("input_tokens")) return &counts[U_INPUT];
+        if (KEY("cached_input_tokens")) return &counts[U_CACHED];
+        if (KEY("cache_read_input_tokens")) return &counts[U_CACHE_READ];
+        if (KEY("cache_write_input_tokens")) return &counts[U_CACHE_WRITE];
+        if (KEY("output_tokens")) return &counts[U_OUTPUT];
+        if (KEY("reasoning_output_tokens")) return &counts[U_REASONING];
+        if (KEY("total_tokens")) return &counts[U_TOTAL];
+        return NULL;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* An object some field is read from: the first occurrence of a key only
+ * (jsonline.DUPLICATE_KEYS); the others are validated and skipped. */
+static int parse_object(Parser *P, Val *out, Ctx ctx) {
+    Val scratch;
+    const uint8_t *start = P->p;
+    P->p++;
+    skip_ws(P);
+    if (P->p >= P->end) return 0;
+    out->empty = 1;
+    if (*P->p != '}') {
+        out->empty = 0;
+        for (;;) {
+            if (P->p >= P->end || *P->p != '"') return 0;
+            Val key;
+            if (!parse_string(P, &key)) return 0;
+            if (key.escaped) return 0;
+            skip_ws(P);
+            if (P->p >= P->end || *P->p != ':') return 0;
+            P->p++;
+            skip_ws(P);
+            if (P->p >= P->end) return 0;
+            Ctx sub = X_SKIP;
+            Val *slot = target(P, ctx, key.s, key.e - key.s, &sub);
+            if (slot != NULL && slot->t != J_ABSENT) { /* a repeated key: the first one was read */
+                slot = NULL;
+                sub = X_SKIP;
+            }
+            if (slot == NULL) slot = &scratch;
+            if (!parse_value(P, slot, sub)) return 0;
+            int next = after_item(P, '}');
+            if (next == 1) continue;
+            if (next == 2) break;
+            return 0;
+        }
+    }
+    P->p++;
+    out->t = J_OBJ;
+    out->s = start;
+    out->e = P->p;
+    return 1;
+}
+
+/* A message's content parts: each object's first "text" that is a string is a part of the text
+ * (values.content_text joins them with line feeds). */
+static int parse_parts(Parser *P, Val *out) {
+    Val scratch;
+    const uint8_t *start = P->p;
+    P->p++;
+    skip_ws(P);
+    if (P->p >= P->end) return 0;
+    out->empty = 1;
+    if (*P->p != ']') {
+        out->empty = 0;
+        for (;;) {
+            if (P->p >= P->end) return 0;
+            if (*P->p == '{') {
+                memset(&P->part_text, 0, sizeof(Val));
+                if (!parse_value(P, &scratch, X_PART)) return 0;
+                if (P->part_text.t == J_STR) {
+                    if (past_cjk(&P->part_text)) P->past = 1;
+                    if (P->parts == 0) P->first_text = P->part_text;
+                    else P->joined.units += 1; /* the line feed between two parts */
+                    P->joined.units += P->part_text.m.units;
+                    P->joined.cjk += P->part_text.m.cjk;
+                    P->joined.ascii = P->joined.ascii && P->part_text.m.ascii;
+                    P->parts++;
+                }
+            } else if (!parse_value(P, &scratch, X_SKIP)) {
+                return 0;
+            }
+            int next = after_item(P, ']');
+            if (next == 1) continue;
+            if (next == 2) break;
+            return 0;
+        }
+    }
+    P->p++;
+    out->t = J_ARR;
+    out->s = start;
+    out->e = P->p;
+    return 1;
+}
+
+/* The value at P->p (no whitespace before it). Objects and arrays a field is read from take
+ * their context; the others are skipped without recursion (skip_value). */
+static int parse_value(Parser *P, Val *out, Ctx ctx) {
+    switch (*P->p) {
+    case '{':
+    case '[': {
+        int own = *P->p == '{' ? ctx == X_TOP || ctx == X_PAYLOAD || ctx == X_PART || ctx == X_INFO ||
+                                     ctx == X_TOTAL || ctx == X_LAST
+                               : ctx == X_CONTENT;
+        if (!own) return skip_value(P, out);
+        if (++P->depth > MAX_DEPTH) return 0;
+        int ok = *P->p == '{' ? parse_object(P, out, ctx) : parse_parts(P, out);
+        P->depth--;
+        return ok;
+    }
+    default:
+        return parse_scalar(P, out);
+    }
+}
+
+/* --- Lines ------------------------------------------------------------------------------- */
+
+#define STAMP_SIZE 24 /* 2025-12-18T10:00:00.000Z */
+
+/* Whether s[0:24] has Codex's own timestamp shape (lean.STAMP_SHAPE) and ends the string. */
+static int codex_stamp(const uint8_t *s, const uint8_t *end) {
+    static const char shape[] = "0000-00-00T00:00:00.000Z";
+    if (end - s < STAMP_SIZE + 1 || s[STAMP_SIZE] != '"') return 0;
+    for (int k = 0; k < STAMP_SIZE; k++) {
+        if (shape[k] == '0') {
+            if (s[k] < '0' || s[k] > '9') return 0;
+        } else if (s[k] != (uint8_t)shape[k]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static inline int word_byte(uint8_t c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* A run of word bytes then a quote, from p: its end (the quote), or NULL. */
+static const uint8_t *word(const uint8_t *p, const uint8_t *end) {
+    const uint8_t *start = p;
+    while (p < end && word_byte(*p)) p++;
+    return p > start && p < end && *p == '"' ? p : NULL;
+}
+
+static inline int is(const uint8_t *s, const uint8_t *e, const char *text) {
+    size_t n = strlen(text);
+    return (size_t)(e - s) == n && memcmp(s, text, n) == 0;
+}
+
+static inline int starts(const uint8_t *s, const uint8_t *e, const char *text) {
+    size_t n = strlen(text);
+    return (size_t)(e - s) >= n && memcmp(s, text, n) == 0;
+}
+
+/* Whether the decoded text of a string span starts with the ASCII text `prefix`. */
+static int decoded_starts(const Val *v, const char *prefix) {
+    const uint8_t *s = v->s, *e = v->e;
+    for (const char *t = prefix; *t; t++) {
+        if (s >= e) return 0;
+        unsigned c;
+        if (*s == '\\') {
+            switch (s[1]) {
+            case 'b': c = '\b'; s += 2; break;
+            case 'f': c = '\f'; s += 2; break;
+            case 'n': c = '\n'; s += 2; break;
+            case 'r': c = '\r'; s += 2; break;
+            case 't': c = '\t'; s += 2; break;
+            case 'u':
+                if (!hex4(s + 2, &c)) return 0;
+                s += 6;
+                break;
+            default: c = s[1]; s += 2; break;
+            }
+        } else {
+            c = *s++;
+        }
+        if (c != (unsigned char)*t) return 0;
+    }
+    return 1;
+}
+
+/* Append a new tuple of n items (references stolen; NULL items: fails, releasing the others). */
+static int append_tuple(PyObject *list, Py_ssize_t n, PyObject **items) {
+    PyObject *tuple = PyTuple_New(n);
+    int ok = tuple != NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!items[k]) ok = 0;
+    }
+    if (!ok) {
+        for (Py_ssize_t k = 0; k < n; k++) Py_XDECREF(items[k]);
+        Py_XDECREF(tuple);
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SET_ITEM(tuple, k, items[k]);
+    ok = PyList_Append(list, tuple) == 0;
+    Py_DECREF(tuple);
+    return ok;
+}
+
+/* items: (line, bucket, tokens, False) */
+static int add_item(PyObject *items, Py_ssize_t number, PyObject *bucket, long long tokens) {
+    PyObject *row[4] = {PyLong_FromSsize_t(number), Py_NewRef(bucket), PyLong_FromLongLong(tokens),
+                        Py_NewRef(Py_False)};
+    return append_tuple(items, 4, row);
+}
+
+/* marks: (line, code) */
+static int add_mark(PyObject *marks, Py_ssize_t number, int code) {
+    PyObject *row[2] = {PyLong_FromSsize_t(number), PyLong_FromLong(code)};
+    return append_tuple(marks, 2, row);
+}
+
+/* settings: (line, model, None, False) */
+static int add_setting(PyObject *settings, Py_ssize_t number, PyObject *model) {
+    PyObject *row[4] = {PyLong_FromSsize_t(number), Py_NewRef(model), Py_NewRef(Py_None), Py_NewRef(Py_False)};
+    return append_tuple(settings, 4, row);
+}
+
+enum { M_PROMPT = 0, M_LEGACY = 1, M_COMPACT_EVENT = 3 }; /* lean.PROMPT, LEGACY, COMPACT_EVENT */
+enum { SINK_USAGE = 0, SINK_SETTINGS, SINK_ITEMS, SINK_MARKS, SINK_SIZE };
+enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, ST_LAST_VALUES, ST_SIZE };
+#define TAKEN 1
+#define DECLINED 0
+#define FAILED (-1)
+
+/* What one scan_lines call reads and writes back to its state. */
+typedef struct {
+    Py_ssize_t lines, last_line, min, max, last_start, last_end;
+    PyObject *last_values; /* a new reference */
+} Run;
+
+static void init_parser(Parser *P, ScanState *st, const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
+    memset(P, 0, sizeof(Parser));
+    P->p = p;
+    P->end = end;
+    P->limit = limit;
+    P->scratch = &st->scratch;
+    P->joined.ascii = 1;
+    st->scratch.keys_len = 0;
+}
+
+/* The line data[start:stop] as a whole, parsed from its first byte: 1 when it is one valid object. */
+static int parse_line(Parser *P) {
+    Val top;
+    if (!parse_value(P, &top, X_TOP)) return 0;
+    return top.t == J_OBJ && P->p == P->end;
+}
+
+/* A usage object's six counts as lean._usage reads them: 1 (read), 0 (None: not an object),
+ * -1 (declined: a count that is not a whole number of 64 bits). */
+static int usage_counts(const Val *usage, const Val *counts, long long out[6]) {
+    if (usage->t != J_OBJ) return 0;
+    const Val *cached = &counts[U_CACHED];
+    if (cached->t == J_ABSENT || cached->t == J_NULL) cached = &counts[U_CACHE_READ];
+    const Val *order[6] = {&counts[U_INPUT], cached, &counts[U_CACHE_WRITE], &counts[U_OUTPUT],
+                           &counts[U_REASONING], &counts[U_TOTAL]};
+    for (int k = 0; k < 6; k++) {
+        const Val *v = order[k];
+        if (v->t == J_ABSENT || v->t == J_NULL) out[k] = 0;
+        else if (v->t == J_INT && v->i >= 0) out[k] = v->i;
+        else return -1;
+    }
+    return 1;
+}
+
+/* A token_count's body (the bytes after its payload type): DECLINED, or TAKEN with *values set
+ * to what lean._count_of_body reads of it (a new reference: a tuple, or None). */
+static int read_count(ScanState *st, const uint8_t *body, const uint8_t *stop, const uint8_t *limit,
+                      PyObject **values) {
+    static const char info_key[] = ",\"info\":", limits_key[] = ",\"rate_limits\":";
+    const Py_ssize_t info_n = sizeof(info_key) - 1, limits_n = sizeof(limits_key) - 1;
+    if (stop - body < info_n + limits_n + 2 || stop[-1] != '}' || stop[-2] != '}') return DECLINED;
+    if (memcmp(body, info_key, (size_t)info_n) != 0) return DECLINED;
+    Parser P;
+    init_parser(&P, st, body + info_n, stop - 2, limit);
+    P.depth = 2; /* inside the line's object and its payload */
+    Val info;
+    if (P.p >= P.end || !parse_value(&P, &info, X_INFO)) return DECLINED;
+    if (P.end - P.p < limits_n || memcmp(P.p, limits_key, (size_t)limits_n) != 0) return DECLINED;
+    P.p += limits_n;
+    Val limits;
+    if (P.p >= P.end || !parse_value(&P, &limits, X_SKIP) || P.p != P.end) return DECLINED;
+    if (info.t != J_OBJ) {
+        *values = Py_NewRef(Py_None);
+        return TAKEN;
+    }
+    if (P.model_keys) return DECLINED; /* lean reads the model through values.usage_model */
+    long long counts[2][6];
+    int has[2];
+    has[0] = usage_counts(&P.total, P.counts[0], counts[0]);
+    has[1] = usage_counts(&P.last, P.counts[1], counts[1]);
+    if (has[0] < 0 || has[1] < 0) return DECLINED;
+    PyObject *row[16];
+    Py_ssize_t at = 0;
+    for (int u = 0; u < 2; u++) {
+        row[at++] = Py_NewRef(has[u] ? Py_True : Py_False);
+        for (int k = 0; k < 6; k++) row[at++] = has[u] ? PyLong_FromLongLong(counts[u][k]) : Py_NewRef(Py_None);
+    }
+    row[at++] = P.window.t == J_INT && P.window.i > 0 ? PyLong_FromLongLong(P.window.i) : Py_NewRef(Py_None);
+    row[at++] = Py_NewRef(Py_None);
+    PyObject *tuple = PyTuple_New(16);
+    int ok = tuple != NULL;
+    for (int k = 0; k < 16; k++) ok = ok && row[k] != NULL;
+    if (!ok) {
+        for (int k = 0; k < 16; k++) Py_XDECREF(row[k]);
+        Py_XDECREF(tuple);
+        return FAILED;
+    }
+    for (int k = 0; k < 16; k++) PyTuple_SET_ITEM(tuple, k, row[k]);
+    *values = tuple;
+    return TAKEN;
+}
+
+/* A token_count line: what lean.scan does with it (usage row, model, the last count). */
+static int token_count(ScanState *st, PyObject *sink, Run *run, const uint8_t *data, Py_ssize_t number,
+                       const uint8_t *stamp, Py_ssize_t cut, Py_ssize_t stop, const uint8_t *limit) {
+    Py_ssize_t size = stop - cut;
+    int repeat = run->last_start >= 0 && run->last_end - run->last_start == size &&
+                 memcmp(data + run->last_start, data + cut, (size_t)size) == 0;
+    if (!repeat) {
+        PyObject *values = NULL;
+        int got = read_count(st, data + cut, data + stop, limit, &values);
+        if (got != TAKEN) return got;
+        Py_XSETREF(run->last_values, values);
+        run->last_start = cut;
+        run->last_end = stop;
+    }
+    PyObject *values = run->last_values;
+    if (values == NULL || values == Py_None) return TAKEN;
+    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != 16) {
+        PyErr_SetString(PyExc_TypeError, "scan_lines: the last count's values are not a 16-tuple or None");
+        return FAILED;
+    }
+    /* A repeat with a total changes nothing (lean.scan): its row is left out, its model named. */
+    if (!(repeat && PyTuple_GET_ITEM(values, 0) == Py_True)) {
+        PyObject *row = PyTuple_New(18);
+        if (!row) return FAILED;
+        PyObject *line = PyLong_FromSsize_t(number), *text = ascii_str((const char *)stamp, STAMP_SIZE);
+        if (!line || !text) {
+            Py_XDECREF(line);
+            Py_XDECREF(text);
+            Py_DECREF(row);
+            return FAILED;
+        }
+        PyTuple_SET_ITEM(row, 0, line);
+        PyTuple_SET_ITEM(row, 1, text);
+        for (Py_ssize_t k = 0; k < 16; k++) PyTuple_SET_ITEM(row, k + 2, Py_NewRef(PyTuple_GET_ITEM(values, k)));
+        int ok = PyList_Append(PyTuple_GET_ITEM(sink, SINK_USAGE), row) == 0;
+        Py_DECREF(row);
+        if (!ok) return FAILED;
+    }
+    PyObject *model = PyTuple_GET_ITEM(values, 15);
+    if (model != Py_None && !add_setting(PyTuple_GET_ITEM(sink, SINK_SETTINGS), number, model)) return FAILED;
+    return TAKEN;
+}
+
+/* A string field measured as text: its tokens, or -1 (declined). */
+static long long text_tokens(const Val *v) {
+    if (v->t != J_STR || past_cjk(v)) return -1;
+    return tokens_of(v->m.units, v->m.cjk);
+}
+
+/* A response item lean.scan parses: TAKEN, DECLINED or FAILED. */
+static int response_item(ScanState *st, PyObject *sink, Parser *P, const uint8_t *ptype, const uint8_t *ptype_end,
+                         Py_ssize_t number) {
+    if (!parse_line(P) || P->payload.t != J_OBJ) return DECLINED;
+    PyObject *items = PyTuple_GET_ITEM(sink, SINK_ITEMS);
+    if (is(ptype, ptype_end, "function_call_output") || is(ptype, ptype_end, "custom_tool_call_output")) {
+        long long tokens = text_tokens(&P->output);
+        if (tokens < 0) return DECLINED;
+        return add_item(items, number, st->b_tool, tokens) ? TAKEN : FAILED;
+    }
+    if (is(ptype, ptype_end, "function_call") || is(ptype, ptype_end, "custom_tool_call")) {
+        const Val *name = &P->name, *arguments = ptype_end - ptype == 13 ? &P->arguments : &P->input;
+        if (name->t != J_STR || arguments->t != J_STR || past_cjk(name) || past_cjk(arguments)) return DECLINED;
+        /* "name arguments" */
+        long long tokens = tokens_of(name->m.units + arguments->m.units + 1, name->m.cjk + arguments->m.cjk);
+        return add_item(items, number, st->b_tool_calls, tokens) ? TAKEN : FAILED;
+    }
+    int message = is(ptype, ptype_end, "message");
+    if (message || is(ptype, ptype_end, "agent_message")) {
+        PyObject *bucket = st->b_user; /* an agent message: another agent's, received */
+        int user = 0;
+        if (message) {
+            const Val *role = &P->role;
+            bucket = st->b_assistant;
+            if (role->t == J_STR) {
+                if (role->escaped) return DECLINED;
+                if (is(role->s, role->e, "user")) {
+                    bucket = st->b_user;
+                    user = 1;
+                } else if (is(role->s, role->e, "system") || is(role->s, role->e, "developer")) {
+                    bucket = st->b_system;
+                }
+            }
+        }
+        const Val *content = &P->content;
+        Measure text = {0, 0, 1};
+        const Val *first = NULL;
+        if (content->t == J_STR) {
+            if (past_cjk(content)) return DECLINED;
+            text = content->m;
+            first = content;
+        } else if (content->t == J_ARR) {
+            if (P->past) return DECLINED;
+            text = P->joined;
+            if (P->parts) first = &P->first_text;
+        } else if (content->t == J_OBJ) {
+            return DECLINED;
+        }
+        if (!add_item(items, number, bucket, tokens_of(text.units, text.cjk))) return FAILED;
+        if (user) {
+            /* a prompt before user_message, unless injected context (turns.INJECTED_PREFIXES) */
+            int injected = first != NULL && (decoded_starts(first, "<") || decoded_starts(first, "# AGENTS.md"));
+            if (!injected && !add_mark(PyTuple_GET_ITEM(sink, SINK_MARKS), number, M_LEGACY)) return FAILED;
+        }
+        return TAKEN;
+    }
+    if (is(ptype, ptype_end, "local_shell_call") || is(ptype, ptype_end, "web_search_call") ||
+        is(ptype, ptype_end, "tool_search_call") || is(ptype, ptype_end, "tool_search_output"))
+        return DECLINED; /* measured from JSON values (values.dumped) */
+    return TAKEN;        /* an item measured by nothing */
+}
+
+/* One line, data[start:stop] (stop: its closing brace's end): TAKEN, DECLINED or FAILED. */
+static int scan_line(ScanState *st, PyObject *sink, Run *run, const uint8_t *data, Py_ssize_t start, Py_ssize_t stop,
+                     const uint8_t *limit, Py_ssize_t number) {
+    static const char head[] = "{\"timestamp\":\"", type_key[] = "\",\"type\":\"", payload_key[] = "\",\"payload\":",
+                      ptype_key[] = "{\"type\":\"";
+    const uint8_t *p = data + start, *end = data + stop;
+    if (!starts(p, end, head)) return DECLINED;
+    const uint8_t *stamp = p + sizeof(head) - 1;
+    if (!codex_stamp(stamp, end)) return DECLINED;
+    p = stamp + STAMP_SIZE;
+    if (!starts(p, end, type_key)) return DECLINED;
+    const uint8_t *kind = p + sizeof(type_key) - 1, *kind_end = word(kind, end);
+    if (!kind_end || !starts(kind_end, end, payload_key)) return DECLINED;
+    p = kind_end + sizeof(payload_key) - 1;
+    const uint8_t *ptype = NULL, *ptype_end = NULL;
+    if (starts(p, end, ptype_key)) {
+        ptype = p + sizeof(ptype_key) - 1;
+        ptype_end = word(ptype, end);
+    }
+    Py_ssize_t cut = ptype_end ? ptype_end + 1 - data : -1; /* after the payload type's closing quote */
+    Parser P;
+    init_parser(&P, st, data + start, end, limit);
+    int got = TAKEN;
+    if (is(kind, kind_end, "response_item")) {
+        if (!ptype_end) return DECLINED;
+        if (is(ptype, ptype_end, "reasoning") || is(ptype, ptype_end, "ghost_snapshot") ||
+            is(ptype, ptype_end, "image_generation_call") || is(ptype, ptype_end, "compaction"))
+            got = TAKEN; /* decode.UNMEASURED_ITEMS: not parsed */
+        else
+            got = response_item(st, sink, &P, ptype, ptype_end, number);
+    } else if (is(kind, kind_end, "event_msg")) {
+        if (!ptype_end) return DECLINED;
+        if (is(ptype, ptype_end, "token_count")) {
+            got = token_count(st, sink, run, data, number, stamp, cut, stop, limit);
+        } else if (is(ptype, ptype_end, "user_message")) {
+            if (!parse_line(&P) || P.payload.t != J_OBJ) return DECLINED;
+            got = add_mark(PyTuple_GET_ITEM(sink, SINK_MARKS), number, M_PROMPT) ? TAKEN : FAILED;
+        } else if (is(ptype, ptype_end, "context_compacted")) {
+            got = add_mark(PyTuple_GET_ITEM(sink, SINK_MARKS), number, M_COMPACT_EVENT) ? TAKEN : FAILED;
+        } else if (is(ptype, ptype_end, "thread_settings_applied")) {
+            return DECLINED;
+        }
+    } else if (is(kind, kind_end, "turn_context")) {
+        if (!parse_line(&P) || P.payload.t != J_OBJ) return DECLINED;
+        const Val *model = &P.model;
+        if (model->t == J_STR) {
+            if (model->escaped || !model->m.ascii) return DECLINED; /* str.strip() of other text: Python's */
+            const uint8_t *s = model->s, *e = model->e;
+            while (s < e && *s == ' ') s++;
+            while (e > s && e[-1] == ' ') e--;
+            if (e > s) {
+                PyObject *name = ascii_str((const char *)s, e - s);
+                if (!name) return FAILED;
+                int ok = add_setting(PyTuple_GET_ITEM(sink, SINK_SETTINGS), number, name);
+                Py_DECREF(name);
+                if (!ok) return FAILED;
+            }
+        }
+    } else if (is(kind, kind_end, "session_meta") || is(kind, kind_end, "compacted")) {
+        return DECLINED;
+    }
+    if (got != TAKEN) return got;
+    Py_ssize_t at = stamp - data;
+    run->lines++;
+    run->last_line = number;
+    if (run->min < 0 || memcmp(data + at, data + run->min, STAMP_SIZE) < 0) run->min = at;
+    if (run->max < 0 || memcmp(data + at, data + run->max, STAMP_SIZE) > 0) run->max = at;
+    return TAKEN;
+}
+
+static int read_state(PyObject *state, Run *run) {
+    Py_ssize_t *slots[] = {&run->lines, &run->last_line, &run->min, &run->max, &run->last_start, &run->last_end};
+    for (int k = 0; k < 6; k++)
+        if (!ssize_arg(PyList_GET_ITEM(state, k), slots[k])) return 0;
+    run->last_values = Py_NewRef(PyList_GET_ITEM(state, ST_LAST_VALUES));
+    return 1;
+}
+
+static int write_state(PyObject *state, Run *run) {
+    Py_ssize_t values[] = {run->lines, run->last_line, run->min, run->max, run->last_start, run->last_end};
+    for (int k = 0; k < 6; k++) {
+        PyObject *value = PyLong_FromSsize_t(values[k]);
+        if (!value || PyList_SetItem(state, k, value) < 0) return 0;
+    }
+    return PyList_SetItem(state, ST_LAST_VALUES, Py_NewRef(run->last_values)) == 0;
+}
+
+static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    ScanState *st = state_of(module);
+    if (nargs != 5 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != SINK_SIZE ||
+        !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) != ST_SIZE) {
+        PyErr_SetString(PyExc_TypeError, "scan_lines(raw, start, number, (usage, settings, items, marks), state)");
+        return NULL;
+    }
+    PyObject *sink = args[3], *state = args[4];
+    for (Py_ssize_t k = 0; k < SINK_SIZE; k++) {
+        if (!PyList_CheckExact(PyTuple_GET_ITEM(sink, k))) {
+            PyErr_SetString(PyExc_TypeError, "scan_lines: the sink holds four lists");
+            return NULL;
+        }
+    }
+    Py_ssize_t start, number;
+    if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &number)) return NULL;
+    Run run;
+    if (!read_state(state, &run)) return NULL;
+    Data d;
+    if (!data_of(args[0], &d)) {
+        Py_DECREF(run.last_values);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (start < 0 || number < 0 || number > PY_SSIZE_T_MAX - d.size - 1 || run.min < -1 || run.max < -1 ||
+        (run.min >= 0 && run.min > d.size - STAMP_SIZE) || (run.max >= 0 && run.max > d.size - STAMP_SIZE) || (run.min < 0) != (run.max < 0) ||
+        run.last_start < -1 || run.last_end > d.size || run.last_start > run.last_end ||
+        (run.last_start < 0) != (run.last_end < 0)) {
+        PyErr_SetString(PyExc_ValueError, "scan_lines: bad offsets or line number for the data");
+        goto done;
+    }
+    const uint8_t *data = d.data, *limit = data + d.size;
+    while (start < d.size) {
+        const uint8_t *p = data + start;
+        Py_ssize_t stop = line_end(p, limit) - data;
+        number++;
+        if (stop == start) { /* an empty line */
+            start = stop + 1;
+            continue;
+        }
+        int got = data[stop - 1] == '}' ? scan_line(st, sink, &run, data, start, stop, limit, number) : DECLINED;
+        if (got == FAILED) goto done;
+        if (got == DECLINED) {
+            result = Py_BuildValue("(nnn)", start, stop, number);
+            goto done;
+        }
+        start = stop + 1;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    if (result && !write_state(state, &run)) Py_CLEAR(result);
+    Py_DECREF(run.last_values);
+    data_release(&d);
+    return result;
+}
+
+/* --- The module ---------------------------------------------------------------------------- */
+
+static PyMethodDef scan_methods[] = {
+    {"scan_lines", (PyCFunction)(void (*)(void))scan_lines, METH_FASTCALL,
+     "scan_lines(raw, start, number, sink, state) -> (start, end, number) | None\n\n"
+     "lean.scan's loop over the clean lines of raw from offset start (the line after line\n"
+     "`number`), appending to its lists (sink: usage, settings, items, marks) and keeping its\n"
+     "state (see the module's source); returns the span and number of the first line Python\n"
+     "must read, or None at the end of the data."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int scan_exec(PyObject *module) {
+    ScanState *st = state_of(module);
+    if (!(st->b_system = PyUnicode_InternFromString("system")) || !(st->b_user = PyUnicode_InternFromString("user")) ||
+        !(st->b_assistant = PyUnicode_InternFromString("assistant")) ||
+        !(st->b_tool = PyUnicode_InternFromString("tool")) ||
+        !(st->b_tool_calls = PyUnicode_InternFromString("tool_calls")))
+        return -1;
+    if (PyModule_AddIntConstant(module, "MAX_DEPTH", MAX_DEPTH) < 0 ||
+        PyModule_AddStringConstant(module, "DUPLICATE_KEYS", DUPLICATE_KEYS) < 0)
+        return -1;
+    return 0;
+}
+
+static int scan_clear(PyObject *module) {
+    ScanState *st = state_of(module);
+    Py_CLEAR(st->b_system);
+    Py_CLEAR(st->b_user);
+    Py_CLEAR(st->b_assistant);
+    Py_CLEAR(st->b_tool);
+    Py_CLEAR(st->b_tool_calls);
+    return 0;
+}
+
+static void scan_free(void *module) {
+    ScanState *st = state_of((PyObject *)module);
+    if (!st) return;
+    scan_clear((PyObject *)module);
+    PyMem_Free(st->scratch.keys);
+    PyMem_Free(st->scratch.text);
+    PyMem_Free(st->scratch.levels);
+    memset(&st->scratch, 0, sizeof(st->scratch));
+}
+
+static PyModuleDef_Slot scan_slots[] = {
+    {Py_mod_exec, (void *)scan_exec},
+#ifdef Py_mod_multiple_interpreters /* 3.12: nothing is shared between module objects */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil /* 3.13: the scratch buffers of a module object are used by one thread at a time */
+    {Py_mod_gil, Py_MOD_GIL_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef scan_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_scan",
+    .m_doc = "The Codex lean scan's loop over clean lines, in C (see lean.py).",
+    .m_size = sizeof(ScanState),
+    .m_methods = scan_methods,
+    .m_slots = scan_slots,
+    .m_clear = scan_clear,
+    .m_free = scan_free,
+};
+
+PyMODINIT_FUNC PyInit__scan(void) { return PyModuleDef_Init(&scan_module); }

@@ -1,0 +1,82 @@
+"""Gemini CLI as a format plugin: how its chats are recognised, found and grouped.
+
+Imports: the standard library and ``frames.plugin`` at import time (this module is imported to
+tell files apart); ``frames.gemini.store`` when a method needs it, and the verbs module
+(Polars) only through :meth:`FormatPlugin.module`.
+
+Gemini CLI writes each session under ``~/.gemini/tmp/<project>/chats/``: ``session-*.json``,
+one JSON document (usually written over many lines), and since 0.40 ``session-*.jsonl``, a
+header line then one line per message and the ``$set``/``$rewindTo`` lines that patch the
+history. A file is recognised by its header: an object with a ``sessionId`` and a
+``projectHash`` or ``messages`` (a first object line, or the first bytes of a document).
+
+Examples:
+    >>> PLUGIN.recognizes({"sessionId": "s", "projectHash": "h", "startTime": "t"}, b"")
+    True
+    >>> PLUGIN.recognizes(None, b'{\\n  "kind": "chat",\\n  "sessionId": "s",\\n  "messages": [')
+    True
+    >>> PLUGIN.recognizes({"type": "user", "message": {}}, b"")
+    False
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from cc_analytics.frames.plugin import FormatPlugin
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.sources import Source, TranscriptFile
+
+HEADER_KEYS = ("projectHash", "messages")
+# A document's first bytes: an object whose keys, before the first message, include these.
+_DOCUMENT = re.compile(rb'\A\s*\{\s*"')
+_SESSION_KEY = re.compile(rb'"sessionId"\s*:\s*"')
+_HEADER_KEY = re.compile(rb'"(?:projectHash|messages)"\s*:')
+
+
+class GeminiPlugin(FormatPlugin):
+    """Gemini CLI chats (``$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats/session-*.json[l]``)."""
+
+    name: ClassVar[str] = "gemini"
+    label: ClassVar[str] = "Gemini CLI"
+    package: ClassVar[str] = "cc_analytics.frames.gemini"
+    worker_module: ClassVar[str] = "cc_analytics.frames.gemini.verbs"
+    store_hint: ClassVar[str] = "$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats, default ~/.gemini/tmp"
+    store_option: ClassVar[str | None] = None
+    sniff_order: ClassVar[int] = 40
+    file_names: ClassVar[tuple[str, ...]] = ("*.jsonl", "session-*.json")
+
+    def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
+        """A header object (``sessionId`` with ``projectHash`` or ``messages``), whole or in ``head``."""
+        if isinstance(first, Mapping):
+            return isinstance(first.get("sessionId"), str) and any(key in first for key in HEADER_KEYS)
+        return (
+            _DOCUMENT.match(head) is not None
+            and _SESSION_KEY.search(head) is not None
+            and _HEADER_KEY.search(head) is not None
+        )
+
+    def default_stores(self) -> list[Path]:
+        """``$GEMINI_CLI_HOME/.gemini/tmp`` (``GEMINI_CLI_HOME``: the home folder)."""
+        from cc_analytics.frames.gemini.store import default_stores
+
+        return default_stores()
+
+    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
+        """The chats of ``source`` (None: the default stores), one session each."""
+        from cc_analytics.frames.gemini.store import resolve
+
+        return resolve(source, planned=planned)
+
+    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
+        """One chat's :class:`TranscriptFile` from its path and first bytes."""
+        from cc_analytics.frames.gemini.store import classify
+
+        return classify(path, size=size, head=head)
+
+
+PLUGIN = GeminiPlugin()

@@ -1,0 +1,48 @@
+"""Qwen Code chats as Polars frames: the verbs every format has, behind one lazy map.
+
+Imports: nothing at import time. Public names resolve lazily (PEP 562) to the module that owns
+them, so importing this package stays cheap and never loads Polars by itself.
+
+Each verb takes ``source`` (a chat file, a folder, a glob, TranscriptFiles, a list of those,
+or None for the default store ``$QWEN_RUNTIME_DIR/projects``, ``$QWEN_HOME/projects``, else ``~/.qwen/projects``) and
+the keywords ``workers`` and ``on_progress``. The rules are in ``docs/qwen.md``, in
+``frames.gemini_family`` (shared with Gemini CLI) and in ``frames.qwen.chats``.
+
+Examples:
+    >>> import cc_analytics.frames.qwen as qwen
+    >>> sorted(name for name in qwen.__all__ if name.startswith("read_"))
+    ['read_events', 'read_problems', 'read_requests', 'read_sessions', 'read_turns']
+"""
+
+from __future__ import annotations
+
+from cc_analytics.lazy import lazy_exports
+
+_EXPORTS = {
+    **{
+        name: "verbs"
+        for name in (
+            "scan_events",
+            "read_events",
+            "scan_turns",
+            "read_turns",
+            "scan_sessions",
+            "read_sessions",
+            "scan_problems",
+            "read_problems",
+            "scan_requests",
+            "read_requests",
+            "iter_requests",
+            "iter_tables",
+            "tables_batch",
+            "context_report",
+        )
+    },
+    "resolve": "store",
+    "default_stores": "store",
+    "qwen_home": "store",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,0 +1,68 @@
+"""The verbs of the Qwen Code format: events, turns, sessions, problems and requests frames.
+
+Imports: polars (through ``frames.gemini_family``), the standard library and the other modules
+of ``frames.qwen``. Every frame is made by the code Qwen Code shares with Gemini CLI
+(``frames.gemini_family``: the rules are in its docstring); this module names the format, its
+parser (``frames.qwen.chats``) and its files (``frames.qwen.store``). The provider is not
+recorded (Qwen Code talks to DashScope, OpenAI-compatible servers or Gemini): null, so prices
+are found by the model's name. Occupancy is recorded (a request's prompt, cached input
+included); the window is recorded (``contextWindowSize``) or inferred from the model's name.
+
+Examples:
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "chats"
+    >>> folder.mkdir()
+    >>> _ = (folder / "s1.jsonl").write_text(
+    ...     '{"uuid":"u","parentUuid":null,"sessionId":"s1","timestamp":"2026-08-17T12:00:00Z","type":"user",'
+    ...     '"message":{"role":"user","parts":[{"text":"hi"}]}}\\n'
+    ...     '{"uuid":"a","parentUuid":"u","sessionId":"s1","timestamp":"2026-08-17T12:00:01Z","type":"assistant",'
+    ...     '"model":"gemini-2.5-pro","contextWindowSize":1048576,"message":{"role":"model","parts":[{"text":"ok"}]},'
+    ...     '"usageMetadata":{"promptTokenCount":1000,"cachedContentTokenCount":200,"candidatesTokenCount":100,'
+    ...     '"thoughtsTokenCount":50}}\\n')
+    >>> read_requests(folder).select("input_tokens", "cache_read_tokens", "output_tokens", "reasoning_tokens").row(0)
+    (800, 200, 150, 50)
+    >>> read_sessions(folder).select("session_id", "turns", "last_occupancy", "window").row(0)
+    ('s1', 1, 1000, 1048576)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cc_analytics.frames import gemini_family as family
+from cc_analytics.frames.qwen.chats import parse, window_of
+from cc_analytics.frames.qwen.plugin import PLUGIN
+from cc_analytics.frames.qwen.store import resolve
+from cc_analytics.frames.sources import TranscriptFile
+
+SPEC = family.Spec(PLUGIN.name, parse=parse, resolve=resolve, provider=None)
+
+_VERBS = family.verbs(SPEC, PLUGIN.label)
+scan_events = _VERBS["scan_events"]
+read_events = _VERBS["read_events"]
+scan_turns = _VERBS["scan_turns"]
+read_turns = _VERBS["read_turns"]
+scan_sessions = _VERBS["scan_sessions"]
+read_sessions = _VERBS["read_sessions"]
+scan_problems = _VERBS["scan_problems"]
+read_problems = _VERBS["read_problems"]
+scan_requests = _VERBS["scan_requests"]
+read_requests = _VERBS["read_requests"]
+iter_requests = _VERBS["iter_requests"]
+iter_tables = _VERBS["iter_tables"]
+tables_batch = _VERBS["tables_batch"]
+
+
+def context_report(
+    session_id: str,
+    files: Sequence[TranscriptFile],
+    *,
+    contents: Sequence[bytes] | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+) -> dict[str, Any] | None:
+    """What ``cc-analytics context`` prints for a Qwen Code session (``frames.gemini_family.context_report``)."""
+    return family.context_report(
+        SPEC, session_id, files, contents=contents, model=model, provider=provider, window_of=window_of
+    )

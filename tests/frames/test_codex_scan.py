@@ -1,0 +1,189 @@
+"""The C loop of the Codex lean scan (``frames/codex/_scan.c``): with it, ``lean.scan`` gives what
+it gives in pure Python, on every corpus we have and on generated and hostile rollouts; the
+loop does take the clean lines (the equality would hold trivially if it declined them all);
+the module holds the policy's numbers, keeps its state per module object, and loads in a
+subinterpreter.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from cc_analytics import jsonline
+from cc_analytics.frames import extension
+from cc_analytics.frames.codex import lean, resolve
+from tests.conftest import ROOT, shared_path
+from tests.fixtures.codex import make_corpus
+from tests.frames.test_codex_lean import rollouts
+from tests.fuzz.mutations import codex_corpus
+
+if extension.pure_python_asked() or lean.SCAN_LINES is None:
+    why = extension.missing(lean.NATIVE) or f"{extension.PURE_PYTHON_ENV} is set"
+    pytest.skip(f"the Codex scan's C loop is not in use: {why}", allow_module_level=True)
+
+installed = extension.load(lean.NATIVE)
+assert installed is not None
+HOME = ROOT / "tests" / "fixtures" / "codex" / "home"
+HEADER = b'{"timestamp":"2025-11-03T09:00:00.000Z","type":"session_meta","payload":{"id":"a"}}'
+PROMPT = b'{"timestamp":"2025-11-03T09:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"hi"}}'
+
+
+def both(data: bytes) -> Any:
+    """The scan of ``data`` with the C loop, asserted equal to the pure Python scan (None: both gave up)."""
+    found = []
+    for native in (True, False):
+        try:
+            found.append(lean.scan(data, native=native))
+        except lean.Unclean:
+            found.append(None)
+    assert found[0] == found[1]
+    return found[0]
+
+
+def new_state() -> list[Any]:
+    return [0, 0, -1, -1, -1, -1, None]
+
+
+def test_the_policy_numbers() -> None:
+    assert installed.MAX_DEPTH == jsonline.MAX_DEPTH
+    assert installed.DUPLICATE_KEYS == jsonline.DUPLICATE_KEYS
+
+
+def test_the_fixture_home_and_the_samples() -> None:
+    for file in [*resolve(HOME), *resolve(ROOT / "data-samples" / "codex")]:
+        both(file.path.read_bytes())
+
+
+def test_the_shared_examples() -> None:
+    for file in resolve(shared_path("data", "agents", "codex")):
+        both(file.path.read_bytes())
+
+
+def test_a_generated_corpus(tmp_path: Path) -> None:
+    make_corpus.generate(tmp_path / "home", 3, seed=7)
+    for file in resolve(tmp_path / "home"):
+        both(file.path.read_bytes())
+
+
+def test_the_fuzz_corpus() -> None:  # deep lines at a file's head and after its header
+    for data in codex_corpus():
+        both(data)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rollouts())
+def test_generated_rollouts(found: list[tuple[str, str]]) -> None:
+    for _, text in found:
+        both(text.encode())
+
+
+def test_the_loop_takes_the_clean_lines_and_hands_back_the_others() -> None:
+    data = (
+        HOME / "sessions/2025/11/03/rollout-2025-11-03T09-00-00-0199a000-0000-7000-8000-000000000001.jsonl"
+    ).read_bytes()
+    lines = data.split(b"\n")[:-1]
+    sink: tuple[list[Any], ...] = ([], [], [], [])
+    state = new_state()
+    # The header is Python's: handed back at once, as line 1.
+    assert installed.scan_lines(data, 0, 0, sink, state) == (0, len(lines[0]), 1)
+    taken = installed.scan_lines(data, len(lines[0]) + 1, 1, sink, state)
+    assert taken is None or taken[2] > 2
+    assert state[0] >= 2 and state[1] >= 3  # lines taken, the last one with a head
+    assert sink[0] and sink[1] and sink[3]  # usage rows, settings, marks
+    assert all(row[0] > 1 for rows in sink for row in rows)
+
+
+def test_a_clean_rollout_is_taken_whole_after_its_header() -> None:
+    data = HEADER + b"\n" + PROMPT + b"\n\n" + PROMPT + b"\n"
+    sink: tuple[list[Any], ...] = ([], [], [], [])
+    state = new_state()
+    assert installed.scan_lines(data, len(HEADER) + 1, 1, sink, state) is None
+    assert sink[3] == [(2, lean.PROMPT), (4, lean.PROMPT)]
+    assert state[:4] == [2, 4, len(HEADER) + 15, len(HEADER) + 15]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        PROMPT.replace(b'"hi"}}', b'"hi",}}'),  # not JSON
+        PROMPT.replace(b"09:00:01.000Z", b"09:00:01Z"),  # not Codex's timestamp shape
+        PROMPT.replace(b'"timestamp":"2025', b'"timestamp":"2025', 1).replace(
+            b',"type":"event_msg"', b',"ordinal":1,"type":"event_msg"'
+        ),
+        PROMPT.replace(b'"message":"hi"', b'"message":"hi","\\u0061":1'),  # an escaped key
+        PROMPT + b" ",  # not ending with a brace
+        PROMPT.replace(b'"hi"', b"1" * 30),  # an integer beyond 64 bits
+        PROMPT.replace(b'"hi"', b"[" * 25_000 + b"]" * 25_000),  # 25,002 levels in all
+        PROMPT.replace(b'"hi"', b'"\\ud800"'),  # a lone surrogate
+        PROMPT.replace(b'"hi"', b'"\xff"'),  # not UTF-8
+    ],
+)
+def test_the_loop_declines_what_python_must_read(line: bytes) -> None:
+    data = HEADER + b"\n" + line + b"\n"
+    start = len(HEADER) + 1
+    assert installed.scan_lines(data, start, 1, ([], [], [], []), new_state()) == (start, start + len(line), 2)
+    both(data)
+
+
+def test_bad_arguments_are_errors() -> None:
+    with pytest.raises(TypeError):
+        installed.scan_lines(b"", 0, 0, ([], []), new_state())
+    with pytest.raises(TypeError):
+        installed.scan_lines(b"", 0, 0, ([], [], [], ()), new_state())
+    with pytest.raises(ValueError, match="bad offsets"):
+        installed.scan_lines(PROMPT, 0, 0, ([], [], [], []), [0, 0, 10**6, 10**6, -1, -1, None])
+    with pytest.raises(ValueError, match="bad offsets"):
+        installed.scan_lines(PROMPT, -1, 0, ([], [], [], []), new_state())
+
+
+def another_module() -> ModuleType:
+    """A new module object from the extension's file (not the one in ``sys.modules``)."""
+    spec = importlib.util.spec_from_file_location(lean.NATIVE, installed.__file__)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_module_object_has_its_own_state() -> None:
+    other = another_module()
+    assert other is not installed
+    data = HEADER + b"\n" + PROMPT + b"\n"
+    for module in (other, installed):
+        sink: tuple[list[Any], ...] = ([], [], [], [])
+        assert module.scan_lines(data, len(HEADER) + 1, 1, sink, new_state()) is None
+        assert sink[3] == [(2, lean.PROMPT)]
+    del other
+    gc.collect()
+    assert installed.scan_lines(data, len(HEADER) + 1, 1, ([], [], [], []), new_state()) is None
+
+
+def test_the_extension_loads_in_a_subinterpreter() -> None:
+    probe = (
+        "import importlib.util, sys\n"
+        "try:\n    import _interpreters as interpreters\n"
+        "except ImportError:\n    import _xxsubinterpreters as interpreters\n"
+        "interp = interpreters.create()\n"
+        "code = '''import importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location({lean.NATIVE!r}, {installed.__file__!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        f"assert module.scan_lines({PROMPT!r}, 0, 0, ([], [], [], []), [0, 0, -1, -1, -1, -1, None]) is None\n"
+        "'''\n"
+        "print(interpreters.run_string(interp, code))\n"
+        "interpreters.destroy(interp)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    if "No module named '_xxsubinterpreters'" in done.stderr:
+        pytest.skip("this Python has no subinterpreter module")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None", done.stdout

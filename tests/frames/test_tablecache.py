@@ -1,0 +1,328 @@
+"""The cache of decoded sessions (``frames.tablecache``): every reader gives what it gives
+without it, cold, warm, after files grew, were replaced, removed, and when what is kept is
+damaged, stale, or being written by another run.
+
+The sources are copies of ``data-samples`` (every registered format), their files dated an hour
+back: a file modified in the last seconds is decoded but never kept (its time could stay the
+same through another write).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cc_analytics.frames import api, sources, tablecache
+from cc_analytics.frames.registry import names
+from cc_analytics.report import SAMPLES_DIR
+from tests.conftest import run_cli
+
+HOUR_AGO = time.time() - 3600
+READERS: dict[str, Callable[..., pl.DataFrame]] = {
+    "sessions": api.read_sessions,
+    "turns": api.read_turns,
+    "problems": api.read_problems,
+    "requests": api.read_requests,
+    "usage by day": lambda source, **kw: api.read_usage(source, by="day", timezone="UTC", **kw),
+    "usage by session": lambda source, **kw: api.read_usage(source, by="session", timezone="UTC", **kw),
+}
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("CC_ANALYTICS_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def samples(tmp_path: Path) -> Path:
+    """A copy of the samples, every file dated an hour back, with one malformed line (a problem)."""
+    out = tmp_path / "samples"
+    shutil.copytree(SAMPLES_DIR, out, ignore=shutil.ignore_patterns("*.py"))
+    first = sorted(out.rglob("*.jsonl"))[0]
+    with first.open("ab") as handle:
+        handle.write(b"{not json\n")
+    settle(out)
+    return out
+
+
+def settle(folder: Path) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (HOUR_AGO, HOUR_AGO))
+
+
+def tables_of(source: Path, **kw: object) -> dict[str, pl.DataFrame]:
+    out = {name: read(source, **kw) for name, read in READERS.items()}
+    tables = api.read_tables(source, **kw)  # type: ignore[arg-type]
+    out.update({f"tables.{name}": getattr(tables, name) for name in ("sessions", "turns", "problems", "requests")})
+    batches = list(api.iter_requests(source, **kw))  # type: ignore[arg-type]
+    out["iter_requests"] = pl.concat([requests for _name, requests, _problems in batches])
+    return out
+
+
+def assert_same_as_without_cache(source: Path) -> None:
+    cached = tables_of(source)
+    plain = tables_of(source, cache=False)
+    for name, frame in plain.items():
+        assert cached[name].equals(frame), name
+
+
+def kept_sessions(cache: Path) -> int:
+    return tablecache.info()["sessions"]
+
+
+def test_every_reader_gives_the_same_cold_and_warm(samples: Path, cache: Path) -> None:
+    plain = tables_of(samples, cache=False)
+    assert not (cache / "tables").exists()  # cache=False neither reads nor writes (prices are kept there too)
+    assert set(plain["sessions"]["format"]) == set(names())  # every format is read
+    assert plain["problems"].height  # and a problem is kept too
+    cold = tables_of(samples)
+    assert kept_sessions(cache) == plain["sessions"].height
+    warm = tables_of(samples)
+    for name, frame in plain.items():
+        assert cold[name].equals(frame), name
+        assert warm[name].equals(frame), name
+
+
+def test_a_warm_run_decodes_nothing(samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = api.read_sessions(samples, cache=False)
+    api.read_tables(samples)
+
+    def refuse(*args: object, **_kw: object) -> None:
+        if args[-1]:
+            raise AssertionError(f"read again: {args}")
+
+    monkeypatch.setattr(tablecache, "_decode", lambda name, files, **kw: refuse(files) or iter(()))
+    monkeypatch.setattr(sources, "sniff_format", lambda path: refuse([path]))
+    assert api.read_tables(samples).sessions.equals(expected)
+
+
+def test_a_grown_file_is_decoded_again_with_its_session_only(samples: Path, cache: Path) -> None:
+    api.read_tables(samples)
+    grown = max(samples.rglob("*.jsonl"), key=lambda p: p.stat().st_size)
+    lines = grown.read_bytes().splitlines(keepends=True)
+    with grown.open("ab") as handle:
+        handle.write(lines[-1])
+    os.utime(grown, (HOUR_AGO + 60, HOUR_AGO + 60))
+    decoded: list[str] = []
+    original = tablecache._decode
+
+    def spy(name: str, files: list, **kw: object):  # type: ignore[no-untyped-def]
+        decoded.extend(str(f.path) for f in files)
+        return original(name, files, **kw)
+
+    tablecache._decode = spy  # type: ignore[assignment]
+    try:
+        assert_same_as_without_cache(samples)
+    finally:
+        tablecache._decode = original  # type: ignore[assignment]
+    assert str(grown) in decoded and len(set(decoded)) <= 3, decoded  # the session's files, not the rest
+
+
+def test_replaced_removed_and_new_files(samples: Path, cache: Path) -> None:
+    api.read_tables(samples)
+    files = sorted(samples.rglob("*.jsonl"))
+    files[0].unlink()  # removed: leaves the results
+    replaced = files[1]
+    data = replaced.read_bytes()
+    replaced.unlink()
+    replaced.write_bytes(data[: len(data) // 2].rsplit(b"\n", 1)[0] + b"\n")  # replaced, shorter
+    shutil.copy(files[2], files[2].with_name("copy-" + files[2].name))  # a new file
+    settle(samples)
+    assert_same_as_without_cache(samples)
+    before = kept_sessions(cache)
+    api.read_tables(samples)
+    assert kept_sessions(cache) == before  # nothing left to decode: the manifest holds what is listed
+    manifest = json.loads((tablecache.root() / "manifest.json").read_bytes())
+    assert not any(str(files[0]) in entry["paths"] for entry in manifest["units"].values())
+
+
+def test_a_file_modified_just_now_is_read_but_not_kept(samples: Path, cache: Path) -> None:
+    fresh = sorted(samples.rglob("*.jsonl"))[0]
+    os.utime(fresh)  # now
+    api.read_tables(samples)
+    manifest = json.loads((tablecache.root() / "manifest.json").read_bytes())
+    assert not any(str(fresh) in entry["paths"] for entry in manifest["units"].values())
+    assert_same_as_without_cache(samples)
+
+
+@pytest.mark.parametrize(
+    "damage", ["truncate", "garbage", "remove", "manifest", "plan", "manifest shape", "plan shape"]
+)
+def test_damaged_entries_are_read_again(samples: Path, cache: Path, damage: str) -> None:
+    expected = tables_of(samples, cache=False)
+    api.read_tables(samples)
+    folder = tablecache.root()
+    packs = sorted((folder / "packs").glob("*.arrow"))
+    assert packs
+    for pack in packs:
+        if damage == "truncate":
+            pack.write_bytes(pack.read_bytes()[: pack.stat().st_size // 2])
+        elif damage == "garbage":
+            pack.write_bytes(b"\0" * pack.stat().st_size)
+        elif damage == "remove":
+            pack.unlink()
+    if damage == "manifest":
+        (folder / "manifest.json").write_bytes(b'{"layout": 1, "units": {"x": 1')
+    if damage == "plan":
+        for plan in (folder / "plans").glob("*.json"):
+            plan.write_bytes(b"[")
+    if damage == "manifest shape":  # JSON, but not what was written: every entry of another type
+        manifest = json.loads((folder / "manifest.json").read_bytes())
+        for entry in manifest["units"].values():
+            entry["stamps"] = "x"
+        first = next(iter(manifest["packs"].values()))
+        first["rows"] = None
+        (folder / "manifest.json").write_text(json.dumps(manifest))
+    if damage == "plan shape":
+        for plan in (folder / "plans").glob("*.json"):
+            document = json.loads(plan.read_bytes())
+            for rows in document["plan"].values():
+                rows[0][1] = 7
+            document["state"]["files"][0] = ["x"]
+            plan.write_text(json.dumps(document))
+    for _ in range(2):  # the run that finds the damage, and the next
+        got = tables_of(samples)
+        for name, frame in expected.items():
+            assert got[name].equals(frame), (damage, name)
+    assert kept_sessions(cache) == expected["sessions"].height
+
+
+def test_half_written_files_and_another_version_are_ignored(samples: Path, cache: Path) -> None:
+    api.read_tables(samples)
+    folder = tablecache.root()
+    (folder / "packs" / ".123-1-0.sessions.arrow.tmp").write_bytes(b"ARROW1 half")
+    (folder / ".manifest.json.1.tmp").write_bytes(b"{")
+    other = folder.parent / "0000000000000000"
+    (other / "packs").mkdir(parents=True)
+    (other / "manifest.json").write_text('{"layout": 1, "units": {}, "packs": {}}')
+    assert tablecache.info()["other_versions_bytes"] > 0
+    assert_same_as_without_cache(samples)
+    (samples / "new.jsonl").write_bytes(sorted(samples.rglob("*.jsonl"))[0].read_bytes())
+    settle(samples)
+    api.read_tables(samples)  # a run that writes removes the other version's folder
+    assert not other.exists()
+
+
+def test_another_version_or_prices_is_another_folder(
+    samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api.read_tables(samples)
+    first = tablecache.root()
+    monkeypatch.setattr(tablecache, "fingerprint", lambda: "feedfacefeedface")
+    assert tablecache.root() != first and kept_sessions(cache) == 0
+    assert_same_as_without_cache(samples)
+    assert kept_sessions(cache) > 0 and not first.exists()
+
+
+def test_the_fingerprint_follows_the_package_files() -> None:
+    # The package's own files are in it (a new version, an edited schema), and genai-prices' data.
+    assert len(tablecache.fingerprint()) == 16
+    assert "genai_prices" in tablecache.LIBRARIES and "data.py" in tablecache.LIBRARIES["genai_prices"]
+
+
+def test_a_run_that_finds_the_lock_taken_keeps_nothing(samples: Path, cache: Path) -> None:
+    import fcntl
+
+    folder = tablecache.root()
+    folder.mkdir(parents=True)
+    with open(folder / "lock", "w") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        assert_same_as_without_cache(samples)
+        assert kept_sessions(cache) == 0
+        assert not list((folder / "packs").glob("*.arrow"))  # its packs went with it
+    api.read_tables(samples)
+    assert kept_sessions(cache) > 0
+
+
+def test_the_bound(samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(tablecache.MAX_MB_ENV, "0")
+    assert_same_as_without_cache(samples)
+    assert kept_sessions(cache) == 0
+    monkeypatch.setenv(tablecache.MAX_MB_ENV, "0.001")  # 1 kB: less than one pack
+    assert_same_as_without_cache(samples)
+    assert tablecache.info()["bytes"] < 50_000
+
+
+def test_turns_asked_after_a_read_without_them(samples: Path, cache: Path) -> None:
+    sessions = api.read_sessions(samples)  # kept without turns
+    turns = api.read_turns(samples)  # decoded again, with turns
+    assert turns.equals(api.read_turns(samples, cache=False)) and turns.height
+    assert api.read_sessions(samples).equals(sessions)
+
+
+def test_unreadable_files_are_never_kept(samples: Path, cache: Path) -> None:
+    (samples / "claude" / "projects" / "gone.jsonl").symlink_to(samples / "absent.jsonl")
+    os.mkfifo(samples / "fifo.jsonl")
+    assert_same_as_without_cache(samples)
+    problems = api.read_problems(samples)
+    assert problems.filter(pl.col("line").is_null()).height == 2
+
+
+def test_the_commands_and_cache_info_clear(samples: Path, cache: Path) -> None:
+    env = {"CC_ANALYTICS_CACHE_DIR": str(cache)}
+    for index, command in enumerate((["sessions", "--json"], ["usage", "--by", "day", "--json", "--timezone", "UTC"])):
+        plain = run_cli([*command, str(samples), "--no-cache"], env=env)
+        assert plain.returncode == 0, plain.stderr
+        assert index or not (cache / "tables").exists()
+        for _ in range(2):
+            done = run_cli([*command, str(samples)], env=env)
+            assert (done.returncode, done.stdout, done.stderr) == (0, plain.stdout, plain.stderr)
+    info = run_cli(["cache", "info", "--json"], env=env)
+    facts = json.loads(info.stdout)
+    assert facts["sessions"] > 0 and 0 < facts["bytes"] <= facts["max_bytes"] and facts["folder"] == str(cache)
+    text = run_cli(["cache", "info"], env=env).stdout.decode()
+    assert str(cache) in text and "sessions" in text
+    cleared = run_cli(["cache", "clear"], env=env)
+    assert cleared.returncode == 0 and b"removed" in cleared.stderr
+    assert json.loads(run_cli(["cache", "info", "--json"], env=env).stdout)["sessions"] == 0
+
+
+def test_the_report_is_the_same(samples: Path, cache: Path, tmp_path: Path) -> None:
+    env = {"CC_ANALYTICS_CACHE_DIR": str(cache)}
+    outputs = []
+    for index, extra in enumerate((["--no-cache"], [], [])):
+        out = tmp_path / f"report{index}"
+        done = run_cli(["report", str(samples), "--out", str(out), "--quiet", *extra], env=env)
+        assert done.returncode == 0, done.stderr
+        outputs.append({name: pl.read_parquet(out / name) for name in ("sessions.parquet", "turns.parquet")})
+    for name, frame in outputs[0].items():
+        assert outputs[1][name].equals(frame) and outputs[2][name].equals(frame), name
+
+
+def test_the_explorer_reads_through_the_cache(samples: Path, cache: Path) -> None:
+    pytest.importorskip("ipywidgets")
+    from cc_analytics.views.widgets import SessionExplorer
+
+    plain = SessionExplorer.from_source(str(samples), cache=False)
+    assert not (cache / "tables").exists()
+    for _ in range(2):
+        explorer = SessionExplorer.from_source(str(samples))
+        assert explorer.filtered().equals(plain.filtered())
+    assert kept_sessions(cache) > 0
+
+
+def test_packs_are_merged_when_a_format_has_too_many(
+    samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tablecache, "MAX_PACKS", 2)
+    api.read_tables(samples)
+    files = sorted(samples.rglob("*.jsonl"))
+    counts = []
+    for round_ in range(5):  # each round grows one file: a new pack, until they are merged
+        grown = files[round_ % len(files)]
+        with grown.open("ab") as handle:
+            handle.write(grown.read_bytes().splitlines(keepends=True)[-1])
+        os.utime(grown, (HOUR_AGO + 10 * (round_ + 1),) * 2)
+        assert_same_as_without_cache(samples)
+        counts.append(tablecache.info()["packs"])
+    assert max(counts) <= 2 * len(names()) < len(names()) + 5, counts  # merged: at most 2 a format, not 1 a run
+    assert kept_sessions(cache) == api.read_sessions(samples, cache=False).height
