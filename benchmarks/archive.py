@@ -14,6 +14,13 @@ sessions grew by a few lines (``--rounds N``: N alternating sessions/first-archi
 medians shown). ``--dask SIZE_MB`` archives a generated corpus of that size
 through the Dask engine on a 2-worker LocalCluster and prints each worker's peak RSS (its
 own ``getrusage``), to show that a worker's memory does not grow with the corpus.
+
+``--team N`` (with a corpus; instead of the steps above) splits its projects among N machines, archives each to an
+archive of its own under one folder (one per machine, as a team's bucket holds them) and the
+whole corpus to one archive, then reads each way with fresh processes (``usage --by month``
+and ``sessions --parquet``; interleaved rounds, medians): the bucket of N archives beside the
+one archive of the same bytes, and beside reading the transcripts again. It checks that the
+bucket and the one archive give the same usage.
 """
 
 from __future__ import annotations
@@ -114,6 +121,55 @@ def show(title: str, rows: list[tuple[str, dict[str, float]]]) -> None:
         )
 
 
+def team_steps(projects: Path, scratch: Path, machines: int, rounds: int) -> list[tuple[str, dict[str, float]]]:
+    """The corpus as one archive and as ``machines`` archives under one folder; reading each, and the transcripts."""
+    folders = sorted(p for p in projects.iterdir() if p.is_dir())
+    split = scratch / "machines"
+    for index, folder in enumerate(folders):  # round robin: each machine a share of the projects
+        target = split / f"m{index % machines}" / "projects"
+        target.mkdir(parents=True, exist_ok=True)
+        folder.rename(target / folder.name)
+    one, team = scratch / "one-archive", scratch / "team"
+    for machine in sorted(split.iterdir()):
+        run = [CLI, "archive", str(machine / "projects"), "--to", str(team / machine.name)]
+        subprocess.run([*run, "--machine", machine.name, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    sources = [str(machine / "projects") for machine in sorted(split.iterdir())]
+    subprocess.run(
+        [CLI, "archive", *sources, "--to", str(one), "--machine", "all", "--quiet"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    usage = {
+        name: subprocess.run(
+            [CLI, "usage", str(where), "--by", "month", "--timezone", "UTC", "--json"], check=True, capture_output=True
+        ).stdout
+        for name, where in (("one", one), ("team", team))
+    }
+    print(f"bucket of {machines} archives and one archive give the same usage: {usage['one'] == usage['team']}")
+    reads = {
+        f"usage, one archive ({_size(one)})": [CLI, "usage", str(one), "--by", "month", "--json"],
+        f"usage, {machines} archives ({_size(team)})": [CLI, "usage", str(team), "--by", "month", "--json"],
+        "usage, the transcripts again": [CLI, "usage", *sources, "--by", "month", "--json"],
+        "sessions --parquet, one archive": [CLI, "sessions", str(one), "--parquet", str(scratch / "s.parquet"), "--force"],
+        f"sessions --parquet, {machines} archives": [
+            CLI, "sessions", str(team), "--parquet", str(scratch / "s.parquet"), "--force",
+        ],
+    }  # fmt: skip
+    timings: dict[str, list[dict[str, float]]] = {name: [] for name in reads}
+    for index in range(rounds):  # interleaved, so each sees the same load on a shared machine
+        order = list(reads) if index % 2 == 0 else list(reversed(reads))
+        for name in order:
+            timings[name].append(measure(reads[name]))
+    for machine in sorted(split.iterdir()):  # the projects back, for the steps after
+        for folder in (machine / "projects").iterdir():
+            folder.rename(projects / folder.name)
+    return [(name, median_of(rows)) for name, rows in timings.items()]
+
+
+def _size(folder: Path) -> str:
+    return f"{sum(p.stat().st_size for p in folder.rglob('*') if p.is_file()) / 1e6:.0f} MB"
+
+
 def dask_run(projects: Path, archive: Path) -> dict[str, float]:
     """Archive through the Dask engine on a 2-worker LocalCluster; wall seconds and each worker's peak RSS."""
     from distributed import Client, LocalCluster
@@ -140,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--make", type=int, metavar="SIZE_MB", help="generate (or reuse) a corpus under --tmp")
     parser.add_argument("--dask", type=int, action="append", default=[], metavar="SIZE_MB", help="Dask engine runs")
     parser.add_argument("--rounds", type=int, default=1, help="sessions/first-archive pairs (medians)")
+    parser.add_argument(
+        "--team", type=int, metavar="N", help="read a bucket of N archives beside one archive (instead of the steps)"
+    )
     parser.add_argument("--tmp", type=Path, default=Path(tempfile.gettempdir()), help="where corpora are kept")
     args = parser.parse_args(argv)
     as_installed(os.environ)  # each command (and worker) starts as from an installed package
@@ -159,8 +218,12 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(source / "projects", projects)  # the steps append to its files
             size = sum(p.stat().st_size for p in projects.rglob("*.jsonl"))
             count = sum(1 for _ in projects.rglob("*.jsonl"))
-            rows = steps(projects, scratch / "archive", scratch / "sessions.parquet", args.rounds)
-            show(f"{size / 1e6:.0f} MB, {count} files, {len(mains(projects))} sessions", rows)
+            if args.team:  # only the team's comparison
+                team = team_steps(projects, scratch, args.team, max(args.rounds, 3))
+                show(f"reading {size / 1e6:.0f} MB of transcripts' archives: one, or {args.team} in one folder", team)
+            else:
+                rows = steps(projects, scratch / "archive", scratch / "sessions.parquet", args.rounds)
+                show(f"{size / 1e6:.0f} MB, {count} files, {len(mains(projects))} sessions", rows)
             shutil.rmtree(projects)
         for size_mb in args.dask:
             corpus = args.tmp / f"cc-analytics-claude-corpus-{size_mb}mb"

@@ -409,6 +409,145 @@ gauge"""
 ]
 
 
+TEAM = [
+    new_markdown_cell(
+        "# A team's history: one archive per machine, one bucket, read as one\n\n"
+        "Three machines archive what their agents wrote to one bucket, each under a prefix of its "
+        "own, sharing only what a team should see (`--share`: no prompt, response or tool text; "
+        "project paths as pseudonyms; no raw copies). The bucket is then read as one frame, "
+        "usage is split by machine, and DuckDB reads the same bucket without this package. The "
+        "bucket here is a local S3 server (moto's, as the tests use); point the URLs at your own "
+        "bucket to do the same for real."
+    ),
+    new_code_cell(SETUP),
+    new_markdown_cell(
+        "## A bucket\n\nA moto S3 server on loopback, and fsspec (which the archive writes "
+        "through) pointed at it. With a real bucket, credentials come from the environment as "
+        "usual and none of this is needed."
+    ),
+    new_code_cell(
+        """\
+import logging
+import os
+
+import fsspec
+import fsspec.config
+from moto.server import ThreadedMotoServer
+
+logging.getLogger("werkzeug").setLevel(logging.ERROR)  # the server's request log
+server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+server.start()
+host, port = server.get_host_and_port()
+ENDPOINT = f"http://{host}:{port}"
+os.environ.update(
+    AWS_ACCESS_KEY_ID="team", AWS_SECRET_ACCESS_KEY="team", AWS_DEFAULT_REGION="us-east-1",
+    FSSPEC_S3_ENDPOINT_URL=ENDPOINT,
+)
+fsspec.config.conf.setdefault("s3", {})["endpoint_url"] = ENDPOINT
+s3 = fsspec.filesystem("s3")
+s3.mkdir("team-archive")
+BUCKET = "s3://team-archive"
+ENDPOINT.startswith("http://127.0.0.1:")"""
+    ),
+    new_markdown_cell(
+        "## Three machines archive\n\n`data-samples/` split in three: anna's laptop has the "
+        "Claude Code projects, ben's devbox the other agents' sessions (Codex and more), and the CI runner the "
+        "ChainlessChain sessions plus a copy of one of anna's projects (the same sessions, "
+        "archived from two machines). Each runs `cc-analytics archive --to "
+        "s3://team-archive/NAME --machine NAME --share`; in Python that is `archive.update`."
+    ),
+    new_code_cell(
+        """\
+import shutil
+import tempfile
+
+from cc_analytics.archive import update
+
+ci_home = Path(tempfile.mkdtemp()) / "-home-dev-webshop"
+shutil.copytree(CLAUDE / "-home-dev-webshop", ci_home)  # the same sessions on the CI runner
+machines = {
+    "anna-laptop": [SAMPLES / "claude"],
+    "ben-devbox": sorted(p for p in SAMPLES.iterdir() if p.is_dir() and p.name not in ("claude", "chainless")),
+    "ci-runner": [SAMPLES / "chainless", ci_home],
+}
+for machine, sources in machines.items():
+    summary = update(sources, f"{BUCKET}/{machine}", machine=machine, share=True)
+    print(f"{machine:12} {summary.new:3} files, {summary.sessions:3} sessions, {summary.parts_written} parts")
+sorted(path.rpartition("/")[2] for path in s3.ls("team-archive"))"""
+    ),
+    new_markdown_cell(
+        "## Read as one\n\nEvery reader takes the prefix: each archive under it is scanned, "
+        "every row gets its `machine`, and what two machines both archived counts once (a "
+        "session from the archive where it has the most events; a request once by its message "
+        "and request ids). The bucket gives exactly what the transcripts of the three machines "
+        "give."
+    ),
+    new_code_cell(
+        """\
+import cc_analytics.frames as frames
+
+sessions = frames.read_sessions(f"{BUCKET}/")
+everything = frames.read_sessions(SAMPLES)
+assert sessions.height == everything.height
+assert sessions["cost_usd"].sum() == everything["cost_usd"].sum()
+assert sessions["project"].drop_nulls().str.starts_with("project-").all()  # pseudonyms, not paths
+sessions.group_by("machine", "format").agg(pl.len().alias("sessions"), pl.col("cost_usd").sum()).sort("machine")"""
+    ),
+    new_markdown_cell(
+        "## Usage by machine\n\n`cc-analytics usage s3://team-archive/ --by machine` in a "
+        "terminal; the report (`cc-analytics report s3://team-archive/`) adds a per-machine "
+        "table. The CI runner's copy of anna's project is not counted twice: its sessions are "
+        "anna's."
+    ),
+    new_code_cell(
+        """\
+by_machine = frames.read_usage(f"{BUCKET}/", by="machine")
+requests = dict(by_machine.select("machine", "requests").iter_rows())
+assert requests["anna-laptop"] == 142 and requests["ci-runner"] == 11  # the copy: counted as anna's
+assert sum(requests.values()) == frames.read_usage(SAMPLES, by="month")["requests"].sum()
+by_machine.select("machine", "models", "input_tokens", "output_tokens", "cache_read_tokens", "cost_usd", "requests")"""
+    ),
+    new_markdown_cell(
+        "## Nothing private in the bucket\n\nA shared archive keeps tokens, times, models, tool "
+        "names, sizes and costs; the prompts are gone, and so are the raw copies."
+    ),
+    new_code_cell(
+        """\
+turns = frames.read_turns(f"{BUCKET}/")
+assert turns["prompt"].null_count() == turns.height
+assert not s3.glob("team-archive/*/raw/**")
+turns.select("machine", "session_id", "turn_index", "occupancy", "tool_names", "prompt").head(6)"""
+    ),
+    new_markdown_cell(
+        "## DuckDB reads the same bucket\n\nThe tables are Hive-partitioned Parquet datasets: "
+        "DuckDB (here through the same fsspec file system) queries the bucket with no code of "
+        "ours. It sees every archive's rows as they are, so the session the CI runner archived "
+        "too shows twice there: our readers' de-duplication is theirs to repeat."
+    ),
+    new_code_cell(
+        """\
+import duckdb
+
+con = duckdb.connect()
+con.register_filesystem(s3)
+per_machine = con.sql(
+    \"\"\"
+    select machine, format, count(*) as requests, round(sum(cost_usd), 2) as cost_usd
+    from read_parquet('s3://team-archive/*/requests/**/*.parquet', hive_partitioning = true)
+    group by all order by all
+    \"\"\"
+).pl()
+assert per_machine.filter(pl.col("machine") == "ci-runner")["requests"].sum() > 11  # the copy, counted again
+per_machine"""
+    ),
+    new_code_cell(
+        """\
+server.stop()
+shutil.rmtree(ci_home.parent)"""
+    ),
+]
+
+
 def write(name: str, cells: list) -> None:
     notebook = new_notebook(
         cells=cells,
@@ -428,6 +567,7 @@ def main() -> None:
     write("02-context-usage.ipynb", CONTEXT_USAGE)
     write("03-context-windows.ipynb", CONTEXT_WINDOWS)
     write("04-cost.ipynb", COST)
+    write("06-team.ipynb", TEAM)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ Imports: nothing at import time; public names resolve lazily (PEP 562). ``update
 to)`` keeps each source file compressed under ``raw/`` and its sessions, turns and problems
 as Hive-partitioned Parquet datasets (``sessions/``, ``turns/``, ``problems/``) that DuckDB,
 Spark and Polars read without this package; ``frames.read_sessions(DIR)`` and the other
-readers accept the archive as a source. Layout: ``archive.layout``; state: ``archive.manifest``.
+readers accept the archive as a source, or several (one per machine, ``update(..., machine=)``)
+read as one. ``share=True`` keeps no text and no path (``archive.share``); ``mask_secrets=True``
+masks secrets in the raw copies (``archive.masking``). Layout: ``archive.layout``; state:
+``archive.manifest``.
 
 Examples:
     >>> import cc_analytics.archive as archive
@@ -23,6 +26,8 @@ _EXPORTS = {
     "ArchiveLockedError": "storage",
     "Archive": "read",
     "open_archive": "read",
+    "Archives": "read",
+    "open_archives": "read",
     "is_archive": "read",
 }
 

@@ -88,6 +88,9 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
     parts: dict[str, PartRecord] = field(default_factory=dict)
     machine: str | None = None
+    shared: bool = False  # written with --share: no text, no raw copy; files named by pseudonym (archive.share)
+    keep_paths: bool = False  # shared with --keep-paths: files and projects by their paths
+    masked: bool = False  # raw copies written with --mask-secrets (archive.masking), every one of them
 
     def units_of_parts(self) -> dict[Unit, list[str]]:
         """Which parts hold rows of each unit."""
@@ -115,6 +118,9 @@ class Manifest:
             "kind": KIND,
             "version": VERSION,
             "machine": self.machine,
+            "shared": self.shared,
+            "keep_paths": self.keep_paths,
+            "masked": self.masked,
             "files": sorted(self.files.values(), key=lambda r: r.source),
             "parts": sorted(self.parts.values(), key=lambda p: p.path),
         }
@@ -142,7 +148,8 @@ class Manifest:
         except (KeyError, TypeError, IndexError) as error:
             msg = f"a record is damaged: {type(error).__name__}: {error}"
             raise ValueError(msg) from None
-        return cls(files, parts, machine)
+        flags = [bool(document.get(name, False)) for name in ("shared", "keep_paths", "masked")]
+        return cls(files, parts, machine, *flags)
 
 
 def unreadable_manifest(root: str, error: Exception, otherwise: str) -> InputError:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cc_analytics.archive import layout as L
@@ -57,6 +57,9 @@ class Context:
     root: str
     run: str
     machine: str | None = None
+    shared: bool = False  # no raw copies, tables redacted (``archive.share``)
+    keep_paths: bool = False
+    masked: bool = False  # raw copies (and so the tables) with secrets masked (``archive.masking``)
 
     @property
     def staging(self) -> str:
@@ -109,23 +112,30 @@ def listing(sources: Sources, unreadable: list[str] | None = None) -> list[tuple
     return out
 
 
-def make_plan(manifest: Manifest, sources: Sources) -> Plan:
+def make_plan(manifest: Manifest, sources: Sources, key: Callable[[str], str] | None = None) -> Plan:
     """Compare the listing with the manifest: the units with a new or modified file are decoded
-    again, with all their files (a file no longer listed is read from its raw copy)."""
+    again, with all their files (a file no longer listed is read from its raw copy).
+
+    ``key`` names a listed file as the manifest does (a shared archive's manifest names files by
+    pseudonym, ``archive.share.file_key``); the plan's records carry the listed path."""
     plan = Plan()
     found = listing(sources, plan.unreadable)
     plan.listed = len(found)
     states: dict[str, Item] = {}
     new: list[tuple[Storage, Listed]] = []
+    name = key or str
     for storage, listed in found:
-        record = manifest.files.get(listed.path)
+        record = manifest.files.get(name(listed.path))
         if record is None:
             new.append((storage, listed))
-        elif (record.size, record.mtime_ns, record.tag) == (listed.size, listed.mtime_ns, listed.tag):
-            states[listed.path] = Item(record, SAME, listed.size, listed.mtime_ns, listed.tag)
+            continue
+        if record.source != listed.path:
+            record = replace(record, source=listed.path)
+        if (record.size, record.mtime_ns, record.tag) == (listed.size, listed.mtime_ns, listed.tag):
+            states[name(listed.path)] = Item(record, SAME, listed.size, listed.mtime_ns, listed.tag)
             plan.same += 1
         else:
-            states[listed.path] = Item(record, MODIFIED, listed.size, listed.mtime_ns, listed.tag)
+            states[name(listed.path)] = Item(record, MODIFIED, listed.size, listed.mtime_ns, listed.tag)
             plan.modified += 1
     taken = {record.raw for record in manifest.files.values()}
     for record, listed in _classify(new):
@@ -133,7 +143,7 @@ def make_plan(manifest: Manifest, sources: Sources) -> Plan:
             plan.skipped += 1
             continue
         record = _unique_raw(record, taken)
-        states[listed.path] = Item(record, NEW, listed.size, listed.mtime_ns, listed.tag)
+        states[name(listed.path)] = Item(record, NEW, listed.size, listed.mtime_ns, listed.tag)
         plan.new += 1
     plan.kept = len(manifest.files) - plan.same - plan.modified
     wanted: set[Unit] = {item.record.unit for item in states.values() if item.state in (NEW, MODIFIED)}
@@ -203,6 +213,4 @@ def _unique_raw(record: FileRecord, taken: set[str]) -> FileRecord:
     taken.add(base)
     if base == record.raw:
         return record
-    from dataclasses import replace
-
     return replace(record, raw=base)

@@ -6,7 +6,9 @@ Imports: polars, the standard library, the other ``archive`` modules and ``frame
 importing this package). Our readers go through the manifest (the parts it names, nothing
 else), so they see the state of the last completed run even while a run is writing or after
 one was killed. The ``format`` column comes back from the Hive partition; the ``month``
-partition is left out.
+partition is left out; every table has the archive's ``machine`` last. Several archives (a list
+of them, or a folder or URL prefix with one per sub-folder) are read as one by
+:class:`Archives`, which counts what two of them hold once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, ClassVar
 
@@ -117,8 +119,9 @@ class Archive:
         out: list[IO[bytes]] = []
         for path in paths:
             data = found.get(path)
-            if data is None:  # missing, or it failed: read alone, it says which
-                data = self.storage.read(path) if read_part(self.storage, path) is not None else b""
+            if data is None:  # missing, or its request failed: read alone, it is named if it fails again
+                read_part(self.storage, path)
+                data = self.storage.read(path)
             if len(data) < 3 * len(MAGIC) or data[: len(MAGIC)] != MAGIC or data[-len(MAGIC) :] != MAGIC:
                 raise damaged_part(path, f"is not a whole Parquet file ({len(data):,} bytes)")
             out.append(io.BytesIO(data))
@@ -130,6 +133,12 @@ class Archive:
         from cc_analytics.errors import InputError
 
         record = self.record(source)
+        if self.manifest.shared:
+            msg = (
+                f"the archive at {self.root!r} is a shared one (archive --share): it keeps no copy of {source!r}\n"
+                "Hint: read the session from its machine's own archive or transcripts."
+            )
+            raise InputError(msg)
         try:
             return read_raw(self.storage, self.root, record)
         except OSError as error:
@@ -439,11 +448,14 @@ def open_archives(locations: Sequence[str | os.PathLike[str]]) -> Archives:
         >>> from cc_analytics.archive import update
         >>> from cc_analytics.report import SAMPLES_DIR
         >>> team = pathlib.Path(tempfile.mkdtemp())
-        >>> _ = update(f"{SAMPLES_DIR}/codex", team / "anna", machine="anna")
-        >>> _ = update(f"{SAMPLES_DIR}/chainless", team / "ben", machine="ben")
+        >>> _ = update(SAMPLES_DIR, team / "anna", machine="anna")
+        >>> _ = update(SAMPLES_DIR, team / "ben", machine="ben")  # the same sessions, from another machine
         >>> both = open_archives([team / "anna", team / "ben"])
-        >>> both.machines, both.scan("sessions").collect().group_by("machine").len().sort("machine").rows()
-        (('anna', 'ben'), [('anna', 6), ('ben', 7)])
+        >>> sessions = both.scan("sessions").collect()
+        >>> both.machines, sessions.height == open_archive(team / "anna").scan("sessions").collect().height
+        (('anna', 'ben'), True)
+        >>> sorted(set(sessions["machine"]))  # each counted once, from the first archive of a tie
+        ['anna']
     """
     return Archives(tuple(open_archive(location) for location in locations))
 
@@ -469,6 +481,7 @@ class Archives:
     """
 
     archives: tuple[Archive, ...]
+    _copies: dict[str, pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def root(self) -> str:
@@ -490,8 +503,9 @@ class Archives:
         import polars as pl
 
         frame = self._indexed(table, format)
-        if table in ("sessions", "turns", "requests"):
-            frame = frame.join(self._owners(format), on=["format", "session_id", _INDEX], how="semi")
+        copies = self._copies_of(format) if table in ("sessions", "turns", "requests") else None
+        if copies is not None and copies.height:  # rows of the sessions another archive gives
+            frame = frame.join(copies.lazy(), on=["format", "session_id", _INDEX], how="anti")
         same = {"requests": SAME_REQUEST, "problems": SAME_PROBLEM}.get(table)
         if same is not None:  # rows of several archives under the same ids: the first archive's
             known = pl.all_horizontal(pl.col(c).is_not_null() for c in same)
@@ -509,18 +523,20 @@ class Archives:
         ]
         return pl.concat(frames, how="vertical")
 
-    def _owners(self, format: str) -> pl.LazyFrame:
-        """Each session's archive: the one where it has the most events, the first of a tie."""
+    def _copies_of(self, format: str) -> pl.DataFrame:
+        """The sessions in more than one archive, in each archive but the one that gives them (the
+        one where the session has the most events, the first of a tie): (format, session, archive).
+        Found once per reader (a few rows, none when no two archives share a session)."""
         import polars as pl
 
-        sessions = self._indexed("sessions", format).select("format", "session_id", "events", _INDEX)
-        return (
-            sessions.sort(
+        if format not in self._copies:
+            sessions = self._indexed("sessions", format).select("format", "session_id", "events", _INDEX)
+            ranked = sessions.filter(pl.len().over("format", "session_id") > 1).sort(
                 ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
             )
-            .unique(["format", "session_id"], keep="first")
-            .select("format", "session_id", _INDEX)
-        )
+            first = pl.int_range(pl.len()).over("format", "session_id") == 0
+            self._copies[format] = ranked.filter(~first).select("format", "session_id", _INDEX).collect()
+        return self._copies[format]
 
 
 def _machine_of(archive: Archive) -> str:

@@ -73,8 +73,15 @@ def _archive_batch(items: list[Item], context: Context) -> BatchResult:
     counts = {"bytes_read": 0, "new": 0, "appended": 0, "rewritten": 0, "touched": 0}
     copies: dict[str, Future[tuple[str, bytes]]] = {}
     sources = _read_sources(items)
+    if context.masked:  # the copies, and the tables decoded from them, have the secrets masked
+        from cc_analytics.archive.masking import mask_secrets
+
+        sources = {source: mask_secrets(data) for source, data in sources.items()}
     held: list[str] = []
     for unit, members in _by_unit(items).items():
+        if context.shared and any(i.state != NEW and i.record.source not in sources for i in members):
+            held.append(f"{unit[1]} ({unit[0]}): a file of it is gone, and a shared archive keeps no copy of it")
+            continue
         try:  # the files gone (or unreadable now) are decoded as last archived: their copies first
             kept = {
                 item.record.source: read_raw(storage, context.root, item.record)
@@ -182,6 +189,9 @@ def _refresh(
     the copy, on the rare files whose size or time changed, where hashing every byte of every
     new file would cost a third of the compression itself.
     """
+    if context.shared:  # no copy: a changed file's session is decoded again from the sources
+        how = "new" if item.state != MODIFIED else "rewritten"
+        return replace(item.record, size=len(data), mtime_ns=item.mtime_ns, tag=item.tag, sha1="", generation=0), how
     view = memoryview(data)
     if item.state != MODIFIED:  # nothing to compare: compressing (and hashing) goes beside the decode
         record = replace(item.record, size=len(data), mtime_ns=item.mtime_ns, tag=item.tag, generation=0)
@@ -303,6 +313,10 @@ def _write_tables(
                 units = tuple((format, s) for s in rows["_unit"].unique(maintain_order=True).to_list())
                 data = rows.drop("_unit", "_month", *([L.FORMAT] if L.FORMAT in rows.columns else []))
                 data = data.with_columns(pl.lit(context.machine, pl.String).alias(L.MACHINE))
+                if context.shared:
+                    from cc_analytics.archive.share import redact
+
+                    data = redact(data, keep_paths=context.keep_paths)
                 path = L.part_path(table.name, format, month_value, context.run, tag)
                 written[f"{context.staging}/{path}"] = parquet_bytes(data)
                 parts.append(PartRecord(path, table.name, data.height, units))

@@ -86,6 +86,9 @@ def update(
     scheduler: str | None = None,
     on_progress: Progress | None = None,
     machine: str | None = None,
+    share: bool = False,
+    keep_paths: bool = False,
+    mask_secrets: bool = False,
 ) -> Summary:
     """Bring the archive at ``to`` up to date with ``sources`` (files, folders, globs, URLs; None:
     every format's default stores).
@@ -94,6 +97,12 @@ def update(
     for a new archive, the host name); it is kept in the manifest and in a ``machine`` column
     of every part. An archive written before machines were named is upgraded by the run: its
     parts are rewritten with the column. An archive of another machine is refused.
+
+    ``share`` writes what a team's bucket should hold (``archive.share``): the tables without
+    prompt, response or tool text, project paths and source files as stable pseudonyms unless
+    ``keep_paths``, and no raw copy. ``mask_secrets`` masks well-known secret shapes in the raw
+    copies, and so in the tables decoded from them (``archive.masking``; the ``secrets``
+    extra). Both are the archive's for good: its later runs share (or mask) too.
 
     New files are archived; a file whose size or modification time changed is read again
     and, if its bytes changed, its session's rows are replaced; files no longer listed are
@@ -126,9 +135,17 @@ def update(
             machine = L.machine_name(machine)
         except ValueError as error:
             raise InputError(f"{error}\nHint: give a name such as --machine laptop-anna.") from None
+    if mask_secrets:  # the patterns, or a clear error, before anything is read
+        from cc_analytics.archive.masking import MaskingUnavailableError, patterns
+
+        try:
+            patterns()
+        except MaskingUnavailableError as error:
+            raise InputError(str(error)) from None
     root = normalize(to)
     try:
-        return _update(sources, root, engine, workers, client, scheduler, on_progress, machine)
+        modes = (share, keep_paths, mask_secrets)
+        return _update(sources, root, engine, workers, client, scheduler, on_progress, machine, modes)
     except Exception as error:
         if not is_storage_failure(error):
             raise
@@ -159,6 +176,7 @@ def _update(
     scheduler: str | None,
     on_progress: Progress | None,
     machine: str | None = None,
+    modes: tuple[bool, bool, bool] = (False, False, False),
 ) -> Summary:
     storage = filesystem(root)
     _refuse_stores(root)
@@ -168,8 +186,14 @@ def _update(
         if storage.exists(f"{root}/{L.STAGING}"):
             recover(storage, root, manifest)
         owner = _machine(root, manifest, machine)
+        shared, keep_paths, masked = _modes(root, manifest, *modes)
         upgrade = sorted(manifest.parts) if manifest.machine is None else []  # written before machines
-        plan = make_plan(manifest, sources)
+        if shared and not keep_paths:
+            from cc_analytics.archive.share import file_key
+
+            plan = make_plan(manifest, sources, key=file_key)
+        else:
+            plan = make_plan(manifest, sources)
         summary: dict[str, Any] = dict(
             listed=plan.listed, new=0, appended=0, rewritten=0, touched=0, unchanged=plan.same,
             kept=plan.kept, sessions=0, parts_written=0, parts_removed=0, bytes_read=0,
@@ -179,7 +203,8 @@ def _update(
             return Summary(root, **summary)
         from cc_analytics.archive.work import archive_batch
 
-        context = Context(root, time.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3), owner)
+        run = time.strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+        context = Context(root, run, owner, shared, keep_paths, masked)
         work = partial(archive_batch, context=context)
         if not plan.items:
             results: Iterable[BatchResult] = []
@@ -211,8 +236,11 @@ def _update(
         superseded = sorted({path for unit in decoded for path in holding.get(unit, [])} | set(upgrade))
         staged.extend(_without_units(storage, context, manifest, superseded, decoded, records, plan.items))
         gone = set(superseded)
-        after = Manifest(dict(manifest.files), {p: r for p, r in manifest.parts.items() if p not in gone}, owner)
+        kept_parts = {p: r for p, r in manifest.parts.items() if p not in gone}
+        after = Manifest(dict(manifest.files), kept_parts, owner, shared, keep_paths, masked)
         for record in records:
+            if shared:  # no copy; named by pseudonym unless the paths are kept (archive.share)
+                record = _shared_record(record, keep_paths)
             after.files[record.source] = record
         for part in staged:
             after.parts[part.path] = part
@@ -227,6 +255,53 @@ def _update(
         summary["machine"] = owner
         summary["upgraded"] = len(upgrade)
         return Summary(root, **summary)
+
+
+def _modes(root: str, manifest: Manifest, share: bool, keep_paths: bool, mask: bool) -> tuple[bool, bool, bool]:
+    """Shared, paths kept, masked: what was asked, checked against what the archive is (its
+    manifest's say for good; an archive that holds raw copies or unmasked ones is not turned
+    into a shared or masked one)."""
+    if keep_paths and not share and not manifest.shared:
+        raise InputError("--keep-paths applies to --share\nHint: add --share, or leave out --keep-paths.")
+    if mask and (share or manifest.shared):
+        raise InputError("--mask-secrets masks raw copies, which a shared archive does not keep\nHint: leave it out.")
+    used = bool(manifest.files or manifest.parts)
+    if share and used and not manifest.shared:
+        msg = (
+            f"the archive at {root!r} keeps raw copies and texts: it cannot become a shared one\n"
+            "Hint: write the shared archive to a location of its own (e.g. --to s3://team-archive/NAME --share)."
+        )
+        raise InputError(msg)
+    if manifest.shared and share and keep_paths != manifest.keep_paths:
+        msg = (
+            f"the shared archive at {root!r} was written {'with' if manifest.keep_paths else 'without'} --keep-paths\n"
+            "Hint: give the same options as its first run, or write to a new location."
+        )
+        raise InputError(msg)
+    if mask and used and not manifest.masked:
+        msg = (
+            f"the archive at {root!r} holds raw copies written without --mask-secrets\n"
+            "Hint: archive to a new location with --mask-secrets (its copies are all masked then)."
+        )
+        raise InputError(msg)
+    if manifest.shared:
+        return True, manifest.keep_paths, False
+    if share:
+        return True, keep_paths, False
+    return False, False, mask or manifest.masked
+
+
+def _shared_record(record: FileRecord, keep_paths: bool) -> FileRecord:
+    """A file's record as a shared archive's manifest keeps it (no copy; pseudonyms unless ``keep_paths``)."""
+    from dataclasses import replace
+
+    if keep_paths:
+        return replace(record, raw="", sha1="")
+    from cc_analytics.archive.share import file_key, pseudonym
+
+    return replace(
+        record, source=file_key(record.source), project_dir=pseudonym("project", record.project_dir), raw="", sha1=""
+    )
 
 
 def _machine(root: str, manifest: Manifest, given: str | None) -> str:
@@ -334,6 +409,10 @@ def _without_units(
 
     sources = {item.record.source for item in items if item.record.unit in decoded}
     sources.update(record.source for record in records)
+    if context.shared and not context.keep_paths:  # its parts name files by pseudonym
+        from cc_analytics.archive.share import file_key
+
+        sources = {file_key(source) for source in sources}
     for path in superseded:
         part = manifest.parts[path]
         keep_units = tuple(unit for unit in part.units if unit not in decoded)

@@ -43,6 +43,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "to an archive of its own, e.g. s3://team-archive/NAME, and read them together",
     )
     parser.add_argument(
+        "--share",
+        action="store_true",
+        help="write what a team's bucket should hold: the tables without prompt, response or tool text "
+        "(tokens, times, models, tool names, sizes, costs stay), project paths and files as stable "
+        "pseudonyms, and no raw copies",
+    )
+    parser.add_argument("--keep-paths", action="store_true", help="with --share: keep project paths and file names")
+    parser.add_argument(
+        "--mask-secrets",
+        action="store_true",
+        help="mask well-known secret shapes (cloud keys, tokens, private keys; detect-secrets' patterns, "
+        "the secrets extra) in the raw copies, and so in the tables decoded from them",
+    )
+    parser.add_argument(
         "--engine",
         choices=("local", "dask"),
         default="local",
@@ -78,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             on_progress=progress,
             machine=args.machine,
+            share=args.share,
+            keep_paths=args.keep_paths,
+            mask_secrets=args.mask_secrets,
         )
     finally:
         if progress:

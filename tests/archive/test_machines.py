@@ -104,3 +104,26 @@ def test_usage_by_machine_needs_archives(tmp_path: Path) -> None:
     assert one.returncode == 0, one.stderr
     (row,) = orjson.loads(one.stdout)
     assert row["machine"] == "anna" and row["requests"] == tables(SAMPLES / "codex")["requests"].height
+
+
+def test_a_shared_archive_with_its_paths_kept_and_without_copies(tmp_path: Path) -> None:
+    source = SAMPLES / "claude" / "projects" / PROJECT
+    to = tmp_path / "shared"
+    update(source, to, share=True, keep_paths=True, machine="anna")
+    assert not (to / "raw").exists()
+    sessions = tables(to)["sessions"]
+    assert set(sessions["project"]) == {"/home/dev/webshop"}  # kept, as asked
+    assert tables(to)["turns"]["prompt"].null_count() == tables(to)["turns"].height
+    manifest = orjson.loads((to / "manifest.json").read_bytes())
+    assert manifest["shared"] and manifest["keep_paths"] and all(f["raw"] == "" for f in manifest["files"])
+    with pytest.raises(InputError, match="was written with --keep-paths"):
+        update(source, to, share=True)
+    session = sessions["session_id"][0]
+    got = run_cli(["context", session, "--archive", str(to)])
+    assert got.returncode == 1 and b"is a shared one (archive --share): it keeps no copy" in got.stderr
+    for args, why in (
+        (["--keep-paths"], b"--keep-paths applies to --share"),
+        (["--share", "--mask-secrets"], b"a shared archive does not keep"),
+    ):
+        bad = run_cli(["archive", str(source), "--to", str(tmp_path / "other"), *args])
+        assert bad.returncode == 1 and why in bad.stderr and b"Traceback" not in bad.stderr

@@ -49,7 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 THIRD_PARTY: dict[str, frozenset[str]] = {
     "frames": frozenset({"polars", "orjson", "genai_prices"}),
-    "archive": frozenset({"polars", "orjson", "pyarrow", "fsspec", "distributed"}),
+    "archive": frozenset({"polars", "orjson", "pyarrow", "fsspec", "distributed", "detect_secrets"}),
     "views": frozenset({"polars", "altair", "ipywidgets", "anywidget", "traitlets", "ipykernel"}),
     "report": frozenset({"polars", "orjson", "vl_convert"}),
     "commands": frozenset({"polars", "orjson"}),
