@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from cc_analytics.frames import schema as S
+from cc_analytics.frames.lines import kind_name
 
 if TYPE_CHECKING:
     import polars as pl
@@ -216,26 +217,6 @@ def parse_line(line: bytes) -> tuple[Any, str | None]:
         return read_line(line), None
     except LineError as error:
         return None, NOT_JSON.format(error)
-
-
-def kind_name(value: Any) -> str:
-    """How a JSON value is named in a problem reason.
-
-    Examples:
-        >>> kind_name([1]), kind_name("x"), kind_name(None), kind_name(2)
-        ('an array', 'a string', 'null', 'a number')
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return "a number"
 
 
 def jsonl_objects(data: bytes, chat: Chat) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -103,3 +103,23 @@ def decode_line(line: bytes) -> Any:
     except _EncodeError:
         same = False
     return value if same else core_decode_line(line)
+
+
+def kind_name(value: Any) -> str:
+    """How a JSON value is named in a problem reason (every format's decoder says it alike).
+
+    Examples:
+        >>> kind_name([1]), kind_name("x"), kind_name(None), kind_name(2), kind_name(True)
+        ('an array', 'a string', 'null', 'a number', 'a boolean')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "a number"

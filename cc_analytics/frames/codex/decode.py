@@ -48,7 +48,6 @@ from cc_analytics.frames.codex.values import (
     MISSING,
     content_text,
     dumped,
-    kind_name,
     limit_rows,
     output_failed,
     parse_line,
@@ -59,6 +58,7 @@ from cc_analytics.frames.codex.values import (
     whole,
 )
 from cc_analytics.frames.estimate import text_tokens
+from cc_analytics.frames.lines import kind_name
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
 from cc_analytics.jsonline import INT64_MAX
 

@@ -73,26 +73,6 @@ def parse_time(text: Any) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def kind_name(value: Any) -> str:
-    """How a JSON value is named in a problem reason.
-
-    Examples:
-        >>> kind_name([1]), kind_name("x"), kind_name(None)
-        ('an array', 'a string', 'null')
-    """
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    return "a number"
-
-
 def content_text(content: Any) -> str:
     """The text of a message's content: a string, or the ``text`` of each part, one per line.
 

@@ -42,12 +42,12 @@ from cc_analytics.frames.gemini_family import (
     Message,
     buckets,
     jsonl_objects,
-    kind_name,
     read_parts,
     usage_of,
     value_tokens,
     window_by_prefix,
 )
+from cc_analytics.frames.lines import kind_name
 
 ROLES = {"user": USER, "gemini": ASSISTANT, "model": ASSISTANT}
 TOKEN_KEYS = ("input", "cached", "output", "thoughts", "tool")
