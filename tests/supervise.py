@@ -10,7 +10,8 @@ The supervisor makes itself a child subreaper (Linux ``prctl``), so whatever the
 leaves behind, even a process that exits after it, is re-parented here and seen; it reaps
 those before it exits. A signal to the group is what Ctrl-C in a terminal sends; ``--when
 workers`` waits for a spawned worker process, ``--when child:TEXT`` for a child whose
-command line holds TEXT, then ``--delay`` more seconds.
+command line holds TEXT, ``--when thread:NAME`` for a thread of that name (Linux's), then
+``--delay`` more seconds.
 """
 
 from __future__ import annotations
@@ -74,10 +75,24 @@ def _drain(fd: int, chunks: list[bytes]) -> None:
         chunks.append(data)
 
 
+def threads(pids: list[int]) -> list[str]:
+    """The names of the threads of ``pids`` (Linux: ``/proc/PID/task/TID/comm``)."""
+    names = []
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        names += [_read(f"/proc/{pid}/task/{task}/comm").strip() for task in tasks]
+    return names
+
+
 def ready(group: int, when: str) -> bool:
     children = related(group, exclude=-1)
     if when == "workers":
         return any("spawn_main" in info["cmd"] for info in children.values())
+    if when.startswith("thread:"):
+        return when.removeprefix("thread:") in threads(list(children))
     text = when.removeprefix("child:")
     return any(text in info["cmd"] for info in children.values())
 
@@ -101,6 +116,7 @@ def main() -> int:
     )
     group = child.pid
     before: dict[int, dict] = {}
+    named: list[str] = []
     sent = None
     if args.signal != "none":
         deadline = time.monotonic() + WAIT_SECONDS
@@ -108,6 +124,7 @@ def main() -> int:
             time.sleep(0.02)
         time.sleep(args.delay)
         before = related(group, exclude=-1)
+        named = sorted(set(threads(list(before))))
         if child.poll() is None:
             signum = getattr(signal, args.signal)
             sent = time.monotonic()
@@ -150,6 +167,7 @@ def main() -> int:
         "seconds": None if sent is None else round(ended - sent, 3),
         "stderr": "",
         "before": {str(pid): info["cmd"] for pid, info in before.items()},
+        "threads": named,
         "left": {str(pid): info for pid, info in left.items()},
     }
     for pid in left:  # leave nothing behind ourselves

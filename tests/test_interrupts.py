@@ -24,6 +24,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from cc_analytics.frames.engine import BATCH_THREAD
 from tests.conftest import ROOT, SCRIPT
 from tests.supervise import processes
 
@@ -83,7 +84,11 @@ def assert_prompt_clean_exit(result: dict, sig: str) -> None:
     assert result["stderr"].strip().splitlines()[-1] == ("interrupted" if sig == "SIGINT" else "terminated")
     assert result["seconds"] < PROMPT_SECONDS, f"took {result['seconds']} s"
     assert result["left"] == {}, f"left behind: {result['left']}"
-    assert any("spawn_main" in cmd for cmd in result["before"].values()) or "javascript_bundle" in str(result["before"])
+    assert (
+        any("spawn_main" in cmd for cmd in result["before"].values())
+        or "javascript_bundle" in str(result["before"])
+        or BATCH_THREAD in result["threads"]
+    )
 
 
 def leftovers(folder: Path) -> list[str]:

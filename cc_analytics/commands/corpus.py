@@ -120,7 +120,9 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     # A run that asks for another number of them (a corpus whose formats are mixed, near the
     # threshold) starts its own, and these end unused. None is started for sources read before:
     # their tables are likely kept, and the engine starts workers if much has changed.
-    with workers_ahead(source, args.workers, start=not (cache and tablecache.planned_before(source))) as root:
+    # Both readers (sessions, usage) read no turns: lean=True.
+    start = not (cache and tablecache.planned_before(source))
+    with workers_ahead(source, args.workers, start=start, lean=True) as root:
         if root is None:
             source = plan(source)  # the files by format, found once (Polars is not imported yet)
             files = sum(len(found) for found in source.values())

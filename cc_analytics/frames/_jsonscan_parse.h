@@ -3,7 +3,8 @@
  *
  * Included after the includer defines two types, with at least these fields:
  *   Scratch: Span *keys; Py_ssize_t keys_cap, keys_len; char *text; Py_ssize_t text_cap;
- *            Level *levels; Py_ssize_t levels_cap (buffers kept between calls, in module state);
+ *            Level *levels; Py_ssize_t levels_cap (buffers grown with PyMem_RawRealloc, so a
+ *            parse may run without the GIL: free them with PyMem_RawFree);
  *   Parser:  const uint8_t *p, *end, *limit (bytes up to limit may be read past end);
  *            int depth, canonical_depth, canonical; Scratch *scratch.
  * canonical_depth > 0 marks text whose bytes must be what orjson.dumps writes of the value
@@ -219,7 +220,7 @@ JSONSCAN_FN int repeated(Scratch *S, Py_ssize_t base) {
 JSONSCAN_FN int push_key(Scratch *S, const uint8_t *s, const uint8_t *e) {
     if (S->keys_len == S->keys_cap) {
         Py_ssize_t cap = S->keys_cap ? S->keys_cap * 2 : 256;
-        Span *grown = PyMem_Realloc(S->keys, (size_t)cap * sizeof(Span));
+        Span *grown = PyMem_RawRealloc(S->keys, (size_t)cap * sizeof(Span));
         if (!grown) return 0;
         S->keys = grown;
         S->keys_cap = cap;
@@ -256,7 +257,7 @@ JSONSCAN_FN int skip_value(Parser *P, Val *out) {
         if (++P->depth > MAX_DEPTH) return 0;
         if (top == P->scratch->levels_cap) {
             Py_ssize_t cap = P->scratch->levels_cap ? P->scratch->levels_cap * 2 : 64;
-            Level *grown = PyMem_Realloc(P->scratch->levels, (size_t)cap * sizeof(Level));
+            Level *grown = PyMem_RawRealloc(P->scratch->levels, (size_t)cap * sizeof(Level));
             if (!grown) return 0;
             P->scratch->levels = grown;
             P->scratch->levels_cap = cap;
@@ -307,7 +308,7 @@ JSONSCAN_FN int skip_value(Parser *P, Val *out) {
 JSONSCAN_FN int reserve_text(Scratch *S, Py_ssize_t n) {
     if (n <= S->text_cap) return 1;
     Py_ssize_t cap = n < 4096 ? 4096 : n * 2;
-    char *grown = PyMem_Realloc(S->text, (size_t)cap);
+    char *grown = PyMem_RawRealloc(S->text, (size_t)cap);
     if (!grown) return 0;
     S->text = grown;
     S->text_cap = cap;

@@ -20,6 +20,8 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -39,6 +41,8 @@ BATCH_BYTES = 64 * 1024 * 1024
 PARALLEL_MIN_BYTES = 96 * 1024 * 1024
 MAX_WORKERS = 2
 WAIT_SLICE_SECONDS = 0.1
+BATCH_THREAD = "cc-batch"  # the name of the threads that run batches (at most 15 bytes: Linux's limit)
+PR_SET_NAME = 15
 END_SECONDS = 5.0
 
 Progress = Callable[[int, int], None]
@@ -94,6 +98,7 @@ def run_batches(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     batch_bytes: int = BATCH_BYTES,
+    threads: bool = False,
 ) -> Iterator[T]: ...
 
 
@@ -105,6 +110,7 @@ def run_batches(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     batch_bytes: int = BATCH_BYTES,
+    threads: bool = False,
     finish: Callable[[T], R],
 ) -> Iterator[R]: ...
 
@@ -116,6 +122,7 @@ def run_batches(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     batch_bytes: int = BATCH_BYTES,
+    threads: bool = False,
     finish: Callable[[Any], Any] | None = None,
 ) -> Iterator[Any]:
     """``work(batch)`` for every batch, results in batch order, in processes when worthwhile.
@@ -126,8 +133,10 @@ def run_batches(
     ``workers=1`` (the loaders' default) runs in-process; ``workers=None`` picks up to two
     for corpora over ``PARALLEL_MIN_BYTES``. With ``workers=N > 1`` this process works too,
     beside ``N - 1`` spawned worker processes, so a script that asks for them needs the
-    ``if __name__ == "__main__":`` guard. Batches hold about ``batch_bytes`` of transcripts
-    each (sessions are never split).
+    ``if __name__ == "__main__":`` guard. ``threads=True``: the workers are threads of this
+    process instead, for work that spends its time outside the GIL (a C loop that releases it,
+    Polars): no interpreter to start, no import to repeat, no result to copy between processes.
+    Batches hold about ``batch_bytes`` of transcripts each (sessions are never split).
     """
     plan = batches(files, batch_bytes)
     work = partial(_then_release_memory, work)
@@ -137,7 +146,12 @@ def run_batches(
     done = 0
     if on_progress:
         on_progress(0, total)
-    results = _in_process(work, plan) if workers == 1 else _beside_workers(work, plan, workers - 1)
+    if workers == 1:
+        results = _in_process(work, plan)
+    elif threads:
+        results = _in_threads(work, plan, workers)
+    else:
+        results = _beside_workers(work, plan, workers - 1)
     for result, size in zip(results, sizes, strict=True):
         if finish is not None:
             with no_cycle_collection():
@@ -186,7 +200,7 @@ def workers_started(total: int, workers: int | None, imports: Sequence[str] = ()
         ...     not _started
         True
     """
-    spawned = worker_count(total, workers) - 1
+    spawned = worker_count(total, workers) - 1 if total > 0 else 0  # nothing to read in processes
     if spawned < 1:
         yield
         return
@@ -264,6 +278,36 @@ def _then_release_memory(work: Callable[[list[U]], T], batch: list[U]) -> T:
 def _in_process(work: Callable[[list[U]], T], plan: list[list[U]]) -> Iterator[T]:
     for batch in plan:
         yield work(batch)
+
+
+def _name_thread() -> None:
+    """Give this thread the name :data:`BATCH_THREAD` where the system shows threads (Linux:
+    ``ps -L``, ``top -H``), so that a user sees what the run's threads are."""
+    if sys.platform.startswith("linux"):
+        with suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None).prctl(PR_SET_NAME, BATCH_THREAD.encode(), 0, 0, 0)
+
+
+def _in_threads(work: Callable[[list[U]], T], plan: list[list[U]], workers: int) -> Iterator[T]:
+    """Results in batch order, made by ``workers`` threads; one batch more than there are
+    threads is in hand at a time (each held until the ones before it are taken)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(workers, thread_name_prefix=BATCH_THREAD, initializer=_name_thread)
+    pending: deque[Future[T]] = deque()
+    try:
+        for batch in plan:
+            pending.append(pool.submit(work, batch))
+            if len(pending) > workers:
+                yield _result(pending.popleft())
+        while pending:
+            yield _result(pending.popleft())
+    finally:
+        # Ctrl-C or a consumer that stops: the batches not begun are dropped; those running end
+        # with their batch (a thread cannot be killed), and the process exits once they have.
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: int) -> Iterator[T]:
@@ -452,6 +496,7 @@ def scan_batches(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     batch_bytes: int = BATCH_BYTES,
+    threads: bool = False,
     finish: Callable[[Any], Any] | None = None,
     pick: Callable[[Any], pl.DataFrame] | None = None,
 ) -> pl.LazyFrame:
@@ -469,7 +514,9 @@ def scan_batches(
     """
 
     def produce() -> Iterator[pl.DataFrame]:
-        run = partial(run_batches, work, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes)
+        run = partial(
+            run_batches, work, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes, threads=threads
+        )
         for result in run() if finish is None else run(finish=finish):
             yield result if pick is None else pick(result)
 

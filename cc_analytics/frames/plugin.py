@@ -125,6 +125,12 @@ class FormatPlugin:
     folder's walk collects the files any registered format's patterns match (an agent that
     writes whole JSON documents names them, ``"session-*.json"``, without taking every
     ``*.json`` of a folder)."""
+    lean_threads: ClassVar[bool] = False
+    """Whether its ``iter_requests`` and ``iter_tables(turns=False)`` (what ``usage`` and
+    ``sessions`` read) run their batches in threads of this process rather than in worker
+    processes (their time is spent outside the GIL): the processes started ahead of such a
+    run (``frames.sources.workers_ahead``) leave out the files its ``file_names`` patterns that
+    name more than a suffix match."""
     has_limits: ClassVar[bool] = False
     """Whether the verbs module has the :data:`LIMIT_VERBS` (the agent reports rate limits)."""
     has_composition: ClassVar[bool] = False
@@ -170,6 +176,15 @@ class FormatPlugin:
         """Whether the agent marked the transcript at ``source`` deleted (no loader reads it);
         ``exists`` and ``read`` look at files beside it, wherever it is stored."""
         return False
+
+    def batching(self, total: int, *, turns: bool) -> tuple[int, bool]:
+        """How the batch engine runs ``total`` bytes of its files for ``iter_tables`` (and the
+        table cache, which decodes through ``tables_batch``): the batch size, and whether the
+        batches go to threads of this process (:attr:`lean_threads`, without turns) rather
+        than to worker processes."""
+        from cc_analytics.frames.engine import BATCH_BYTES
+
+        return BATCH_BYTES, self.lean_threads and not turns
 
     def unit_bytes(self, path: Path) -> bytes | None:
         """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of

@@ -197,12 +197,55 @@ def _load() -> list[FormatPlugin]:
 
 
 def _entry_points() -> list[str]:
-    try:
-        from importlib.metadata import entry_points
+    """The values of the entry points of :data:`ENTRY_POINT_GROUP`, read from each installed
+    distribution's ``entry_points.txt`` on ``sys.path`` (the first of a name wins, as for
+    ``importlib.metadata``, whose import and scan cost every run a tenth of a second).
 
-        return [point.value for point in entry_points(group=ENTRY_POINT_GROUP)]
-    except Exception:  # noqa: BLE001  (broken metadata of another distribution)
-        return []
+    Examples:
+        >>> _entry_points()  # none of the distributions installed here declares a format
+        []
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    for folder in sys.path:
+        try:
+            names = sorted(os.listdir(folder or "."))
+        except OSError:  # not a folder (a zip file), or gone
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            distribution = name.rpartition(".")[0].partition("-")[0].lower().replace("-", "_").replace(".", "_")
+            if distribution in seen:
+                continue
+            seen.add(distribution)
+            try:
+                with open(os.path.join(folder or ".", name, "entry_points.txt"), encoding="utf-8") as handle:
+                    text = handle.read()
+            except (OSError, UnicodeDecodeError):  # no entry points, or broken metadata
+                continue
+            out += _group_values(text, ENTRY_POINT_GROUP)
+    return out
+
+
+def _group_values(text: str, group: str) -> list[str]:
+    """The values of the entries of ``[group]`` in the INI text of an ``entry_points.txt``.
+
+    Examples:
+        >>> _group_values("[console_scripts]\\nx = a:b\\n\\n[cc_analytics.formats]\\nmine = m.plugin:PLUGIN\\n", "cc_analytics.formats")
+        ['m.plugin:PLUGIN']
+    """
+    values: list[str] = []
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            inside = line[1:-1].strip() == group
+        elif inside and "=" in line:
+            values.append(line.partition("=")[2].strip())
+    return values
 
 
 def _plugin(spec: str, kind: type[P]) -> P | None:

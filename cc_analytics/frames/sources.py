@@ -310,10 +310,10 @@ def walk(roots: Iterable[Path]) -> list[Path]:
     return [Path(text) for text in sorted(_listed(roots), key=_parts)]
 
 
-def listed_size(source: Source) -> int:
+def listed_size(source: Source, *, skip: Callable[[str], bool] | None = None) -> int:
     """About how many bytes the transcripts of ``source`` hold (None: every format's default
     stores), from one listing of its folders: enough to decide, before the files are planned,
-    whether worker processes are worth starting.
+    whether worker processes are worth starting. ``skip``: names of files left out.
 
     Examples:
         >>> import tempfile, pathlib
@@ -324,22 +324,46 @@ def listed_size(source: Source) -> int:
     """
     sizes: list[int] = []
     if source is None:
-        _listed(default_stores(), sizes)  # absent stores hold nothing
+        _listed(default_stores(), sizes, skip)  # absent stores hold nothing
         return sum(sizes)
     for item in source_list(source):
         if isinstance(item, TranscriptFile):
-            sizes.append(item.size)
+            if skip is None or not skip(item.path.name):
+                sizes.append(item.size)
             continue
         text = os.path.expanduser(os.fspath(item))
         if os.path.isdir(text):
-            _listed([Path(text)], sizes)
+            _listed([Path(text)], sizes, skip)
         else:
-            sizes.extend(map(file_size, expand(item)))
+            sizes.extend(file_size(path) for path in expand(item) if skip is None or not skip(path.name))
     return sum(sizes)
 
 
+def threaded_names() -> Callable[[str], bool] | None:
+    """Whether a file name is one the formats that read ``sessions`` and ``usage`` in threads
+    (``FormatPlugin.lean_threads``) give their files, from their patterns that name more than
+    a suffix; None when no format does.
+
+    Examples:
+        >>> threaded_names()("rollout-2025-10-01T10-00-00-a.jsonl")
+        True
+    """
+    from cc_analytics.frames.registry import formats
+
+    patterns = [
+        pattern
+        for plugin in formats()
+        if plugin.lean_threads
+        for pattern in plugin.file_names
+        if not (pattern.startswith("*") and not GLOB_CHARS.intersection(pattern[1:]))
+    ]
+    return name_filter(patterns) if patterns else None
+
+
 @contextmanager
-def workers_ahead(source: Source, workers: int | None, *, start: bool = True) -> Iterator[str | None]:
+def workers_ahead(
+    source: Source, workers: int | None, *, start: bool = True, lean: bool = False
+) -> Iterator[str | None]:
     """Start the worker processes that reading ``source`` will use (None: every format's
     default stores) before its files are planned, from the size of one listing of its
     folders (:func:`listed_size`). They import Polars and the format packages while this
@@ -348,6 +372,8 @@ def workers_ahead(source: Source, workers: int | None, *, start: bool = True) ->
     see :func:`table_source_of`: it holds no transcripts to decode, so no worker is started),
     else None, so that the caller need not look for one again (on object storage, a request).
     ``start=False`` starts none (a run that expects to find its tables kept, ``frames.tablecache``).
+    ``lean``: the run reads what ``sessions`` and ``usage`` read, so the files of formats that
+    read those in threads (:func:`threaded_names`) need no process.
 
     Examples:
         >>> import tempfile, pathlib
@@ -367,7 +393,8 @@ def workers_ahead(source: Source, workers: int | None, *, start: bool = True) ->
     from cc_analytics.frames.registry import formats
 
     imports = [plugin.worker_module for plugin in formats()]
-    with workers_started(listed_size(source), workers, imports=imports):
+    size = listed_size(source, skip=threaded_names() if lean else None)
+    with workers_started(size, workers, imports=imports):
         yield None
 
 
@@ -453,8 +480,11 @@ def _parts(text: str) -> list[str]:
     return text.split(os.sep)
 
 
-def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
-    """What :func:`walk` keeps, as text, unsorted; with ``sizes``, each regular file's size is appended to it."""
+def _listed(
+    roots: Iterable[Path], sizes: list[int] | None = None, skip: Callable[[str], bool] | None = None
+) -> list[str]:
+    """What :func:`walk` keeps, as text, unsorted; with ``sizes``, each regular file's size is
+    appended to it (but those of the files whose names ``skip`` takes)."""
     out: list[str] = []
     wanted = name_filter()
     for root in roots:
@@ -478,7 +508,7 @@ def _listed(roots: Iterable[Path], sizes: list[int] | None = None) -> list[str]:
                         folders.append(entry.path)
                 elif wanted(entry.name):
                     out.append(entry.path)
-                    if sizes is not None:
+                    if sizes is not None and (skip is None or not skip(entry.name)):
                         try:
                             sizes.append(entry.stat().st_size)
                         except OSError:

@@ -595,10 +595,12 @@ def _decode(
     if not files:
         return
     from cc_analytics.frames.engine import run_batches
+    from cc_analytics.frames.registry import get
     from cc_analytics.frames.sources import package
 
     decode = partial(_decoded, partial(package(name).tables_batch, turns=turns))
-    yield from run_batches(decode, files, workers=workers)
+    batch_bytes, threads = get(name).batching(sum(file.size for file in files), turns=turns)
+    yield from run_batches(decode, files, workers=workers, batch_bytes=batch_bytes, threads=threads)
 
 
 def _decoded(decode: Any, batch: list[TranscriptFile]) -> tuple[list[TranscriptFile], Tables]:

@@ -101,6 +101,25 @@ def test_an_entry_point_adds_a_format(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "toy-agent" not in registry.names()
 
 
+def test_entry_points_are_read_from_the_installed_distributions_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What pip writes for a distribution that declares a format, found on sys.path; the same
+    # distribution further down the path is shadowed, as importlib.metadata has it.
+    for folder, value in (("first", "toy_agent_plugin:PLUGIN"), ("second", "shadowed:PLUGIN")):
+        info = tmp_path / folder / "toy_agent-1.0.dist-info"
+        info.mkdir(parents=True)
+        (info / "entry_points.txt").write_text(
+            f"[console_scripts]\ntoy = toy:main\n\n[cc_analytics.formats]\ntoy-agent = {value}\n"
+        )
+    other = tmp_path / "first" / "other-2.0.dist-info"
+    other.mkdir()
+    (other / "entry_points.txt").write_text("[cc_analytics.formats]\n# a comment\nother = other.plugin:PLUGIN\n")
+    (tmp_path / "first" / "plain-1.0.dist-info").mkdir()  # no entry points
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "first"), str(tmp_path / "second"), str(tmp_path / "absent")])
+    assert sorted(registry._entry_points()) == ["other.plugin:PLUGIN", "toy_agent_plugin:PLUGIN"]
+
+
 def test_a_broken_entry_point_is_named_and_left_out(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,6 +24,7 @@ from polars.testing import assert_frame_equal
 
 from cc_analytics.frames import api
 from cc_analytics.frames import schema as S
+from cc_analytics.frames.engine import BATCH_THREAD
 from cc_analytics.frames.plugin import BATCH_VERBS, VERBS, FormatPlugin
 from cc_analytics.frames.registry import fallback, formats
 from cc_analytics.frames.sources import TranscriptFile, plan
@@ -253,7 +254,8 @@ def test_ctrl_c_while_reading_ends_cleanly_and_writes_nothing(
 ) -> None:
     files = files_of(samples, plugin)
     folder = tmp_path / "many"
-    copies = max(1, (40 << 20) // max(1, sum(f.size for f in files)))  # about 40 MB of this format
+    # About 40 MB of this format (200 MB of one that reads in threads: they start in a moment)
+    copies = max(1, ((200 if plugin.lean_threads else 40) << 20) // max(1, sum(f.size for f in files)))
     for index in range(copies):
         for path in dict.fromkeys(f.path for f in files):  # several sessions may share a file (a database)
             relative = path.relative_to(SAMPLES)
@@ -264,7 +266,7 @@ def test_ctrl_c_while_reading_ends_cleanly_and_writes_nothing(
 
     out = tmp_path / "sessions.parquet"
     command = [str(SCRIPT), "sessions", str(folder), "--parquet", str(out), "--quiet", "--workers", "2"]
-    result = supervise(command, sig="SIGINT")
+    result = supervise(command, sig="SIGINT", when=f"thread:{BATCH_THREAD}" if plugin.lean_threads else "workers")
     assert_prompt_clean_exit(result, "SIGINT")
     assert not out.exists() and leftovers(tmp_path) == []
 

@@ -22,8 +22,8 @@ from polars.testing import assert_frame_equal
 from cc_analytics.frames.codex import iter_tables, read_problems, resolve, tables_batch
 from cc_analytics.frames.codex.decode import Profile, decode
 from cc_analytics.frames.codex.lean import Unclean, requests_tables, scan
+from cc_analytics.frames.codex.plugin import lean_batch_bytes
 from cc_analytics.frames.codex.requests import request_rows, requests_batch, walked_requests_batch
-from cc_analytics.frames.codex.sessions import lean_batch_bytes
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.sources import TranscriptFile
 from tests.conftest import ROOT, shared_path
@@ -107,7 +107,7 @@ def test_unreadable_and_empty_files_are_the_walkers(tmp_path: Path) -> None:
 def test_a_batch_size_for_the_lean_scan() -> None:
     assert lean_batch_bytes(10) == 32 * 2**20
     assert lean_batch_bytes(400 * 2**20) == 100 * 2**20
-    assert lean_batch_bytes(10 * 2**30) == 128 * 2**20
+    assert lean_batch_bytes(10 * 2**30) == 256 * 2**20
 
 
 # ------------------------------------------------------------------ generated rollouts

@@ -11,6 +11,7 @@ import gc
 import importlib.util
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -53,6 +54,11 @@ def new_state() -> list[Any]:
     return [0, 0, -1, -1, -1, -1, None, False]
 
 
+def new_sink() -> tuple[Any, ...]:
+    """What lean.scan hands the loop: the usage columns, settings, packed items, marks."""
+    return ([[] for _ in range(lean.USAGE_COLUMNS)], [], bytearray(), [])
+
+
 def test_the_policy_numbers() -> None:
     assert installed.MAX_DEPTH == jsonline.MAX_DEPTH
     assert installed.DUPLICATE_KEYS == jsonline.DUPLICATE_KEYS
@@ -86,25 +92,50 @@ def test_generated_rollouts(found: list[tuple[str, str]]) -> None:
         both(text.encode())
 
 
+def test_scans_in_threads_side_by_side_are_the_scans_one_by_one(tmp_path: Path) -> None:
+    # The loop runs without the GIL: what one thread's call keeps is its own.
+    make_corpus.generate(tmp_path / "home", 3, seed=11)
+    contents = [file.path.read_bytes() for file in resolve(tmp_path / "home")] * 3
+    alone = [lean.scan(data) for data in contents]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lean.scan, contents)) == alone
+
+
+def test_a_rollout_longer_than_a_flush_of_records() -> None:
+    # Thousands of clean lines in one call: the rows are made every FLUSH_AT records, in order.
+    count = (
+        b'{"timestamp":"2025-11-03T09:00:02.000Z","type":"event_msg","payload":{"type":"token_count",'
+        b'"info":{"total_token_usage":{"input_tokens":%d,"output_tokens":1,"total_tokens":%d},'
+        b'"last_token_usage":{"input_tokens":5,"output_tokens":1,"total_tokens":6}},"rate_limits":null}}'
+    )
+    lines = [HEADER]
+    for index in range(3000):
+        lines += [PROMPT, count % (index, index + 1), count % (index, index + 1)]  # a repeat
+    found = both(b"\n".join(lines) + b"\n")
+    assert found.lines == 9001
+    assert found.usage[0] == list(range(3, 9001, 3))  # the line column: one row a count, not a repeat
+
+
 def test_the_loop_takes_the_clean_lines_and_hands_back_the_others() -> None:
     data = (
         HOME / "sessions/2025/11/03/rollout-2025-11-03T09-00-00-0199a000-0000-7000-8000-000000000001.jsonl"
     ).read_bytes()
     lines = data.split(b"\n")[:-1]
-    sink: tuple[list[Any], ...] = ([], [], [], [])
+    sink = new_sink()
     state = new_state()
     # The header is Python's: handed back at once, as line 1.
     assert installed.scan_lines(data, 0, 0, sink, state) == (0, len(lines[0]), 1)
     taken = installed.scan_lines(data, len(lines[0]) + 1, 1, sink, state)
     assert taken is None or taken[2] > 2
     assert state[0] >= 2 and state[1] >= 3  # lines taken, the last one with a head
-    assert sink[0] and sink[1] and sink[3]  # usage rows, settings, marks
-    assert all(row[0] > 1 for rows in sink for row in rows)
+    assert sink[0][0] and sink[1] and sink[2] and sink[3]  # usage rows, settings, items, marks
+    assert all(line > 1 for line in sink[0][0]) and all(row[0] > 1 for rows in (sink[1], sink[3]) for row in rows)
+    assert {len(column) for column in sink[0]} == {len(sink[0][0])}  # whole rows
 
 
 def test_a_clean_rollout_is_taken_whole_after_its_header() -> None:
     data = HEADER + b"\n" + PROMPT + b"\n\n" + PROMPT + b"\n"
-    sink: tuple[list[Any], ...] = ([], [], [], [])
+    sink = new_sink()
     state = new_state()
     assert installed.scan_lines(data, len(HEADER) + 1, 1, sink, state) is None
     assert sink[3] == [(2, lean.PROMPT), (4, lean.PROMPT)]
@@ -130,7 +161,7 @@ def test_a_clean_rollout_is_taken_whole_after_its_header() -> None:
 def test_the_loop_declines_what_python_must_read(line: bytes) -> None:
     data = HEADER + b"\n" + line + b"\n"
     start = len(HEADER) + 1
-    assert installed.scan_lines(data, start, 1, ([], [], [], []), new_state()) == (start, start + len(line), 2)
+    assert installed.scan_lines(data, start, 1, new_sink(), new_state()) == (start, start + len(line), 2)
     both(data)
 
 
@@ -140,7 +171,7 @@ def test_a_forks_burst_leaves_token_counts_to_python() -> None:
     start = len(HEADER) + 1
     state = new_state()
     state[7] = True
-    assert installed.scan_lines(data, start, 1, ([], [], [], []), state) == (start + len(PROMPT) + 1, len(data) - 1, 3)
+    assert installed.scan_lines(data, start, 1, new_sink(), state) == (start + len(PROMPT) + 1, len(data) - 1, 3)
     assert state[:2] == [1, 2]
 
 
@@ -148,11 +179,17 @@ def test_bad_arguments_are_errors() -> None:
     with pytest.raises(TypeError):
         installed.scan_lines(b"", 0, 0, ([], []), new_state())
     with pytest.raises(TypeError):
-        installed.scan_lines(b"", 0, 0, ([], [], [], ()), new_state())
+        installed.scan_lines(b"", 0, 0, ([], [], [], []), new_state())  # the usage columns, the packed items
+    with pytest.raises(TypeError):
+        installed.scan_lines(b"", 0, 0, (*new_sink()[:3], ()), new_state())
     with pytest.raises(ValueError, match="bad offsets"):
-        installed.scan_lines(PROMPT, 0, 0, ([], [], [], []), [0, 0, 10**6, 10**6, -1, -1, None, False])
+        installed.scan_lines(PROMPT, 0, 0, new_sink(), [0, 0, 10**6, 10**6, -1, -1, None, False])
     with pytest.raises(ValueError, match="bad offsets"):
-        installed.scan_lines(PROMPT, -1, 0, ([], [], [], []), new_state())
+        installed.scan_lines(PROMPT, -1, 0, new_sink(), new_state())
+    with pytest.raises(ValueError, match="whole"):
+        installed.item_sums(b"\0" * 23, 0, 0, 0)
+    with pytest.raises(ValueError, match="bucket"):
+        installed.item_sums((1).to_bytes(8, sys.byteorder) + (5).to_bytes(8, sys.byteorder) + bytes(8), 0, 0, 0)
 
 
 def another_module() -> ModuleType:
@@ -164,17 +201,17 @@ def another_module() -> ModuleType:
     return module
 
 
-def test_each_module_object_has_its_own_state() -> None:
+def test_module_objects_are_independent() -> None:
     other = another_module()
     assert other is not installed
     data = HEADER + b"\n" + PROMPT + b"\n"
     for module in (other, installed):
-        sink: tuple[list[Any], ...] = ([], [], [], [])
+        sink = new_sink()
         assert module.scan_lines(data, len(HEADER) + 1, 1, sink, new_state()) is None
         assert sink[3] == [(2, lean.PROMPT)]
     del other
     gc.collect()
-    assert installed.scan_lines(data, len(HEADER) + 1, 1, ([], [], [], []), new_state()) is None
+    assert installed.scan_lines(data, len(HEADER) + 1, 1, new_sink(), new_state()) is None
 
 
 def test_the_extension_loads_in_a_subinterpreter() -> None:
@@ -187,7 +224,8 @@ def test_the_extension_loads_in_a_subinterpreter() -> None:
         f"spec = importlib.util.spec_from_file_location({lean.NATIVE!r}, {installed.__file__!r})\n"
         "module = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(module)\n"
-        f"assert module.scan_lines({PROMPT!r}, 0, 0, ([], [], [], []), [0, 0, -1, -1, -1, -1, None, False]) is None\n"
+        f"sink = ([[] for _ in range({lean.USAGE_COLUMNS})], [], bytearray(), [])\n"
+        f"assert module.scan_lines({PROMPT!r}, 0, 0, sink, [0, 0, -1, -1, -1, -1, None, False]) is None\n"
         "'''\n"
         "print(interpreters.run_string(interp, code))\n"
         "interpreters.destroy(interp)\n"

@@ -192,3 +192,23 @@ def test_the_shared_examples() -> None:
     small = sessions.filter(pl.col("project") == "/tmp/repo").row(0, named=True)
     assert (small["requests"], small["input_tokens"], small["cache_read_tokens"]) == (1, 12757, 3584)
     assert small["compactions"] == 7  # six compacted lines and one lone context_compacted event
+
+
+def test_sessions_and_usage_over_rollouts_start_no_worker_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Their batches go to threads (the lean scan's C loop releases the GIL): processes started
+    # ahead would end unused. A run that needs the turns (the walker) still starts them.
+    from cc_analytics.frames import engine
+    from cc_analytics.frames.sources import workers_ahead
+    from tests.fixtures.codex import make_corpus
+
+    make_corpus.generate(tmp_path / "home", 1, seed=3)
+    with workers_ahead(tmp_path / "home", 2, lean=True):
+        assert not engine._started
+    with workers_ahead(tmp_path / "home", 2):
+        assert engine._started
+    monkeypatch.setattr("cc_analytics.frames.codex.plugin.LEAN_BATCH_MIN", 2**16)  # batches of 64 KiB: several
+    threaded = read_sessions(tmp_path / "home", workers=2)
+    assert threaded.height > 4
+    assert threaded.equals(read_sessions(tmp_path / "home", workers=1))

@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
@@ -46,6 +47,41 @@ def test_two_batches_with_a_worker() -> None:
     units = [Unit("a", 10), Unit("b", 10)]
     results = list(run_batches(batch_pid, units, workers=2, batch_bytes=10))
     assert [ids for ids, _pid in results] == [["a"], ["b"]]
+
+
+def batch_thread(batch: list[Unit]) -> tuple[list[str], int, int]:
+    return [unit.session_id for unit in batch], os.getpid(), threading.get_ident()
+
+
+def test_threads_give_results_in_batch_order_in_this_process() -> None:
+    units = [Unit(f"s{index:03}", 10) for index in range(40)]
+    seen: list[tuple[int, int]] = []
+    results = list(
+        run_batches(
+            batch_thread, units, workers=2, batch_bytes=20, threads=True, on_progress=lambda d, t: seen.append((d, t))
+        )
+    )
+    assert [ids for ids, _pid, _thread in results] == [[u.session_id for u in b] for b in batches(units, 20)]
+    assert seen[-1] == (400, 400)
+    assert {pid for _ids, pid, _thread in results} == {os.getpid()}  # no process started
+    assert threading.get_ident() not in {thread for _ids, _pid, thread in results}  # the pool's threads
+
+
+def test_a_consumer_that_stops_leaves_the_batches_not_begun() -> None:
+    units = [Unit(f"s{index:03}", 10) for index in range(20)]
+    begun: list[str] = []
+    gate = threading.Event()
+
+    def work(batch: list[Unit]) -> str:
+        begun.append(batch[0].session_id)
+        gate.wait(5)
+        return batch[0].session_id
+
+    run = run_batches(work, units, workers=2, batch_bytes=10, threads=True)
+    gate.set()
+    assert next(run) == "s000"
+    run.close()  # cancels what no thread has taken
+    assert len(begun) < len(units)
 
 
 def test_one_worker_runs_in_process() -> None:

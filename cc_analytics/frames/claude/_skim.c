@@ -1661,9 +1661,9 @@ static void skim_free(void *module) {
     if (!st) return;
     skim_clear((PyObject *)module);
     PyMem_Free(st->scratch.blocks);
-    PyMem_Free(st->scratch.keys);
-    PyMem_Free(st->scratch.text);
-    PyMem_Free(st->scratch.levels);
+    PyMem_RawFree(st->scratch.keys);
+    PyMem_RawFree(st->scratch.text);
+    PyMem_RawFree(st->scratch.levels);
     memset(&st->scratch, 0, sizeof(st->scratch));
 }
 

@@ -25,7 +25,9 @@
  * declined). session_meta, compacted, thread_settings_applied, lines with an "ordinal" and
  * every line that breaks a rule are Python's.
  *
- * sink: (usage, settings, items, marks), lean.scan's lists, appended to as it appends to them.
+ * sink: (usage, settings, items, marks), what lean.scan appends to: the usage rows' 18 column
+ * lists, the settings rows, the items packed in a bytearray (line, bucket, tokens: three native
+ * int64 each, summed by item_sums) and the marks.
  * state: [lines, last_line, min_stamp, max_stamp, last_start, last_end, last_values, in_burst],
  * read on entry and written back on return: the lines taken here, the last line with a head,
  * the offsets of the earliest and latest timestamp taken here (-1: none), the span of the last
@@ -33,16 +35,19 @@
  * None); lean.scan keeps the last three up to date on the lines it reads itself. in_burst (read
  * only): a fork's leading burst is open, so every token_count is Python's (it may close it).
  *
+ * The loop runs without the GIL, so that threads scan rollouts side by side: it keeps what it
+ * reads of each line as plain C records, and the rows are made from them with the GIL held again
+ * (every FLUSH_AT records, and when the loop stops). Its scratch buffers are its own call's.
+ *
  * The JSON primitives are shared with the Claude Code skimmer: ../_jsonscan.h and
- * ../_jsonscan_parse.h. The module initialises in phases (PEP 489) and keeps everything it
- * holds in its module state (interned bucket names, scratch buffers), nothing in static
- * variables. Plain C99 and the CPython C API (3.11 and later).
+ * ../_jsonscan_parse.h. The module initialises in phases (PEP 489) and holds nothing, in
+ * static variables or module state. Plain C99 and the CPython C API (3.11 and later).
  */
 #include "../_jsonscan.h"
 
 typedef enum { X_SKIP = 0, X_TOP, X_PAYLOAD, X_CONTENT, X_PART, X_INFO, X_TOTAL, X_LAST } Ctx;
 
-/* Scratch space kept between calls, in the module state (the GIL is held throughout). */
+/* Scratch space of one scan_lines call (its loop runs without the GIL: nothing it writes is shared). */
 typedef struct {
     Span *keys;
     Py_ssize_t keys_cap, keys_len;
@@ -76,13 +81,6 @@ typedef struct {
     Val counts[2][U_KEYS];
     int model_keys; /* info has model, model_name or metadata */
 } Parser;
-
-typedef struct {
-    PyObject *b_system, *b_user, *b_assistant, *b_tool, *b_tool_calls;
-    Scratch scratch;
-} ScanState;
-
-static inline ScanState *state_of(PyObject *module) { return (ScanState *)PyModule_GetState(module); }
 
 static int parse_value(Parser *P, Val *out, Ctx ctx);
 
@@ -325,45 +323,60 @@ static int decoded_starts(const Val *v, const char *prefix) {
     return 1;
 }
 
-/* Append a new tuple of n items (references stolen; NULL items: fails, releasing the others). */
-static int append_tuple(PyObject *list, Py_ssize_t n, PyObject **items) {
-    PyObject *tuple = PyTuple_New(n);
-    int ok = tuple != NULL;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        if (!items[k]) ok = 0;
-    }
-    if (!ok) {
-        for (Py_ssize_t k = 0; k < n; k++) Py_XDECREF(items[k]);
-        Py_XDECREF(tuple);
-        return 0;
-    }
-    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SET_ITEM(tuple, k, items[k]);
-    ok = PyList_Append(list, tuple) == 0;
-    Py_DECREF(tuple);
-    return ok;
-}
+/* --- What the loop keeps of a line ------------------------------------------------------------
+ *
+ * The loop reads lines without the GIL (other threads run meanwhile) and keeps what it finds as
+ * records, plain C; with the GIL held again, emit() makes the Python rows of lean.scan's lists
+ * from them, in line order. A line either gives all its records or none (declined). */
 
-/* items: (line, bucket, tokens, False) */
-static int add_item(PyObject *items, Py_ssize_t number, PyObject *bucket, long long tokens) {
-    PyObject *row[4] = {PyLong_FromSsize_t(number), Py_NewRef(bucket), PyLong_FromLongLong(tokens),
-                        Py_NewRef(Py_False)};
-    return append_tuple(items, 4, row);
-}
-
-/* marks: (line, code) */
-static int add_mark(PyObject *marks, Py_ssize_t number, int code) {
-    PyObject *row[2] = {PyLong_FromSsize_t(number), PyLong_FromLong(code)};
-    return append_tuple(marks, 2, row);
-}
-
-/* settings: (line, model, None, False) */
-static int add_setting(PyObject *settings, Py_ssize_t number, PyObject *model) {
-    PyObject *row[4] = {PyLong_FromSsize_t(number), Py_NewRef(model), Py_NewRef(Py_None), Py_NewRef(Py_False)};
-    return append_tuple(settings, 4, row);
-}
-
+enum { R_ITEM = 0, R_MARK, R_SETTING, R_COUNT, R_REPEAT };
+enum { B_SYSTEM = 0, B_USER, B_ASSISTANT, B_TOOL, B_TOOL_CALLS };
 enum { M_PROMPT = 0, M_LEGACY = 1, M_COMPACT_EVENT = 3 }; /* lean.PROMPT, LEGACY, COMPACT_EVENT */
+
+/* What lean._count_of_body reads of a token_count: None (info is not an object), or the total's
+ * and the last request's six counts (each present or not) and the window. */
+typedef struct {
+    int none;
+    int has[2];
+    long long counts[2][6];
+    long long window; /* -1: None */
+} Count;
+
+typedef struct {
+    int kind;
+    int code; /* R_ITEM: its bucket (B_*); R_MARK: its code (M_*) */
+    Py_ssize_t number;
+    Py_ssize_t a, b; /* R_ITEM: a, its tokens; R_SETTING: the model's bytes [a, b); counts: a, the stamp's offset */
+    Count count;     /* R_COUNT */
+} Rec;
+
+typedef struct {
+    Rec *rec;
+    Py_ssize_t n, cap;
+} Recs;
+
+/* The records a loop keeps before emit() turns them into rows (memory stays small and flat). */
+#define FLUSH_AT 1024
+
+static Rec *new_rec(Recs *R, int kind, Py_ssize_t number) {
+    if (R->n == R->cap) {
+        Py_ssize_t cap = R->cap ? R->cap * 2 : 64;
+        Rec *grown = PyMem_RawRealloc(R->rec, (size_t)cap * sizeof(Rec));
+        if (!grown) return NULL;
+        R->rec = grown;
+        R->cap = cap;
+    }
+    Rec *r = &R->rec[R->n++];
+    r->kind = kind;
+    r->code = 0;
+    r->number = number;
+    r->a = r->b = 0;
+    return r;
+}
+
 enum { SINK_USAGE = 0, SINK_SETTINGS, SINK_ITEMS, SINK_MARKS, SINK_SIZE };
+#define USAGE_COLUMNS 18 /* line, timestamp, then a count's 16 values (lean.USAGE_COLUMNS) */
+#define ITEM_BYTES 24    /* an item in sink[SINK_ITEMS]: line, bucket, tokens, native int64 each */
 enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, ST_LAST_VALUES, ST_IN_BURST, ST_SIZE };
 #define TAKEN 1
 #define DECLINED 0
@@ -372,18 +385,18 @@ enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, S
 /* What one scan_lines call reads and writes back to its state. */
 typedef struct {
     Py_ssize_t lines, last_line, min, max, last_start, last_end;
-    PyObject *last_values; /* a new reference */
+    PyObject *last_values; /* a new reference; read and written by emit() only */
     int in_burst;
 } Run;
 
-static void init_parser(Parser *P, ScanState *st, const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
+static void init_parser(Parser *P, Scratch *S, const uint8_t *p, const uint8_t *end, const uint8_t *limit) {
     memset(P, 0, sizeof(Parser));
     P->p = p;
     P->end = end;
     P->limit = limit;
-    P->scratch = &st->scratch;
+    P->scratch = S;
     P->joined.ascii = 1;
-    st->scratch.keys_len = 0;
+    S->keys_len = 0;
 }
 
 /* The line data[start:stop] as a whole, parsed from its first byte: 1 when it is one valid object. */
@@ -410,16 +423,15 @@ static int usage_counts(const Val *usage, const Val *counts, long long out[6]) {
     return 1;
 }
 
-/* A token_count's body (the bytes after its payload type): DECLINED, or TAKEN with *values set
- * to what lean._count_of_body reads of it (a new reference: a tuple, or None). */
-static int read_count(ScanState *st, const uint8_t *body, const uint8_t *stop, const uint8_t *limit,
-                      PyObject **values) {
+/* A token_count's body (the bytes after its payload type): DECLINED, or TAKEN with *out set to
+ * what lean._count_of_body reads of it. */
+static int read_count(Scratch *S, const uint8_t *body, const uint8_t *stop, const uint8_t *limit, Count *out) {
     static const char info_key[] = ",\"info\":", limits_key[] = ",\"rate_limits\":";
     const Py_ssize_t info_n = sizeof(info_key) - 1, limits_n = sizeof(limits_key) - 1;
     if (stop - body < info_n + limits_n + 2 || stop[-1] != '}' || stop[-2] != '}') return DECLINED;
     if (memcmp(body, info_key, (size_t)info_n) != 0) return DECLINED;
     Parser P;
-    init_parser(&P, st, body + info_n, stop - 2, limit);
+    init_parser(&P, S, body + info_n, stop - 2, limit);
     P.depth = 2; /* inside the line's object and its payload */
     Val info;
     if (P.p >= P.end || !parse_value(&P, &info, X_INFO)) return DECLINED;
@@ -427,77 +439,38 @@ static int read_count(ScanState *st, const uint8_t *body, const uint8_t *stop, c
     P.p += limits_n;
     Val limits;
     if (P.p >= P.end || !parse_value(&P, &limits, X_SKIP) || P.p != P.end) return DECLINED;
+    memset(out, 0, sizeof(Count));
     if (info.t != J_OBJ) {
-        *values = Py_NewRef(Py_None);
+        out->none = 1;
         return TAKEN;
     }
     if (P.model_keys) return DECLINED; /* lean reads the model through values.usage_model */
-    long long counts[2][6];
-    int has[2];
-    has[0] = usage_counts(&P.total, P.counts[0], counts[0]);
-    has[1] = usage_counts(&P.last, P.counts[1], counts[1]);
-    if (has[0] < 0 || has[1] < 0) return DECLINED;
-    PyObject *row[16];
-    Py_ssize_t at = 0;
-    for (int u = 0; u < 2; u++) {
-        row[at++] = Py_NewRef(has[u] ? Py_True : Py_False);
-        for (int k = 0; k < 6; k++) row[at++] = has[u] ? PyLong_FromLongLong(counts[u][k]) : Py_NewRef(Py_None);
-    }
-    row[at++] = P.window.t == J_INT && P.window.i > 0 ? PyLong_FromLongLong(P.window.i) : Py_NewRef(Py_None);
-    row[at++] = Py_NewRef(Py_None);
-    PyObject *tuple = PyTuple_New(16);
-    int ok = tuple != NULL;
-    for (int k = 0; k < 16; k++) ok = ok && row[k] != NULL;
-    if (!ok) {
-        for (int k = 0; k < 16; k++) Py_XDECREF(row[k]);
-        Py_XDECREF(tuple);
-        return FAILED;
-    }
-    for (int k = 0; k < 16; k++) PyTuple_SET_ITEM(tuple, k, row[k]);
-    *values = tuple;
+    out->has[0] = usage_counts(&P.total, P.counts[0], out->counts[0]);
+    out->has[1] = usage_counts(&P.last, P.counts[1], out->counts[1]);
+    if (out->has[0] < 0 || out->has[1] < 0) return DECLINED;
+    out->window = P.window.t == J_INT && P.window.i > 0 ? P.window.i : -1;
     return TAKEN;
 }
 
-/* A token_count line: what lean.scan does with it (usage row, model, the last count). */
-static int token_count(ScanState *st, PyObject *sink, Run *run, const uint8_t *data, Py_ssize_t number,
-                       const uint8_t *stamp, Py_ssize_t cut, Py_ssize_t stop, const uint8_t *limit) {
+/* A token_count line: a count read anew, or a repeat of the last one (same bytes after the
+ * timestamp: read once, as lean.scan reads it). */
+static int token_count(Scratch *S, Recs *R, Run *run, const uint8_t *data, Py_ssize_t number, const uint8_t *stamp,
+                       Py_ssize_t cut, Py_ssize_t stop, const uint8_t *limit) {
     Py_ssize_t size = stop - cut;
     int repeat = run->last_start >= 0 && run->last_end - run->last_start == size &&
                  memcmp(data + run->last_start, data + cut, (size_t)size) == 0;
+    Rec *r = new_rec(R, repeat ? R_REPEAT : R_COUNT, number);
+    if (!r) return FAILED;
+    r->a = stamp - data;
     if (!repeat) {
-        PyObject *values = NULL;
-        int got = read_count(st, data + cut, data + stop, limit, &values);
-        if (got != TAKEN) return got;
-        Py_XSETREF(run->last_values, values);
+        int got = read_count(S, data + cut, data + stop, limit, &r->count);
+        if (got != TAKEN) {
+            R->n--;
+            return got;
+        }
         run->last_start = cut;
         run->last_end = stop;
     }
-    PyObject *values = run->last_values;
-    if (values == NULL || values == Py_None) return TAKEN;
-    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != 16) {
-        PyErr_SetString(PyExc_TypeError, "scan_lines: the last count's values are not a 16-tuple or None");
-        return FAILED;
-    }
-    /* A repeat with a total changes nothing (lean.scan): its row is left out, its model named. */
-    if (!(repeat && PyTuple_GET_ITEM(values, 0) == Py_True)) {
-        PyObject *row = PyTuple_New(18);
-        if (!row) return FAILED;
-        PyObject *line = PyLong_FromSsize_t(number), *text = ascii_str((const char *)stamp, STAMP_SIZE);
-        if (!line || !text) {
-            Py_XDECREF(line);
-            Py_XDECREF(text);
-            Py_DECREF(row);
-            return FAILED;
-        }
-        PyTuple_SET_ITEM(row, 0, line);
-        PyTuple_SET_ITEM(row, 1, text);
-        for (Py_ssize_t k = 0; k < 16; k++) PyTuple_SET_ITEM(row, k + 2, Py_NewRef(PyTuple_GET_ITEM(values, k)));
-        int ok = PyList_Append(PyTuple_GET_ITEM(sink, SINK_USAGE), row) == 0;
-        Py_DECREF(row);
-        if (!ok) return FAILED;
-    }
-    PyObject *model = PyTuple_GET_ITEM(values, 15);
-    if (model != Py_None && !add_setting(PyTuple_GET_ITEM(sink, SINK_SETTINGS), number, model)) return FAILED;
     return TAKEN;
 }
 
@@ -507,37 +480,50 @@ static long long text_tokens(const Val *v) {
     return tokens_of(v->m.units, v->m.cjk);
 }
 
+static int add_item(Recs *R, Py_ssize_t number, int bucket, long long tokens) {
+    Rec *r = new_rec(R, R_ITEM, number);
+    if (!r) return FAILED;
+    r->code = bucket;
+    r->a = (Py_ssize_t)tokens;
+    return TAKEN;
+}
+
+static int add_mark(Recs *R, Py_ssize_t number, int code) {
+    Rec *r = new_rec(R, R_MARK, number);
+    if (!r) return FAILED;
+    r->code = code;
+    return TAKEN;
+}
+
 /* A response item lean.scan parses: TAKEN, DECLINED or FAILED. */
-static int response_item(ScanState *st, PyObject *sink, Parser *P, const uint8_t *ptype, const uint8_t *ptype_end,
-                         Py_ssize_t number) {
+static int response_item(Recs *R, Parser *P, const uint8_t *ptype, const uint8_t *ptype_end, Py_ssize_t number) {
     if (!parse_line(P) || P->payload.t != J_OBJ) return DECLINED;
-    PyObject *items = PyTuple_GET_ITEM(sink, SINK_ITEMS);
     if (is(ptype, ptype_end, "function_call_output") || is(ptype, ptype_end, "custom_tool_call_output")) {
         long long tokens = text_tokens(&P->output);
         if (tokens < 0) return DECLINED;
-        return add_item(items, number, st->b_tool, tokens) ? TAKEN : FAILED;
+        return add_item(R, number, B_TOOL, tokens);
     }
     if (is(ptype, ptype_end, "function_call") || is(ptype, ptype_end, "custom_tool_call")) {
         const Val *name = &P->name, *arguments = ptype_end - ptype == 13 ? &P->arguments : &P->input;
         if (name->t != J_STR || arguments->t != J_STR || past_cjk(name) || past_cjk(arguments)) return DECLINED;
         /* "name arguments" */
         long long tokens = tokens_of(name->m.units + arguments->m.units + 1, name->m.cjk + arguments->m.cjk);
-        return add_item(items, number, st->b_tool_calls, tokens) ? TAKEN : FAILED;
+        return add_item(R, number, B_TOOL_CALLS, tokens);
     }
     int message = is(ptype, ptype_end, "message");
     if (message || is(ptype, ptype_end, "agent_message")) {
-        PyObject *bucket = st->b_user; /* an agent message: another agent's, received */
+        int bucket = B_USER; /* an agent message: another agent's, received */
         int user = 0;
         if (message) {
             const Val *role = &P->role;
-            bucket = st->b_assistant;
+            bucket = B_ASSISTANT;
             if (role->t == J_STR) {
                 if (role->escaped) return DECLINED;
                 if (is(role->s, role->e, "user")) {
-                    bucket = st->b_user;
+                    bucket = B_USER;
                     user = 1;
                 } else if (is(role->s, role->e, "system") || is(role->s, role->e, "developer")) {
-                    bucket = st->b_system;
+                    bucket = B_SYSTEM;
                 }
             }
         }
@@ -555,11 +541,11 @@ static int response_item(ScanState *st, PyObject *sink, Parser *P, const uint8_t
         } else if (content->t == J_OBJ) {
             return DECLINED;
         }
-        if (!add_item(items, number, bucket, tokens_of(text.units, text.cjk))) return FAILED;
+        if (add_item(R, number, bucket, tokens_of(text.units, text.cjk)) != TAKEN) return FAILED;
         if (user) {
             /* a prompt before user_message, unless injected context (turns.INJECTED_PREFIXES) */
             int injected = first != NULL && (decoded_starts(first, "<") || decoded_starts(first, "# AGENTS.md"));
-            if (!injected && !add_mark(PyTuple_GET_ITEM(sink, SINK_MARKS), number, M_LEGACY)) return FAILED;
+            if (!injected) return add_mark(R, number, M_LEGACY);
         }
         return TAKEN;
     }
@@ -570,7 +556,7 @@ static int response_item(ScanState *st, PyObject *sink, Parser *P, const uint8_t
 }
 
 /* One line, data[start:stop] (stop: its closing brace's end): TAKEN, DECLINED or FAILED. */
-static int scan_line(ScanState *st, PyObject *sink, Run *run, const uint8_t *data, Py_ssize_t start, Py_ssize_t stop,
+static int scan_line(Scratch *S, Recs *R, Run *run, const uint8_t *data, Py_ssize_t start, Py_ssize_t stop,
                      const uint8_t *limit, Py_ssize_t number) {
     static const char head[] = "{\"timestamp\":\"", type_key[] = "\",\"type\":\"", payload_key[] = "\",\"payload\":",
                       ptype_key[] = "{\"type\":\"";
@@ -590,7 +576,7 @@ static int scan_line(ScanState *st, PyObject *sink, Run *run, const uint8_t *dat
     }
     Py_ssize_t cut = ptype_end ? ptype_end + 1 - data : -1; /* after the payload type's closing quote */
     Parser P;
-    init_parser(&P, st, data + start, end, limit);
+    init_parser(&P, S, data + start, end, limit);
     int got = TAKEN;
     if (is(kind, kind_end, "response_item")) {
         if (!ptype_end) return DECLINED;
@@ -598,17 +584,17 @@ static int scan_line(ScanState *st, PyObject *sink, Run *run, const uint8_t *dat
             is(ptype, ptype_end, "image_generation_call") || is(ptype, ptype_end, "compaction"))
             got = TAKEN; /* decode.UNMEASURED_ITEMS: not parsed */
         else
-            got = response_item(st, sink, &P, ptype, ptype_end, number);
+            got = response_item(R, &P, ptype, ptype_end, number);
     } else if (is(kind, kind_end, "event_msg")) {
         if (!ptype_end) return DECLINED;
         if (is(ptype, ptype_end, "token_count")) {
             if (run->in_burst) return DECLINED;
-            got = token_count(st, sink, run, data, number, stamp, cut, stop, limit);
+            got = token_count(S, R, run, data, number, stamp, cut, stop, limit);
         } else if (is(ptype, ptype_end, "user_message")) {
             if (!parse_line(&P) || P.payload.t != J_OBJ) return DECLINED;
-            got = add_mark(PyTuple_GET_ITEM(sink, SINK_MARKS), number, M_PROMPT) ? TAKEN : FAILED;
+            got = add_mark(R, number, M_PROMPT);
         } else if (is(ptype, ptype_end, "context_compacted")) {
-            got = add_mark(PyTuple_GET_ITEM(sink, SINK_MARKS), number, M_COMPACT_EVENT) ? TAKEN : FAILED;
+            got = add_mark(R, number, M_COMPACT_EVENT);
         } else if (is(ptype, ptype_end, "thread_settings_applied")) {
             return DECLINED;
         }
@@ -621,11 +607,10 @@ static int scan_line(ScanState *st, PyObject *sink, Run *run, const uint8_t *dat
             while (s < e && *s == ' ') s++;
             while (e > s && e[-1] == ' ') e--;
             if (e > s) {
-                PyObject *name = ascii_str((const char *)s, e - s);
-                if (!name) return FAILED;
-                int ok = add_setting(PyTuple_GET_ITEM(sink, SINK_SETTINGS), number, name);
-                Py_DECREF(name);
-                if (!ok) return FAILED;
+                Rec *r = new_rec(R, R_SETTING, number);
+                if (!r) return FAILED;
+                r->a = s - data;
+                r->b = e - data;
             }
         }
     } else if (is(kind, kind_end, "session_meta") || is(kind, kind_end, "compacted")) {
@@ -638,6 +623,127 @@ static int scan_line(ScanState *st, PyObject *sink, Run *run, const uint8_t *dat
     if (run->min < 0 || memcmp(data + at, data + run->min, STAMP_SIZE) < 0) run->min = at;
     if (run->max < 0 || memcmp(data + at, data + run->max, STAMP_SIZE) > 0) run->max = at;
     return TAKEN;
+}
+
+/* --- The rows, made with the GIL held ----------------------------------------------------- */
+
+/* Append a new tuple of n items (references stolen; NULL items: fails, releasing the others). */
+static int append_tuple(PyObject *list, Py_ssize_t n, PyObject **items) {
+    PyObject *tuple = PyTuple_New(n);
+    int ok = tuple != NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!items[k]) ok = 0;
+    }
+    if (!ok) {
+        for (Py_ssize_t k = 0; k < n; k++) Py_XDECREF(items[k]);
+        Py_XDECREF(tuple);
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) PyTuple_SET_ITEM(tuple, k, items[k]);
+    ok = PyList_Append(list, tuple) == 0;
+    Py_DECREF(tuple);
+    return ok;
+}
+
+/* settings: (line, model, None, False) */
+static int setting_row(PyObject *settings, Py_ssize_t number, PyObject *model) {
+    PyObject *row[4] = {PyLong_FromSsize_t(number), Py_NewRef(model), Py_NewRef(Py_None), Py_NewRef(Py_False)};
+    return append_tuple(settings, 4, row);
+}
+
+/* A count's values as lean._count_of_body gives them: None, or a 16-tuple (a new reference). */
+static PyObject *count_values(const Count *c) {
+    if (c->none) return Py_NewRef(Py_None);
+    PyObject *row[16];
+    Py_ssize_t at = 0;
+    for (int u = 0; u < 2; u++) {
+        row[at++] = Py_NewRef(c->has[u] ? Py_True : Py_False);
+        for (int k = 0; k < 6; k++) row[at++] = c->has[u] ? PyLong_FromLongLong(c->counts[u][k]) : Py_NewRef(Py_None);
+    }
+    row[at++] = c->window >= 0 ? PyLong_FromLongLong(c->window) : Py_NewRef(Py_None);
+    row[at++] = Py_NewRef(Py_None);
+    PyObject *tuple = PyTuple_New(16);
+    int ok = tuple != NULL;
+    for (int k = 0; k < 16; k++) ok = ok && row[k] != NULL;
+    if (!ok) {
+        for (int k = 0; k < 16; k++) Py_XDECREF(row[k]);
+        Py_XDECREF(tuple);
+        return NULL;
+    }
+    for (int k = 0; k < 16; k++) PyTuple_SET_ITEM(tuple, k, row[k]);
+    return tuple;
+}
+
+/* What lean.scan does with a count's values (the last ones read): its usage row, appended to
+ * the usage columns (left out for a repeat with a total: it changes nothing), and its model.
+ * 1, or 0 with an exception set. */
+static int count_rows(PyObject *sink, Run *run, const uint8_t *data, const Rec *r) {
+    PyObject *values = run->last_values;
+    if (values == NULL || values == Py_None) return 1;
+    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != 16) {
+        PyErr_SetString(PyExc_TypeError, "scan_lines: the last count's values are not a 16-tuple or None");
+        return 0;
+    }
+    if (!(r->kind == R_REPEAT && PyTuple_GET_ITEM(values, 0) == Py_True)) {
+        PyObject *columns = PyTuple_GET_ITEM(sink, SINK_USAGE);
+        PyObject *line = PyLong_FromSsize_t(r->number), *text = ascii_str((const char *)data + r->a, STAMP_SIZE);
+        int ok = line != NULL && text != NULL && PyList_Append(PyList_GET_ITEM(columns, 0), line) == 0 &&
+                 PyList_Append(PyList_GET_ITEM(columns, 1), text) == 0;
+        Py_XDECREF(line);
+        Py_XDECREF(text);
+        for (Py_ssize_t k = 0; ok && k < 16; k++)
+            ok = PyList_Append(PyList_GET_ITEM(columns, k + 2), PyTuple_GET_ITEM(values, k)) == 0;
+        if (!ok) return 0;
+    }
+    PyObject *model = PyTuple_GET_ITEM(values, 15);
+    return model == Py_None || setting_row(PyTuple_GET_ITEM(sink, SINK_SETTINGS), r->number, model);
+}
+
+/* The rows of the records, appended to the sink's lists in line order: 1, or 0 with an
+ * exception set. */
+static int emit(PyObject *sink, Run *run, const Recs *R, const uint8_t *data) {
+    /* The items, packed: (line, bucket, tokens) as three int64 each (item_sums reads them). */
+    PyObject *packed = PyTuple_GET_ITEM(sink, SINK_ITEMS);
+    Py_ssize_t items = 0;
+    for (Py_ssize_t k = 0; k < R->n; k++) items += R->rec[k].kind == R_ITEM;
+    Py_ssize_t at = PyByteArray_GET_SIZE(packed);
+    if (items && PyByteArray_Resize(packed, at + items * ITEM_BYTES) < 0) return 0;
+    for (Py_ssize_t k = 0; k < R->n; k++) {
+        const Rec *r = &R->rec[k];
+        int ok;
+        switch (r->kind) {
+        case R_ITEM: {
+            int64_t item[3] = {(int64_t)r->number, (int64_t)r->code, (int64_t)r->a};
+            memcpy(PyByteArray_AS_STRING(packed) + at, item, ITEM_BYTES);
+            at += ITEM_BYTES;
+            ok = 1;
+            break;
+        }
+        case R_MARK: { /* marks: (line, code) */
+            PyObject *row[2] = {PyLong_FromSsize_t(r->number), PyLong_FromLong(r->code)};
+            ok = append_tuple(PyTuple_GET_ITEM(sink, SINK_MARKS), 2, row);
+            break;
+        }
+        case R_SETTING: {
+            PyObject *name = ascii_str((const char *)data + r->a, r->b - r->a);
+            ok = name != NULL && setting_row(PyTuple_GET_ITEM(sink, SINK_SETTINGS), r->number, name);
+            Py_XDECREF(name);
+            break;
+        }
+        case R_COUNT: {
+            PyObject *values = count_values(&r->count);
+            if (!values) return 0;
+            Py_XSETREF(run->last_values, values);
+            ok = count_rows(sink, run, data, r);
+            break;
+        }
+        default: /* R_REPEAT */
+            ok = count_rows(sink, run, data, r);
+            break;
+        }
+        if (!ok) return 0;
+    }
+    return 1;
 }
 
 static int read_state(PyObject *state, Run *run) {
@@ -659,19 +765,26 @@ static int write_state(PyObject *state, Run *run) {
     return PyList_SetItem(state, ST_LAST_VALUES, Py_NewRef(run->last_values)) == 0;
 }
 
+enum { AT_END = 0, AT_DECLINED, AT_FLUSH, AT_FAILED };
+
 static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    ScanState *st = state_of(module);
+    (void)module;
     if (nargs != 5 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != SINK_SIZE ||
         !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) != ST_SIZE) {
         PyErr_SetString(PyExc_TypeError, "scan_lines(raw, start, number, (usage, settings, items, marks), state)");
         return NULL;
     }
     PyObject *sink = args[3], *state = args[4];
-    for (Py_ssize_t k = 0; k < SINK_SIZE; k++) {
-        if (!PyList_CheckExact(PyTuple_GET_ITEM(sink, k))) {
-            PyErr_SetString(PyExc_TypeError, "scan_lines: the sink holds four lists");
-            return NULL;
-        }
+    PyObject *columns = PyTuple_GET_ITEM(sink, SINK_USAGE);
+    int shaped = PyList_CheckExact(columns) && PyList_GET_SIZE(columns) == USAGE_COLUMNS &&
+                 PyList_CheckExact(PyTuple_GET_ITEM(sink, SINK_SETTINGS)) &&
+                 PyByteArray_CheckExact(PyTuple_GET_ITEM(sink, SINK_ITEMS)) &&
+                 PyList_CheckExact(PyTuple_GET_ITEM(sink, SINK_MARKS));
+    for (Py_ssize_t k = 0; shaped && k < USAGE_COLUMNS; k++) shaped = PyList_CheckExact(PyList_GET_ITEM(columns, k));
+    if (!shaped) {
+        PyErr_SetString(PyExc_TypeError,
+                        "scan_lines: the sink holds a list of 18 usage column lists, a list, a bytearray and a list");
+        return NULL;
     }
     Py_ssize_t start, number;
     if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &number)) return NULL;
@@ -683,36 +796,104 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     PyObject *result = NULL;
+    Scratch S;
+    memset(&S, 0, sizeof(S));
+    Recs R = {NULL, 0, 0};
     if (start < 0 || number < 0 || number > PY_SSIZE_T_MAX - d.size - 1 || run.min < -1 || run.max < -1 ||
-        (run.min >= 0 && run.min > d.size - STAMP_SIZE) || (run.max >= 0 && run.max > d.size - STAMP_SIZE) || (run.min < 0) != (run.max < 0) ||
-        run.last_start < -1 || run.last_end > d.size || run.last_start > run.last_end ||
-        (run.last_start < 0) != (run.last_end < 0)) {
+        (run.min >= 0 && run.min > d.size - STAMP_SIZE) || (run.max >= 0 && run.max > d.size - STAMP_SIZE) ||
+        (run.min < 0) != (run.max < 0) || run.last_start < -1 || run.last_end > d.size ||
+        run.last_start > run.last_end || (run.last_start < 0) != (run.last_end < 0)) {
         PyErr_SetString(PyExc_ValueError, "scan_lines: bad offsets or line number for the data");
         goto done;
     }
     const uint8_t *data = d.data, *limit = data + d.size;
-    while (start < d.size) {
-        const uint8_t *p = data + start;
-        Py_ssize_t stop = line_end(p, limit) - data;
-        number++;
-        if (stop == start) { /* an empty line */
+    Py_ssize_t stop = 0;
+    for (;;) {
+        int at = AT_END;
+        R.n = 0;
+        /* The data is a bytes object or a buffer this call holds: it stays as it is. */
+        Py_BEGIN_ALLOW_THREADS
+        while (start < d.size) {
+            if (R.n >= FLUSH_AT) {
+                at = AT_FLUSH;
+                break;
+            }
+            const uint8_t *p = data + start;
+            stop = line_end(p, limit) - data;
+            number++;
+            if (stop == start) { /* an empty line */
+                start = stop + 1;
+                continue;
+            }
+            int got = data[stop - 1] == '}' ? scan_line(&S, &R, &run, data, start, stop, limit, number) : DECLINED;
+            if (got != TAKEN) {
+                at = got == FAILED ? AT_FAILED : AT_DECLINED;
+                break;
+            }
             start = stop + 1;
-            continue;
         }
-        int got = data[stop - 1] == '}' ? scan_line(st, sink, &run, data, start, stop, limit, number) : DECLINED;
-        if (got == FAILED) goto done;
-        if (got == DECLINED) {
-            result = Py_BuildValue("(nnn)", start, stop, number);
+        Py_END_ALLOW_THREADS
+        if (!emit(sink, &run, &R, data)) goto done;
+        if (at == AT_FAILED) {
+            PyErr_NoMemory();
             goto done;
         }
-        start = stop + 1;
+        if (at == AT_DECLINED) {
+            result = Py_BuildValue("(nnn)", start, stop, number);
+            break;
+        }
+        if (at == AT_END) {
+            result = Py_NewRef(Py_None);
+            break;
+        }
     }
-    result = Py_NewRef(Py_None);
 done:
     if (result && !write_state(state, &run)) Py_CLEAR(result);
     Py_DECREF(run.last_values);
+    PyMem_RawFree(R.rec);
+    PyMem_RawFree(S.keys);
+    PyMem_RawFree(S.text);
+    PyMem_RawFree(S.levels);
     data_release(&d);
     return result;
+}
+
+/* item_sums(items, start, end, since): what lean._sums adds up of packed items (see emit) */
+static PyObject *item_sums(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    Py_ssize_t start, end, since;
+    if (nargs != 4 || !ssize_arg(args[1], &start) || !ssize_arg(args[2], &end) || !ssize_arg(args[3], &since)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "item_sums(items, start, end, since)");
+        return NULL;
+    }
+    Data d;
+    if (!data_of(args[0], &d)) return NULL;
+    if (d.size % ITEM_BYTES != 0) {
+        data_release(&d);
+        PyErr_SetString(PyExc_ValueError, "item_sums: the items are not whole (line, bucket, tokens) records");
+        return NULL;
+    }
+    long long sums[B_TOOL_CALLS + 1] = {0}, context = 0, messages = 0;
+    int bad = 0;
+    for (Py_ssize_t at = 0; at < d.size; at += ITEM_BYTES) {
+        int64_t item[3];
+        memcpy(item, d.data + at, ITEM_BYTES);
+        if (item[1] < 0 || item[1] > B_TOOL_CALLS) {
+            bad = 1;
+            break;
+        }
+        if (item[0] >= since) { /* in the context: at or after the last compaction */
+            context += item[2];
+            messages++;
+        }
+        if (!(end && start <= item[0] && item[0] <= end)) sums[item[1]] += item[2]; /* not replayed */
+    }
+    data_release(&d);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "item_sums: an item's bucket is not one of the five");
+        return NULL;
+    }
+    return Py_BuildValue("(LLLLLLL)", sums[0], sums[1], sums[2], sums[3], sums[4], context, messages);
 }
 
 /* --- The module ---------------------------------------------------------------------------- */
@@ -724,40 +905,19 @@ static PyMethodDef scan_methods[] = {
      "`number`), appending to its lists (sink: usage, settings, items, marks) and keeping its\n"
      "state (see the module's source); returns the span and number of the first line Python\n"
      "must read, or None at the end of the data."},
+    {"item_sums", (PyCFunction)(void (*)(void))item_sums, METH_FASTCALL,
+     "item_sums(items, start, end, since) -> (system, user, assistant, tool, tool_calls, context, messages)\n\n"
+     "The sums lean._sums makes of the items scan_lines packed: each bucket's tokens but those of\n"
+     "lines start..end (a fork's replay; end 0: none), and the tokens and count of the items at or\n"
+     "after line since (the context)."},
     {NULL, NULL, 0, NULL},
 };
 
 static int scan_exec(PyObject *module) {
-    ScanState *st = state_of(module);
-    if (!(st->b_system = PyUnicode_InternFromString("system")) || !(st->b_user = PyUnicode_InternFromString("user")) ||
-        !(st->b_assistant = PyUnicode_InternFromString("assistant")) ||
-        !(st->b_tool = PyUnicode_InternFromString("tool")) ||
-        !(st->b_tool_calls = PyUnicode_InternFromString("tool_calls")))
-        return -1;
     if (PyModule_AddIntConstant(module, "MAX_DEPTH", MAX_DEPTH) < 0 ||
         PyModule_AddStringConstant(module, "DUPLICATE_KEYS", DUPLICATE_KEYS) < 0)
         return -1;
     return 0;
-}
-
-static int scan_clear(PyObject *module) {
-    ScanState *st = state_of(module);
-    Py_CLEAR(st->b_system);
-    Py_CLEAR(st->b_user);
-    Py_CLEAR(st->b_assistant);
-    Py_CLEAR(st->b_tool);
-    Py_CLEAR(st->b_tool_calls);
-    return 0;
-}
-
-static void scan_free(void *module) {
-    ScanState *st = state_of((PyObject *)module);
-    if (!st) return;
-    scan_clear((PyObject *)module);
-    PyMem_Free(st->scratch.keys);
-    PyMem_Free(st->scratch.text);
-    PyMem_Free(st->scratch.levels);
-    memset(&st->scratch, 0, sizeof(st->scratch));
 }
 
 static PyModuleDef_Slot scan_slots[] = {
@@ -765,7 +925,7 @@ static PyModuleDef_Slot scan_slots[] = {
 #ifdef Py_mod_multiple_interpreters /* 3.12: nothing is shared between module objects */
     {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
 #endif
-#ifdef Py_mod_gil /* 3.13: the scratch buffers of a module object are used by one thread at a time */
+#ifdef Py_mod_gil /* 3.13: the rows are appended to lists the caller owns, with the GIL held */
     {Py_mod_gil, Py_MOD_GIL_USED},
 #endif
     {0, NULL},
@@ -775,11 +935,9 @@ static struct PyModuleDef scan_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "_scan",
     .m_doc = "The Codex lean scan's loop over clean lines, in C (see lean.py).",
-    .m_size = sizeof(ScanState),
+    .m_size = 0, /* it holds nothing: each call's buffers are its own */
     .m_methods = scan_methods,
     .m_slots = scan_slots,
-    .m_clear = scan_clear,
-    .m_free = scan_free,
 };
 
 PyMODINIT_FUNC PyInit__scan(void) { return PyModuleDef_Init(&scan_module); }

@@ -111,7 +111,12 @@ COMPACTIONS_SCHEMA = pl.Schema({S.FILE: pl.UInt32(), S.LINE: pl.Int64()})
 NATIVE = "cc_analytics.frames.codex._scan"
 _EXTENSION = extension.load(NATIVE)
 SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
+ITEM_SUMS: Any = None if _EXTENSION is None else _EXTENSION.item_sums
 STAMP_SIZE = len(STAMP_SHAPE)
+# A usage row's columns: USAGE_SCHEMA less the file (the line, the timestamp, the count's values).
+USAGE_COLUMNS = len(S.USAGE_SCHEMA) - 1
+# The buckets of the items the C loop packs, in its codes' order (_scan.c: B_SYSTEM...).
+PACKED_BUCKETS = ("system", "user", "assistant", "tool", "tool_calls")
 
 
 class Unclean(Exception):
@@ -122,8 +127,8 @@ class Unclean(Exception):
 class Scan:
     """What the lean scan keeps of one rollout: its header, the lines its fork replayed, its
     line count and last line, its earliest and latest timestamp (or every line's, when they
-    are not all of Codex's shape), its usage and settings rows (``USAGE_SCHEMA`` and
-    ``SETTINGS_SCHEMA`` without the file), its sums (:data:`SUMS`) and the lines of its own
+    are not all of Codex's shape), its usage rows (the columns of ``USAGE_SCHEMA`` but the
+    file) and settings rows (``SETTINGS_SCHEMA`` without the file), its sums (:data:`SUMS`) and the lines of its own
     compactions."""
 
     header: dict[str, Any]
@@ -131,7 +136,7 @@ class Scan:
     lines: int
     last_line: int
     stamps: tuple[str, str] | list[bytes]
-    usage: list[tuple[Any, ...]]
+    usage: list[list[Any]]  # its columns
     settings: list[tuple[Any, ...]]
     sums: tuple[int, ...]
     compactions: list[int]
@@ -164,11 +169,12 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
     loads = read_line
     stamps: list[bytes] = []
     add_stamp = stamps.append
-    usage: list[tuple[Any, ...]] = []
+    usage: list[list[Any]] = [[] for _ in range(USAGE_COLUMNS)]
     settings: list[tuple[Any, ...]] = []
     items: list[tuple[Any, ...]] = []
+    packed = bytearray()  # the C loop's items, packed (ITEM_SUMS adds them up)
     marks: list[tuple[int, int]] = []
-    add_usage, add_setting, add_item, add_mark = usage.append, settings.append, items.append, marks.append
+    add_setting, add_item, add_mark = settings.append, items.append, marks.append
     limits: set[bytes] = set()  # rate-limit values seen to parse
     header: dict[str, Any] | None = None
     fork = False
@@ -179,7 +185,7 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
     number = last_line = 0
     pos = 0
     scan_lines = SCAN_LINES if native else None
-    sink = (usage, settings, items, marks)
+    sink = (usage, settings, packed, marks)
     # The C loop's state (see _scan.c): lines it took, the last line with a head, the offsets
     # of its earliest and latest timestamp, the span of the last count's body and its values,
     # whether a fork's leading burst is open (then the token counts are read here).
@@ -278,7 +284,8 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
                         # not advanced, so no request and no occupancy; its totals and window are
                         # the previous row's): left out. Its model is still named (below).
                         if not (repeat and last_values[0]):
-                            add_usage((number, stamp, *last_values))
+                            for column, value in zip(usage, (number, stamp, *last_values), strict=True):
+                                column.append(value)
                         model = last_values[-1]
                         if model is not None:
                             add_setting((number, model, None, False))
@@ -351,19 +358,19 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
     ends = _stamps(stamps)
     if taken and not isinstance(ends, tuple):
         return scan(data, native=False)
-    sums, compactions = _sums(items, marks, replay)
+    sums, compactions = _sums(items, marks, replay, packed)
     return Scan(
         header, replay, len(stamps) - 2 * (taken > 0) + taken, last_line, ends, usage, settings, sums, compactions
     )
 
 
 def _sums(
-    items: list[tuple[Any, ...]], marks: list[tuple[int, int]], replay: tuple[int, int]
+    items: list[tuple[Any, ...]], marks: list[tuple[int, int]], replay: tuple[int, int], packed: bytearray
 ) -> tuple[tuple[int, ...], list[int]]:
-    """A rollout's :data:`SUMS` from its items (line, bucket, tokens, is_header) and marks (line,
-    code), and the lines of its own compactions; what ``sessions.summarize`` reads of its lines
-    and items when it is a session's main rollout (``turns.prepare``, ``turns.is_prompt``,
-    ``turns.is_compaction``, ``sessions.current_context``)."""
+    """A rollout's :data:`SUMS` from its items (line, bucket, tokens, is_header; and those the C
+    loop packed) and marks (line, code), and the lines of its own compactions; what
+    ``sessions.summarize`` reads of its lines and items when it is a session's main rollout
+    (``turns.prepare``, ``turns.is_prompt``, ``turns.is_compaction``, ``sessions.current_context``)."""
     start, end = replay
     since = 0  # the last compacted line: its items and those after it are the context
     prompts = legacy = 0
@@ -389,6 +396,12 @@ def _sums(
             messages += 1
         if not (end and start <= line <= end):
             buckets[bucket] += tokens
+    if packed:
+        *by_bucket, packed_context, packed_messages = ITEM_SUMS(packed, start, end, since)
+        for bucket, tokens in zip(PACKED_BUCKETS, by_bucket, strict=True):
+            buckets[bucket] += tokens
+        context += packed_context
+        messages += packed_messages
     own = tuple(buckets.values())
     return (*own, sum(own), context, messages, (prompts or legacy) + 1), compactions
 
@@ -579,21 +592,26 @@ class Batch:
         files_frame = pl.DataFrame(files, schema=S.FILES_SCHEMA)
         replays = {index: found.replay for index, found in enumerate(self.scans) if found.replay[1]}
 
-        def table(rows: list[list[tuple[Any, ...]]], schema: pl.Schema) -> pl.DataFrame:
-            index: list[int] = []
-            flat: list[tuple[Any, ...]] = []
-            replayed: list[bool] = []
-            for file_index, file_rows in enumerate(rows):
-                index += repeat(file_index, len(file_rows))
-                flat += file_rows
-                start, end = replays.get(file_index, (0, 0))
-                replayed += [start <= row[0] <= end for row in file_rows] if end else repeat(False, len(file_rows))
+        def table(per_file: list[list[list[Any]]], schema: pl.Schema) -> pl.DataFrame:
+            """One frame of every file's columns (the line first; ``schema`` less the file)."""
             names = [name for name in schema if name != S.FILE]
-            columns = list(zip(*flat, strict=True)) if flat else [()] * len(names)
+            columns: list[list[Any]] = [[] for _ in names]
+            index: list[int] = []
+            replayed: list[bool] = []
+            for file_index, file_columns in enumerate(per_file):
+                lines = file_columns[0]
+                for column, values in zip(columns, file_columns, strict=True):
+                    column += values
+                index += repeat(file_index, len(lines))
+                start, end = replays.get(file_index, (0, 0))
+                replayed += [start <= line <= end for line in lines] if end else repeat(False, len(lines))
             return pl.DataFrame(
                 {S.FILE: index, **dict(zip(names, columns, strict=True)), S.REPLAYED: replayed},
                 schema={**schema, S.REPLAYED: pl.Boolean()},
             )
+
+        def rows_of(rows: list[tuple[Any, ...]], width: int) -> list[list[Any]]:
+            return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
 
         scans = self.scans
         decoded = Decoded(
@@ -601,7 +619,7 @@ class Batch:
             pl.DataFrame(schema={**S.LINES_SCHEMA, S.REPLAYED: pl.Boolean()}),
             pl.DataFrame(schema={**S.ITEMS_SCHEMA, S.REPLAYED: pl.Boolean()}),
             table([found.usage for found in scans], S.USAGE_SCHEMA),
-            table([found.settings for found in scans], S.SETTINGS_SCHEMA),
+            table([rows_of(found.settings, len(S.SETTINGS_SCHEMA) - 1) for found in scans], S.SETTINGS_SCHEMA),
             pl.DataFrame(schema={**S.LIMITS_SCHEMA, S.REPLAYED: pl.Boolean()}),
             pl.DataFrame(schema=S.PROBLEMS_SCHEMA),
         )

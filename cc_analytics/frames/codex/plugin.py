@@ -51,8 +51,17 @@ class CodexPlugin(FormatPlugin):
     store_option: ClassVar[str | None] = "--codex-home"
     native_module: ClassVar[str | None] = "cc_analytics.frames.codex._scan"  # the lean scan's loop (_scan.c)
     has_limits: ClassVar[bool] = True  # token_count events record the plan's rate limits
+    lean_threads: ClassVar[bool] = True  # the lean scan's C loop releases the GIL
+    # Codex names every rollout so; Claude Code's "*.jsonl" still finds one renamed.
+    file_names: ClassVar[tuple[str, ...]] = ("rollout-*.jsonl",)
     # Asked before the formats that take what nobody else claims: the signature is specific.
     sniff_order: ClassVar[int] = 50
+
+    def batching(self, total: int, *, turns: bool) -> tuple[int, bool]:
+        """Without turns, the lean scan's batches (:func:`lean_batch_bytes`), in threads."""
+        if turns:
+            return super().batching(total, turns=turns)
+        return lean_batch_bytes(total), True
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """A ``session_meta`` first line (whole, or cut in ``head``), or a rollout from before the envelope."""
@@ -105,3 +114,19 @@ class CodexPlugin(FormatPlugin):
 
 
 PLUGIN = CodexPlugin()
+
+
+def lean_batch_bytes(total: int) -> int:
+    """Batch size for the lean scan of ``total`` bytes: a quarter of it (two batches or more per
+    thread, so that neither waits long for the other's last; each batch costs its Polars
+    queries, whatever its size), between 32 and 256 MiB (a batch's usage rows are Python
+    objects until its tables are made: the bound keeps memory flat, a few tens of MB a batch).
+
+    Examples:
+        >>> lean_batch_bytes(1_000_000_000) // 2**20, lean_batch_bytes(0) // 2**20
+        (238, 32)
+    """
+    return min(max(total // 4, LEAN_BATCH_MIN), LEAN_BATCH_MAX)
+
+
+LEAN_BATCH_MIN, LEAN_BATCH_MAX = 32 * 2**20, 256 * 2**20

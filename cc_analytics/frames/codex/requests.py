@@ -35,6 +35,7 @@ import polars as pl
 
 from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Decoded, Profile, decode
+from cc_analytics.frames.codex.plugin import PLUGIN
 from cc_analytics.frames.codex.store import Source, resolve
 from cc_analytics.frames.engine import Progress, lazy_source, run_batches
 from cc_analytics.frames.prices import price_requests
@@ -179,7 +180,7 @@ def priced_requests(decoded: Decoded, usage: pl.LazyFrame | None = None) -> pl.D
 
 
 def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The priced requests and the problems of one batch of rollouts (run in a worker process):
+    """The priced requests and the problems of one batch of rollouts (run in a thread):
     the lean scan's where it reads a rollout whole, the usage profile's elsewhere
     (``lean.requests_tables``; the same rows)."""
     from cc_analytics.frames.codex.lean import requests_tables
@@ -202,7 +203,11 @@ def iter_requests(
     read whole; the walker's usage profile reads only the headers, ``turn_context``,
     ``token_count`` and ``thread_settings_applied`` lines of the others (see ``frames.codex.decode``).
     """
-    yield from run_batches(requests_batch, resolve(source), workers=workers, on_progress=on_progress)
+    files = resolve(source)
+    batch_bytes, threads = PLUGIN.batching(sum(file.size for file in files), turns=False)
+    yield from run_batches(
+        requests_batch, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes, threads=threads
+    )
 
 
 def scan_requests(

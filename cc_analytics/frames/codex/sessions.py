@@ -33,7 +33,7 @@ those, as if each were its main rollout.
 Without turns (``iter_tables(turns=False)``, what ``cc-analytics sessions`` reads, and
 ``scan_sessions``), a batch is read by the lean scan of ``frames.codex.lean`` wherever it
 gives the same tables (it leaves the sessions it cannot read whole to the walker), in batches
-of :func:`lean_batch_bytes`.
+of ``plugin.lean_batch_bytes``.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ import polars as pl
 
 from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Decoded, Profile, decode
+from cc_analytics.frames.codex.plugin import PLUGIN
 from cc_analytics.frames.codex.requests import POSITION, position, priced_requests, usage_rows
 from cc_analytics.frames.codex.store import Source, resolve
 from cc_analytics.frames.codex.turns import (
@@ -58,7 +59,7 @@ from cc_analytics.frames.codex.turns import (
     state_at,
     window_columns,
 )
-from cc_analytics.frames.engine import BATCH_BYTES, Progress, run_batches, scan_batches
+from cc_analytics.frames.engine import Progress, run_batches, scan_batches
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, prompt_tokens
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -257,30 +258,16 @@ def iter_tables(
     """
     work = partial(tables_batch, turns=turns)
     files = resolve(source)
-    # Without turns, a batch costs its rows little memory (the lean scan keeps sums, not lines):
-    # bigger batches spread what making the tables costs whatever their size.
-    batch_bytes = BATCH_BYTES if turns else lean_batch_bytes(sum(file.size for file in files))
-    yield from run_batches(work, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes)
-
-
-def lean_batch_bytes(total: int) -> int:
-    """Batch size for the lean scan of ``total`` bytes: a quarter of it (two batches or more per
-    process, so that neither waits long for the other's last), between 32 and 128 MiB (a
-    batch's usage rows are Python objects until its tables are made: the bound keeps the
-    process tree under 300 MB).
-
-    Examples:
-        >>> lean_batch_bytes(1_000_000_000) // 2**20, lean_batch_bytes(0) // 2**20
-        (128, 32)
-    """
-    return min(max(total // 4, LEAN_BATCH_MIN), LEAN_BATCH_MAX)
-
-
-LEAN_BATCH_MIN, LEAN_BATCH_MAX = 32 * 2**20, 128 * 2**20
+    # Without turns, the lean scan (its time spent in its C loop and Polars, outside the GIL) in
+    # bigger batches, in threads of this process; the walker's in worker processes.
+    batch_bytes, threads = PLUGIN.batching(sum(file.size for file in files), turns=turns)
+    yield from run_batches(
+        work, files, workers=workers, on_progress=on_progress, batch_bytes=batch_bytes, threads=threads
+    )
 
 
 def sessions_batch(files: list[TranscriptFile]) -> pl.DataFrame:
-    """The session summaries of one batch (run in a worker process)."""
+    """The session summaries of one batch (run in a thread: the lean scan's)."""
     return tables_batch(files, turns=False).sessions
 
 
@@ -304,8 +291,17 @@ def scan_sessions(
         >>> scan_sessions(folder).select("session_id", "project", "last_occupancy", "window", "requests").collect().row(0)
         ('a', '/w', 16422, 258400, 1)
     """
+    files = resolve(source)
+    batch_bytes, threads = PLUGIN.batching(sum(file.size for file in files), turns=False)
     return scan_batches(
-        sessions_batch, resolve(source), S.SESSIONS_SCHEMA, "codex_sessions", workers=workers, on_progress=on_progress
+        sessions_batch,
+        files,
+        S.SESSIONS_SCHEMA,
+        "codex_sessions",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=batch_bytes,
+        threads=threads,
     )
 
 
