@@ -128,9 +128,9 @@ class FormatPlugin:
     lean_threads: ClassVar[bool] = False
     """Whether its ``iter_requests`` and ``iter_tables(turns=False)`` (what ``usage`` and
     ``sessions`` read) run their batches in threads of this process rather than in worker
-    processes (their time is spent outside the GIL): the processes started ahead of such a
-    run (``frames.sources.workers_ahead``) leave out the files its ``file_names`` patterns that
-    name more than a suffix match."""
+    processes when its :attr:`native_module` is loaded (their time is then spent outside the
+    GIL): the processes started ahead of such a run (``frames.sources.workers_ahead``) leave
+    out the files its ``file_names`` patterns that name more than a suffix match."""
     has_limits: ClassVar[bool] = False
     """Whether the verbs module has the :data:`LIMIT_VERBS` (the agent reports rate limits)."""
     has_composition: ClassVar[bool] = False
@@ -180,11 +180,20 @@ class FormatPlugin:
     def batching(self, total: int, *, turns: bool) -> tuple[int, bool]:
         """How the batch engine runs ``total`` bytes of its files for ``iter_tables`` (and the
         table cache, which decodes through ``tables_batch``): the batch size, and whether the
-        batches go to threads of this process (:attr:`lean_threads`, without turns) rather
-        than to worker processes."""
+        batches go to threads of this process (:meth:`reads_in_threads`) rather than to worker
+        processes."""
         from cc_analytics.frames.engine import BATCH_BYTES
 
-        return BATCH_BYTES, self.lean_threads and not turns
+        return BATCH_BYTES, self.reads_in_threads(turns=turns)
+
+    def reads_in_threads(self, *, turns: bool = False) -> bool:
+        """Whether its batches (without turns) go to threads: :attr:`lean_threads`, and its
+        :attr:`native_module` loaded (in pure Python the threads would take turns on the GIL)."""
+        if turns or not self.lean_threads:
+            return False
+        from cc_analytics.frames import extension
+
+        return self.native_module is None or extension.load(self.native_module) is not None
 
     def unit_bytes(self, path: Path) -> bytes | None:
         """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of

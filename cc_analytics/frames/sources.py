@@ -341,11 +341,12 @@ def listed_size(source: Source, *, skip: Callable[[str], bool] | None = None) ->
 
 def threaded_names() -> Callable[[str], bool] | None:
     """Whether a file name is one the formats that read ``sessions`` and ``usage`` in threads
-    (``FormatPlugin.lean_threads``) give their files, from their patterns that name more than
+    (``FormatPlugin.reads_in_threads``) give their files, from their patterns that name more than
     a suffix; None when no format does.
 
     Examples:
-        >>> threaded_names()("rollout-2025-10-01T10-00-00-a.jsonl")
+        >>> wanted = threaded_names()
+        >>> wanted is None or wanted("rollout-2025-10-01T10-00-00-a.jsonl")
         True
     """
     from cc_analytics.frames.registry import formats
@@ -353,7 +354,7 @@ def threaded_names() -> Callable[[str], bool] | None:
     patterns = [
         pattern
         for plugin in formats()
-        if plugin.lean_threads
+        if plugin.reads_in_threads()
         for pattern in plugin.file_names
         if not (pattern.startswith("*") and not GLOB_CHARS.intersection(pattern[1:]))
     ]

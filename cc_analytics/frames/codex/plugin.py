@@ -58,10 +58,10 @@ class CodexPlugin(FormatPlugin):
     sniff_order: ClassVar[int] = 50
 
     def batching(self, total: int, *, turns: bool) -> tuple[int, bool]:
-        """Without turns, the lean scan's batches (:func:`lean_batch_bytes`), in threads."""
+        """Without turns, the lean scan's batches (:func:`lean_batch_bytes`), in threads when its C loop is built."""
         if turns:
             return super().batching(total, turns=turns)
-        return lean_batch_bytes(total), True
+        return lean_batch_bytes(total), self.reads_in_threads()
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """A ``session_meta`` first line (whole, or cut in ``head``), or a rollout from before the envelope."""
