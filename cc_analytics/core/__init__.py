@@ -14,27 +14,65 @@ Examples:
     'user: hi'
 """
 
-from cc_analytics.core.capture import Session, capture_window, capture_windows
-from cc_analytics.core.digest import DigestError, canonical_json, tool_digest
-from cc_analytics.core.events import TranscriptWarning
-from cc_analytics.core.hydrate import HydratedWindow, find_transcript, hydrate_windows
-from cc_analytics.core.ids import (
-    PREVIEW_SCHEMA,
-    SCHEMA,
-    SUMMARY_LABEL,
-    Budget,
-    EventRef,
-    EventUuid,
-    SessionId,
-    ToolUseId,
-    clip,
-)
-from cc_analytics.core.jsontext import compact_json
-from cc_analytics.core.previews import AskUserQuestionPreview, Question, TextPreview, ToolCallPreview
-from cc_analytics.core.render import render_tool_call
-from cc_analytics.core.turns import TurnSummary, lift_turns
-from cc_analytics.core.window import ContextWindow, TurnRef
-from cc_analytics.errors import SchemaError
+from typing import TYPE_CHECKING
+
+from cc_analytics.lazy import lazy_exports
+
+if TYPE_CHECKING:  # the names, for type checkers; at run time each module is imported on first use
+    from cc_analytics.core.capture import Session, capture_window, capture_windows
+    from cc_analytics.core.digest import DigestError, canonical_json, tool_digest
+    from cc_analytics.core.events import TranscriptWarning
+    from cc_analytics.core.hydrate import HydratedWindow, find_transcript, hydrate_windows
+    from cc_analytics.core.ids import (
+        PREVIEW_SCHEMA,
+        SCHEMA,
+        SUMMARY_LABEL,
+        Budget,
+        EventRef,
+        EventUuid,
+        SessionId,
+        ToolUseId,
+        clip,
+    )
+    from cc_analytics.core.jsontext import compact_json
+    from cc_analytics.core.previews import AskUserQuestionPreview, Question, TextPreview, ToolCallPreview
+    from cc_analytics.core.render import render_tool_call
+    from cc_analytics.core.turns import TurnSummary, lift_turns
+    from cc_analytics.core.window import ContextWindow, TurnRef
+    from cc_analytics.errors import SchemaError
+
+_EXPORTS = {
+    "Session": "capture",
+    "capture_window": "capture",
+    "capture_windows": "capture",
+    "DigestError": "digest",
+    "canonical_json": "digest",
+    "tool_digest": "digest",
+    "TranscriptWarning": "events",
+    "HydratedWindow": "hydrate",
+    "find_transcript": "hydrate",
+    "hydrate_windows": "hydrate",
+    "PREVIEW_SCHEMA": "ids",
+    "SCHEMA": "ids",
+    "SUMMARY_LABEL": "ids",
+    "Budget": "ids",
+    "EventRef": "ids",
+    "EventUuid": "ids",
+    "SessionId": "ids",
+    "ToolUseId": "ids",
+    "clip": "ids",
+    "compact_json": "jsontext",
+    "AskUserQuestionPreview": "previews",
+    "Question": "previews",
+    "TextPreview": "previews",
+    "ToolCallPreview": "previews",
+    "render_tool_call": "render",
+    "TurnSummary": "turns",
+    "lift_turns": "turns",
+    "ContextWindow": "window",
+    "TurnRef": "window",
+    "SchemaError": "cc_analytics.errors",
+}
 
 __all__ = [
     "PREVIEW_SCHEMA",
@@ -68,3 +106,5 @@ __all__ = [
     "render_tool_call",
     "tool_digest",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
