@@ -1,4 +1,5 @@
-"""The batch engine every loader runs on: bounded batches, in-process or in worker processes.
+"""The batch engine every loader runs on: bounded batches, in-process, in worker processes, or in
+threads of this process for work that runs outside the GIL (``run_batches(threads=True)``).
 
 Imports: the standard library, ``errors``, ``cleanup`` and ``frames.memory``; polars inside
 :func:`lazy_source`. Transcript files are grouped by session (a session's main file and
@@ -12,7 +13,9 @@ group, but only this process reacts, and whatever ends a run early (Ctrl-C, SIGT
 consumer that stops iterating) kills the workers at once (:func:`end_workers`) instead of
 waiting for their batches. A pool whose generator an interrupt leaves suspended (its consumer
 was interrupted, not the generator) is ended by :func:`end_live_pools`, which this module
-registers with the leaf ``cc_analytics.cleanup`` and the CLI runs on an interrupt.
+registers with the leaf ``cc_analytics.cleanup`` and the CLI runs on an interrupt. Threads
+cannot be killed: an interrupt drops the batches none has begun, the CLI exits at once
+(``os._exit``), and a Python caller's process waits at exit for the batches running to end.
 """
 
 from __future__ import annotations
