@@ -401,6 +401,7 @@ FINDING_TITLES = {
     "largest_item": "largest items",
     "repeated_read": "files read more than once",
     "window_jump": "largest jumps of the window, and what entered",
+    "peak_window": "what filled the window at its fullest",
     "tool_definitions": "tool definitions",
     "mcp_server": "MCP servers",
     "cache_rebuild": "cache rebuilt after an idle gap",
@@ -426,6 +427,8 @@ def _finding_line(row: dict, causes: Sequence[dict]) -> str:
     if kind == "window_jump":
         entered = ", ".join(f"{_part_label(cause)} {cause['part_tokens']}" for cause in causes if cause["category"])
         return f"{'+' + str(row['tokens']):>7}  at {at}" + (f": {entered}" if entered else "")
+    if kind == "peak_window":
+        return f"{row['tokens']:>7}  {_part_label(row)} (at {at})"
     if kind == "tool_definitions":
         return f"{row['tokens']:>7}  {_part_label(row)}, sent with every request"
     if kind == "mcp_server":

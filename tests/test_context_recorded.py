@@ -252,4 +252,4 @@ def test_why_lists_the_findings_after_the_composition(tmp_path: Path) -> None:
     report = json.loads(run_cli([*args, "--json"]).stdout)
     rows = [(row["kind"], row["uuid"], row["tokens"]) for row in report["findings"]]
     assert ("repeated_read", "r3", 500) in rows and ("tool_definitions", "a1", 10_000) in rows
-    assert len(rows) == 27 and all(row["sourceFile"].endswith(f"{BUILT}.jsonl") for row in report["findings"])
+    assert len(rows) == 34 and all(row["sourceFile"].endswith(f"{BUILT}.jsonl") for row in report["findings"])

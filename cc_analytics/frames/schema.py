@@ -141,6 +141,7 @@ FINDING_KINDS = (
     "largest_item",
     "repeated_read",
     "window_jump",
+    "peak_window",
     "tool_definitions",
     "mcp_server",
     "cache_rebuild",

@@ -80,6 +80,23 @@ def test_the_window_jumps_and_what_entered(findings: pl.DataFrame) -> None:
     ]
 
 
+def test_what_filled_the_window_at_its_fullest(findings: pl.DataFrame) -> None:
+    # The fullest turn is turn 3 (12,712 recorded), calibration 2: the baseline kept, the rest doubled.
+    # Held then: the four prompts 100 + 10 + 10 + 10, the texts "ok", "done", "fine" (1 each), two
+    # Read calls (7 each) and results (500 each), the MCP call (9) and result (200).
+    rows = kind(findings, "peak_window", "category", "item", "tokens")
+    assert rows == [
+        (3, "a7", 1, "baseline", None, 10_000),
+        (3, "a7", 2, "tool_result", "Read", 2 * 1000),
+        (3, "a7", 3, "tool_result", "mcp__github", 2 * 200),
+        (3, "a7", 4, "user", None, 2 * 130),
+        (3, "a7", 5, "tool_call", "Read", 2 * 14),
+        (3, "a7", 6, "tool_call", "mcp__github", 2 * 9),
+        (3, "a7", 7, "assistant", None, 2 * 3),
+    ]
+    assert sum(row[-1] for row in rows) == 12_712
+
+
 def test_the_tool_definitions_and_the_mcp_server(findings: pl.DataFrame) -> None:
     # The baseline: the first request's 10,100 less the 100-token prompt it read.
     assert kind(findings, "tool_definitions", "category", "tokens") == [(0, "a1", 1, "baseline", 10_000)]

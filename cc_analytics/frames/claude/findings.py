@@ -19,6 +19,8 @@ kind (1: the one to look at first). The kinds:
   one row for each of the :data:`CAUSES` parts that entered the most at that turn
   (``category``, ``item``, ``part_tokens``: the composition's ``entered_tokens``, calibrated
   like its parts, the baseline as it is); a jump with no part entering is one row without.
+* ``peak_window``: the parts of a main transcript's window at its fullest turn (the highest
+  recorded occupancy; the first of them on ties), calibrated (``tokens``), at its last request.
 * ``tool_definitions``: the baseline of a main transcript (its system prompt, tool
   definitions and memory files: the composition's ``baseline``), at its first request.
 * ``mcp_server``: the tool calls and results of one MCP server (``item``: ``mcp__<server>``):
@@ -78,10 +80,12 @@ def findings_of(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Tran
     requests = price_requests(
         request_rows(events.lazy().filter(pl.col(ON_CHAIN)), files, keep=keep).collect(engine=BATCH_ENGINE)
     ).join(lines.select(S.ROW, S.LINE, S.UUID), on=S.ROW, how="left")
+    last = _last_requests(main)
     found = [
         _largest_items(parts),
         _repeated_reads(parts),
-        _window_jumps(main, composition),
+        _window_jumps(last, composition),
+        _peak_windows(last, composition),
         _tool_definitions(composition, requests),
         _mcp_servers(parts, composition),
         _cache_rebuilds(requests),
@@ -188,14 +192,32 @@ def _repeated_reads(parts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _window_jumps(main: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame:
-    """The largest rises of the recorded occupancy, at each turn's last request, with their causes."""
-    last = (
+def _last_requests(main: pl.DataFrame) -> pl.DataFrame:
+    """Per turn of a main file with a request: the row, occupancy and segment of its last one."""
+    return (
         main.filter(pl.col(S.OCCUPANCY).is_not_null())
         .group_by(S.SOURCE_FILE, S.TURN_INDEX)
         .agg(pl.col(S.ROW, S.OCCUPANCY, SEGMENT).sort_by(S.ROW).last())
         .sort(S.SOURCE_FILE, S.TURN_INDEX)
     )
+
+
+def _peak_windows(last: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame:
+    """The parts of each main file's window at its fullest turn (the first of the fullest)."""
+    peak = pl.col(S.OCCUPANCY).rank("ordinal", descending=True).over(S.SOURCE_FILE) == 1
+    peaks = last.sort(S.SOURCE_FILE, S.TURN_INDEX).filter(peak).select(S.SOURCE_FILE, S.TURN_INDEX, S.ROW)
+    parts = (
+        composition.join(peaks, on=[S.SOURCE_FILE, S.TURN_INDEX])
+        .filter(pl.col(S.TOKENS) > 0)
+        .sort(S.SOURCE_FILE, S.CATEGORY, S.ITEM, nulls_last=True)
+    )
+    return _finding(
+        _ranked(parts, pl.col(S.TOKENS)), "peak_window", rank=S.RANK, category=S.CATEGORY, item=S.ITEM, tokens=S.TOKENS
+    )
+
+
+def _window_jumps(last: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame:
+    """The largest rises of the recorded occupancy, at each turn's last request, with their causes."""
     before = pl.col(S.OCCUPANCY).shift(1).over(S.SOURCE_FILE, SEGMENT)
     jumps = _ranked(
         last.with_columns((pl.col(S.OCCUPANCY) - before).alias(S.TOKENS)).filter(pl.col(S.TOKENS) > 0),
