@@ -10,7 +10,7 @@ of each to the sessions'. ``read_findings`` computes the composition too, from t
 
     python benchmarks/composition.py --smoke            # 2 MB, 1 round
     python benchmarks/composition.py --size-mb 100      # generated under $TMPDIR, reused
-    python benchmarks/composition.py --corpus /tmp/cc-analytics-claude-corpus-1000mb --rounds 1
+    python benchmarks/composition.py --corpus /tmp/cc-analytics-claude-corpus-1000mb --rounds 1 --workers 1
 """
 
 from __future__ import annotations
@@ -33,20 +33,21 @@ import resource, sys
 import cc_analytics.frames as ccf
 if __name__ == "__main__":
     options = {"cache": False} if sys.argv[1] == "read_sessions" else {}
-    frame = getattr(ccf, sys.argv[1])(sys.argv[2], workers=None, **options)
+    workers = None if sys.argv[3] == "auto" else int(sys.argv[3])
+    frame = getattr(ccf, sys.argv[1])(sys.argv[2], workers=workers, **options)
     peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     print(frame.height, peak)
 """
 VERBS = ("read_sessions", "read_composition", "read_findings")
 
 
-def run(verb: str, corpus: Path) -> tuple[float, float, float, str]:
+def run(verb: str, corpus: Path, workers: str = "auto") -> tuple[float, float, float, str]:
     """Wall and CPU seconds and peak RSS (MiB, the largest process) of one fresh process running
     ``verb`` on ``corpus``, and its output."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", TASK, verb, str(corpus)],
+        [sys.executable, "-c", TASK, verb, str(corpus), workers],
         capture_output=True,
         check=True,
         env=as_installed(dict(os.environ)),
@@ -64,6 +65,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--corpus", type=Path, default=None, help="an existing corpus folder (not generated)")
+    parser.add_argument("--workers", default="auto", help="processes that decode: a number, or auto (the default)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.corpus is not None:
@@ -79,11 +81,11 @@ def main() -> int:
         for number in range(rounds):
             order = VERBS[number % len(VERBS) :] + VERBS[: number % len(VERBS)]
             for verb in order:
-                wall, cpu, rss, out = run(verb, corpus)
+                wall, cpu, rss, out = run(verb, corpus, args.workers)
                 times[verb].append((wall, cpu, rss))
                 rows[verb] = out
     size = str(args.corpus) if args.corpus is not None else "2 MB" if args.smoke else f"{args.size_mb:g} MB"
-    print(f"corpus {size}, {rounds} round(s); rows: {rows}")
+    print(f"corpus {size}, {rounds} round(s), workers {args.workers}; rows: {rows}")
     base_wall = statistics.median(wall for wall, _, _ in times["read_sessions"])
     base_cpu = statistics.median(cpu for _, cpu, _ in times["read_sessions"])
     for verb, measured in times.items():

@@ -18,7 +18,8 @@ kind (1: the one to look at first). The kinds:
   with a request to the next in one context segment (``tokens``), at the turn's last request,
   one row for each of the :data:`CAUSES` parts that entered the most at that turn
   (``category``, ``item``, ``part_tokens``: the composition's ``entered_tokens``, calibrated
-  like its parts, the baseline as it is); a jump with no part entering is one row without.
+  like its parts, the baseline as it is: where the turn's calibration is lower than the turn
+  before's, a part may exceed the jump); a jump with no part entering is one row without.
 * ``peak_window``: the parts of a main transcript's window at its fullest turn (the highest
   recorded occupancy; the first of them on ties), calibrated (``tokens``), at its last request.
 * ``tool_definitions``: the baseline of a main transcript (its system prompt, tool
