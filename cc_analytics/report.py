@@ -543,7 +543,11 @@ def _windows_section(data: ReportData) -> str:
     """What fills the windows, across sessions: by tool, by project, the costliest idle gaps."""
     title = "<h2>What fills the windows</h2>"
     if data.findings is None or not data.findings.height:
-        why = "an archive keeps no content blocks" if data.findings is None else "no session of a format that says"
+        why = (
+            "read without findings (an archive keeps no content blocks; --no-findings leaves them out)"
+            if data.findings is None
+            else "no session of a format whose transcripts say"
+        )
         return f"<section>{title}<p class=caption>Not measured: {html.escape(why)}.</p></section>"
     tables = windows_tables(data.findings)
     parts = [

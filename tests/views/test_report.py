@@ -245,9 +245,9 @@ def test_the_report_says_what_fills_the_windows(tmp_path: Path) -> None:
     assert "<td class='num'>120 min</td><td>1h</td><td class='num'>10,100</td><td class='num'>$0.10</td>" in section
 
 
-def test_an_archive_says_the_windows_are_not_measured(data) -> None:
+def test_a_report_without_findings_says_the_windows_are_not_measured(data) -> None:
     from cc_analytics.report import ReportData, render_html
 
     page = render_html(ReportData(data.sessions, data.turns, data.problems, data.sources, data.requests, None))
-    assert "Not measured: an archive keeps no content blocks." in page
+    assert "Not measured: read without findings (an archive keeps no content blocks;" in page
     assert data.findings is not None and data.findings.height > 0  # samples: transcripts, measured
