@@ -19,7 +19,7 @@ import pytest
 import cc_analytics.frames as ccf
 from cc_analytics.frames.schema import FINDINGS_SCHEMA
 from tests.conftest import shared_path
-from tests.fixtures.findings_transcript import SESSION, write_session
+from tests.fixtures.findings_transcript import SESSION, write_session, write_subagent
 
 M = 1e-6  # a dollar per million tokens, per token
 
@@ -112,6 +112,25 @@ def test_the_cache_rebuilt_after_an_idle_gap(findings: pl.DataFrame) -> None:
     # at 1 hour: all of them a rewrite.
     assert [row[:-1] for row in rows] == [(2, "a6", 1, "5m", 605.0, 11_325), (4, "a8", 2, "1h", 7220.0, 10_100)]
     assert [row[-1] for row in rows] == pytest.approx([11_325 * 10 * M, 10_100 * 10 * M])
+
+
+def test_a_subagent_rebuilds_its_own_cache(tmp_path: Path) -> None:
+    write_subagent(tmp_path)
+    findings = ccf.read_findings(write_session(tmp_path))
+    rebuilds = findings.filter(pl.col("kind") == "cache_rebuild")
+    # sa2, 400 s after sa1 (whose 5-minute write left 2,000 tokens in the subagent's cache), wrote
+    # 2,100 at 5 minutes: 2,000 of them a rewrite, at $6.25/M. A subagent's file is one turn (its
+    # prompts are sidechain lines), and its findings are ranked apart from the main file's.
+    sub = rebuilds.filter(pl.col("source_file").str.contains("/subagents/")).select(
+        "session_id", "turn_index", "uuid", "rank", "item", "seconds", "tokens", "cost_usd"
+    )
+    assert sub.rows() == [(SESSION, 0, "sa2", 1, "5m", 400.0, 2_000, pytest.approx(2_000 * 6.25 * M))]
+    # The subagent's requests are not the main chain's turns: its cache hits and window are its own.
+    assert (
+        findings.filter(pl.col("source_file").str.contains("/subagents/"), pl.col("kind") != "cache_rebuild").height
+        == 0
+    )
+    assert findings.filter(pl.col("kind") == "cache_hit").height == 5 and rebuilds.height == 3
 
 
 def test_the_cache_hit_ratio_per_turn(findings: pl.DataFrame) -> None:

@@ -90,8 +90,11 @@ def tool_item(name: pl.Expr) -> pl.Expr:
 
 
 def composition_rows(files: list[TranscriptFile], *, contents: list[bytes] | None = None) -> pl.DataFrame:
-    """The composition frame (``COMPOSITION_SCHEMA``) of one batch of transcripts."""
-    return composition_of(*prepared(decode_files(files, EVENTS, contents=contents)))
+    """The composition frame (``COMPOSITION_SCHEMA``) of one batch of transcripts (its subagent
+    files are not read: their windows are their own)."""
+    mains = [index for index, file in enumerate(files) if not file.is_subagent]
+    kept = None if contents is None else [contents[index] for index in mains]
+    return composition_of(*prepared(decode_files([files[index] for index in mains], EVENTS, contents=kept)))
 
 
 def composition_of(events: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:

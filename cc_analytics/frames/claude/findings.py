@@ -3,8 +3,9 @@
 Imports: polars, ``frames.engine``, ``frames.prices`` and the modules of ``frames.claude``.
 One row per finding (``FINDINGS_SCHEMA``), each naming its session, file, turn, line and
 ``uuid`` (``cc-analytics window --uuid`` captures the context around it), from one decode that
-also gives the composition (``composition``). ``rank`` orders a session's findings of one
-kind (1: the one to look at first). The kinds:
+also gives the composition (``composition``). ``rank`` orders the findings of one kind in one
+file (1: the one to look at first; a subagent's file is ranked apart from its session's main
+file). The kinds:
 
 * ``largest_item``: the :data:`LARGEST` largest blocks of a main transcript's own chain (a
   prompt, a text, thinking, a tool call or result), by their estimate (``tokens``: the one
@@ -47,7 +48,7 @@ import polars as pl
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.composition import INPUT, TOOL, block_parts, composition_from
-from cc_analytics.frames.claude.decode import EVENTS, decode_files
+from cc_analytics.frames.claude.decode import EVENTS, TURNS, Profile, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, resolve
 from cc_analytics.frames.claude.requests import BATCH_ENGINE, ON_CHAIN, SEGMENT, request_rows, session_projects
 from cc_analytics.frames.claude.sessions import KEY, prepared
@@ -66,21 +67,35 @@ _WRITES = [S.CACHE_CREATION_5M_TOKENS, S.CACHE_CREATION_1H_TOKENS]
 
 
 def findings_rows(files: list[TranscriptFile], *, contents: list[bytes] | None = None) -> pl.DataFrame:
-    """The findings frame (``FINDINGS_SCHEMA``) of one batch of transcripts."""
-    events, blocks = prepared(decode_files(files, EVENTS, contents=contents))
-    return findings_of(events, blocks, files)
+    """The findings frame (``FINDINGS_SCHEMA``) of one batch of transcripts: the main files decoded
+    with their text, the subagent files (only their requests are read) without."""
+
+    def decoded(subagent: bool, profile: Profile) -> tuple[pl.DataFrame, pl.DataFrame]:
+        indices = [index for index, file in enumerate(files) if file.is_subagent == subagent]
+        kept = None if contents is None else [contents[index] for index in indices]
+        return prepared(decode_files([files[index] for index in indices], profile, contents=kept))
+
+    events, blocks = decoded(False, EVENTS)
+    subagents, _ = decoded(True, TURNS)
+    return findings_of(events, blocks, files, subagents=subagents)
 
 
-def findings_of(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataFrame:
-    """The findings of prepared events and blocks (``sessions.prepared`` of an ``EVENTS`` decode)."""
+def findings_of(
+    events: pl.DataFrame,
+    blocks: pl.DataFrame,
+    files: Sequence[TranscriptFile],
+    *,
+    subagents: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """The findings of prepared events and blocks (``sessions.prepared`` of an ``EVENTS`` decode),
+    and of the prepared events of subagent files decoded apart (any profile: their requests are read)."""
     main = events.filter(~pl.col(S.IS_SUBAGENT_FILE))
     parts = block_parts(main, blocks)
     composition = composition_from(main, parts)
     lines = events.select(S.ROW, S.LINE, S.UUID, pl.col(S.TIMESTAMP).alias(S.TIME))
-    keep = (S.SOURCE_FILE, S.TURN_INDEX, S.ROW, S.IS_SUBAGENT_FILE)
-    requests = price_requests(
-        request_rows(events.lazy().filter(pl.col(ON_CHAIN)), files, keep=keep).collect(engine=BATCH_ENGINE)
-    ).join(lines.select(S.ROW, S.LINE, S.UUID), on=S.ROW, how="left")
+    requests = pl.concat(
+        [_requests(frame, files) for frame in (events, subagents) if frame is not None], how="vertical"
+    )
     last = _last_requests(main)
     found = [
         _largest_items(parts),
@@ -92,9 +107,13 @@ def findings_of(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Tran
         _cache_rebuilds(requests),
         _cache_hits(requests),
     ]
-    sessions = main.group_by(S.SOURCE_FILE).agg(pl.col(KEY).first().alias(S.SESSION_ID))
-    subagents = events.filter(pl.col(S.IS_SUBAGENT_FILE)).group_by(S.SOURCE_FILE).agg(pl.col(KEY).first())
-    sessions = pl.concat([sessions, subagents.rename({KEY: S.SESSION_ID})])
+    sessions = pl.concat(
+        [
+            frame.select(S.SOURCE_FILE, KEY).group_by(S.SOURCE_FILE).agg(pl.col(KEY).first().alias(S.SESSION_ID))
+            for frame in (events, subagents)
+            if frame is not None
+        ]
+    ).unique(S.SOURCE_FILE, keep="first")
     projects = session_projects(events.lazy(), files).select(pl.col(KEY).alias(S.SESSION_ID), S.PROJECT)
     anchored = [frame if S.LINE in frame.columns else frame.join(lines, on=S.ROW, how="left") for frame in found]
     rows = pl.concat(anchored, how="diagonal_relaxed")
@@ -110,6 +129,13 @@ def findings_of(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[Tran
             nulls_last=True,
         )
     )
+
+
+def _requests(events: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataFrame:
+    """The priced requests of a decode's own chains, with their file, turn, row, line and uuid."""
+    keep = (S.SOURCE_FILE, S.TURN_INDEX, S.ROW, S.IS_SUBAGENT_FILE)
+    rows = request_rows(events.lazy().filter(pl.col(ON_CHAIN)), files, keep=keep).collect(engine=BATCH_ENGINE)
+    return price_requests(rows).join(events.select(S.ROW, S.LINE, S.UUID), on=S.ROW, how="left")
 
 
 def _finding(frame: pl.DataFrame, kind: str, **columns: Any) -> pl.DataFrame:
