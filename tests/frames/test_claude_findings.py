@@ -195,6 +195,28 @@ def test_real_sessions_give_consistent_findings() -> None:
     assert findings["ratio"].drop_nulls().is_between(0, 1).all()
     reads = findings.filter(pl.col("kind") == "repeated_read")
     assert (reads["count"] >= 2).all()
+    # The reads counted again from the events frame: each Read call of a main chain whose result
+    # came back, by file path; the repeated ones are exactly the findings, with their counts.
+    events = ccf.read_events(real, format="claude-code").filter(~pl.col("is_subagent_file"), ~pl.col("is_sidechain"))
+    calls = (
+        events.select("source_file", "tool_use_names", "tool_use_ids", "tool_use_inputs")
+        .explode("tool_use_names", "tool_use_ids", "tool_use_inputs")
+        .filter(pl.col("tool_use_names") == "Read")
+        .select(
+            "source_file", "tool_use_ids", pl.col("tool_use_inputs").str.json_path_match("$.file_path").alias("target")
+        )
+        .unique(["source_file", "tool_use_ids"], keep="first")
+    )
+    results = events.select("source_file", "tool_result_ids").explode("tool_result_ids")
+    counted = (
+        results.join(calls, left_on=["source_file", "tool_result_ids"], right_on=["source_file", "tool_use_ids"])
+        .group_by("source_file", "target")
+        .len()
+        .filter(pl.col("len") > 1)
+    )
+    assert counted.height == reads.height > 0
+    both = reads.join(counted, on=["source_file", "target"])
+    assert both.height == reads.height and (both["count"] == both["len"]).all()
     # The repeats are at most the reads: each repeat is one of the file's results after the first.
     largest = findings.filter(pl.col("kind") == "largest_item")
     assert (largest.group_by("source_file").len()["len"] <= 10).all()
