@@ -222,6 +222,21 @@ def test_real_sessions_give_consistent_findings() -> None:
     assert (largest.group_by("source_file").len()["len"] <= 10).all()
     rebuilds = findings.filter(pl.col("kind") == "cache_rebuild")
     assert (rebuilds["seconds"] > pl.Series(rebuilds["item"]).replace_strict({"5m": 300.0, "1h": 3600.0})).all()
+    # Each rebuild is a request of the requests frame, as long after the one before it in its
+    # chain (the session's main chain or one subagent's) as it says, and rewrote at most what it wrote.
+    requests = (
+        ccf.read_requests(real, cache=False)
+        .sort("session_id", "agent_id", "time", nulls_last=True)
+        .with_columns(
+            (pl.col("time") - pl.col("time").shift(1).over("session_id", "agent_id")).dt.total_seconds().alias("gap"),
+            (pl.col("cache_creation_5m_tokens") + pl.col("cache_creation_1h_tokens")).alias("written"),
+        )
+    )
+    matched = rebuilds.join(requests, on=["session_id", "time"])
+    assert rebuilds.height > 0 and matched.height == rebuilds.height
+    assert (matched["gap"] == matched["seconds"].cast(pl.Int64)).all() and (
+        matched["tokens"] <= matched["written"]
+    ).all()
     jumps = findings.filter(pl.col("kind") == "window_jump")
     causes = jumps.group_by("source_file", "turn_index").agg(pl.col("part_tokens").sum(), pl.col("tokens").first())
     assert causes.height <= 5 * findings["source_file"].n_unique()
