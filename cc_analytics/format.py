@@ -397,6 +397,90 @@ def composition_lines(rows: Sequence[dict], *, colour: bool = False) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+FINDING_TITLES = {
+    "largest_item": "largest items",
+    "repeated_read": "files read more than once",
+    "window_jump": "largest jumps of the window, and what entered",
+    "peak_window": "what filled the window at its fullest",
+    "tool_definitions": "tool definitions",
+    "mcp_server": "MCP servers",
+    "cache_rebuild": "cache rebuilt after an idle gap",
+    "cache_hit": "turns with the lowest cache hit ratio",
+}
+WHY_FINDINGS = 5
+
+
+def _part_label(row: dict) -> str:
+    if row["category"] is None:
+        return row["item"] or ""
+    return PART_LABELS[row["category"]] + (f" {MIDDLE_DOT} {row['item']}" if row["item"] else "")
+
+
+def _finding_line(row: dict, causes: Sequence[dict]) -> str:
+    kind = row["kind"]
+    at = f"turn {row['turn_index']}"
+    if kind == "largest_item":
+        what = _part_label(row) + (f" {MIDDLE_DOT} {row['target']}" if row["target"] else "")
+        return f"{row['tokens']:>7}  {what} ({at})"
+    if kind == "repeated_read":
+        return f"{row['tokens']:>7}  {row['target']}: {row['count']} reads, the repeats' tokens (second read at {at})"
+    if kind == "window_jump":
+        entered = ", ".join(f"{_part_label(cause)} {cause['part_tokens']}" for cause in causes if cause["category"])
+        return f"{'+' + str(row['tokens']):>7}  at {at}" + (f": {entered}" if entered else "")
+    if kind == "peak_window":
+        return f"{row['tokens']:>7}  {_part_label(row)} (at {at})"
+    if kind == "tool_definitions":
+        return f"{row['tokens']:>7}  {_part_label(row)}, sent with every request"
+    if kind == "mcp_server":
+        calls = f"{row['count']} call{'s' * (row['count'] != 1)}"
+        return f"{row['tokens']:>7}  {row['item']}: the most it held, {calls} (first at {at})"
+    if kind == "cache_rebuild":
+        return (
+            f"{row['tokens']:>7}  rewritten at {at} after {round(row['seconds'])} s idle "
+            f"({row['item']} cache), {usd(row['cost_usd'])}"
+        )
+    ratio = "-" if row["ratio"] is None else f"{int(round_half_up(row['ratio'] * 100))}%"
+    requests = f"{row['count']} request{'s' * (row['count'] != 1)}"
+    return f"{ratio:>7}  of {at}'s prompts read from the cache ({requests}, {usd(row['cost_usd'])})"
+
+
+def findings_lines(rows: Sequence[dict], *, colour: bool = False) -> str:
+    """What is worth a look in a session's windows: its findings (``FINDINGS_SCHEMA`` dicts, in
+    the frame's order), the first :data:`WHY_FINDINGS` of each kind, each with the ``uuid`` to
+    open (``cc-analytics window --uuid``); every line ends in LF.
+
+    Examples:
+        >>> rows = [dict(kind="repeated_read", rank=1, turn_index=3, uuid="u7", category="tool_result",
+        ...              item="Read", target="/w/a.py", tokens=500, count=2)]
+        >>> print(findings_lines(rows), end="")
+          findings (open one with: cc-analytics window TRANSCRIPT --uuid UUID --render)
+          files read more than once
+              500  /w/a.py: 2 reads, the repeats' tokens (second read at turn 3)  · u7
+    """
+    paint = Painter(colour)
+    if not rows:
+        return paint("gray", "  findings: none") + "\n"
+    lines = [paint("gray", "  findings (open one with: cc-analytics window TRANSCRIPT --uuid UUID --render)")]
+    kinds = list(dict.fromkeys(row["kind"] for row in rows))
+    for kind in kinds:
+        mine = [row for row in rows if row["kind"] == kind]
+        firsts = [
+            row
+            for index, row in enumerate(mine)
+            if index == 0
+            or (row["rank"], row["turn_index"]) != (mine[index - 1]["rank"], mine[index - 1]["turn_index"])
+        ]
+        lines.append(f"  {FINDING_TITLES[kind]}")
+        for row in firsts[:WHY_FINDINGS]:
+            causes = [
+                cause for cause in mine if (cause["rank"], cause["turn_index"]) == (row["rank"], row["turn_index"])
+            ]
+            lines.append(f"  {_finding_line(row, causes)}  {paint('gray', MIDDLE_DOT + ' ' + str(row['uuid']))}")
+        if len(firsts) > WHY_FINDINGS:
+            lines.append(paint("gray", f"  \u2026 {len(firsts) - WHY_FINDINGS} more"))
+    return "".join(line + "\n" for line in lines)
+
+
 def error_line(message: str, *, colour: bool = False) -> str:
     """A human error line: a (red) cross, a space, the message, LF."""
     return f"{Painter(colour)('red', CROSS)} {message}\n"

@@ -126,6 +126,9 @@ class ReportData:
     problems: pl.DataFrame
     sources: tuple[str, ...]
     requests: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=S.REQUESTS_SCHEMA))
+    findings: pl.DataFrame | None = None
+    """What is worth a look in the windows (``FINDINGS_SCHEMA``); None when not read (an archive
+    keeps no content blocks, or ``load(findings=False)``)."""
 
 
 # ------------------------------------------------------------------ loading
@@ -147,9 +150,12 @@ def load(
     workers: int | None = None,
     meanwhile: Callable[[], object] | None = None,
     cache: bool = True,
+    findings: bool = True,
 ) -> ReportData:
     """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
-    each transcript decoded once (``workers`` and ``cache`` as ``frames.read_tables`` takes them).
+    each transcript decoded once (``workers`` and ``cache`` as ``frames.read_tables`` takes them),
+    and, when ``findings`` and the sources are transcripts, their findings (``frames.read_findings``:
+    the transcripts of the formats that have them decoded again, with their text).
 
     The worker processes start before the files are planned; ``meanwhile`` is called while
     they start (they take about a third of a second: the report command imports its charts'
@@ -184,8 +190,13 @@ def load(
                 chosen = sample_sources()
                 used = ["data-samples (no sessions found under the default stores)"]
         tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache)
+        found = None
+        if findings and root is None:
+            from cc_analytics.frames.api import read_findings
+
+            found = read_findings(chosen, workers=workers)
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
-    return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests)
+    return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests, found)
 
 
 def _store_of(transcript: TranscriptFile, stores: list[Path]) -> str:
@@ -447,6 +458,149 @@ def _cost_table(data: ReportData) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+WINDOW_PARTS = 12
+IDLE_GAPS = 10
+PART_HEADERS = ("what", "sessions", "tokens at the fullest", "share")
+PROJECT_HEADERS = (
+    "project",
+    "sessions",
+    "tokens at the fullest",
+    "largest part",
+    "share",
+    "read again",
+    "cache rebuilt",
+    "rebuild cost",
+)
+GAP_HEADERS = ("project", "session", "turn", "idle", "cache", "tokens rewritten", "cost", "uuid")
+
+
+def _what() -> pl.Expr:
+    """What a part is called in the report: its tool (or MCP server), else its category."""
+    from cc_analytics.format import PART_LABELS
+
+    return pl.coalesce(pl.col(S.ITEM), pl.col(S.CATEGORY).cast(pl.String).replace(PART_LABELS)).alias("what")
+
+
+def _table(headers: Sequence[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in headers)
+    body = "".join(f"<tr>{''.join(cells)}</tr>" for cells in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def windows_tables(findings: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """The "What fills the windows" section's tables, across sessions, from their findings:
+    ``parts`` (each tool, MCP server or other part: the tokens it held in the sessions' windows
+    at their fullest, summed, and its share of them), ``projects`` (per project: those tokens,
+    the largest part and its share, the tokens of files read again, the cache rebuilt after an
+    idle gap and what that cost) and ``gaps`` (the costliest cache rebuilds).
+
+    Examples:
+        >>> from cc_analytics.frames.api import read_findings
+        >>> tables = windows_tables(read_findings(SAMPLES_DIR))
+        >>> tables["parts"].columns, round(tables["parts"]["share"].sum(), 9)
+        (['what', 'sessions', 'tokens', 'share'], 1.0)
+    """
+    peak = findings.filter(pl.col(S.FINDING_KIND) == "peak_window").with_columns(_what())
+    parts = (
+        peak.group_by("what")
+        .agg(pl.col(S.SESSION_ID).n_unique().cast(pl.Int64).alias("sessions"), pl.col(S.TOKENS).sum())
+        .with_columns((pl.col(S.TOKENS) / pl.col(S.TOKENS).sum()).alias("share"))
+        .sort(S.TOKENS, "what", descending=[True, False])
+    )
+    by_project = (
+        peak.group_by(S.PROJECT, "what")
+        .agg(pl.col(S.TOKENS).sum())
+        .sort(S.TOKENS, "what", descending=[True, False])
+        .group_by(S.PROJECT, maintain_order=True)
+        .agg(
+            pl.col("what").first().alias("largest"), (pl.col(S.TOKENS).first() / pl.col(S.TOKENS).sum()).alias("share")
+        )
+    )
+    kinds = pl.col(S.FINDING_KIND)
+    projects = (
+        findings.group_by(S.PROJECT)
+        .agg(
+            pl.col(S.SESSION_ID).n_unique().cast(pl.Int64).alias("sessions"),
+            pl.col(S.TOKENS).filter(kinds == "peak_window").sum().alias(S.TOKENS),
+            pl.col(S.TOKENS).filter(kinds == "repeated_read").sum().alias("read_again"),
+            (kinds == "cache_rebuild").sum().cast(pl.Int64).alias("rebuilds"),
+            pl.col(S.COST_USD).filter(kinds == "cache_rebuild").sum().alias("rebuild_cost"),
+        )
+        .join(by_project, on=S.PROJECT, how="left")
+        .sort(S.TOKENS, S.PROJECT, descending=[True, False], nulls_last=True)
+        .select(S.PROJECT, "sessions", S.TOKENS, "largest", "share", "read_again", "rebuilds", "rebuild_cost")
+    )
+    gaps = (
+        findings.filter(kinds == "cache_rebuild")
+        .sort(S.COST_USD, S.TOKENS, S.SESSION_ID, descending=[True, True, False], nulls_last=True)
+        .head(IDLE_GAPS)
+        .select(S.PROJECT, S.SESSION_ID, S.TURN_INDEX, S.SECONDS, S.ITEM, S.TOKENS, S.COST_USD, S.UUID)
+    )
+    return {"parts": parts, "projects": projects, "gaps": gaps}
+
+
+def _windows_section(data: ReportData) -> str:
+    """What fills the windows, across sessions: by tool, by project, the costliest idle gaps."""
+    title = "<h2>What fills the windows</h2>"
+    if data.findings is None or not data.findings.height:
+        why = (
+            "read without findings (an archive keeps no content blocks; --no-findings leaves them out)"
+            if data.findings is None
+            else "no session of a format whose transcripts say"
+        )
+        return f"<section>{title}<p class=caption>Not measured: {html.escape(why)}.</p></section>"
+    tables = windows_tables(data.findings)
+    parts = [
+        [
+            _cell(r["what"]),
+            _cell(r["sessions"], css="num"),
+            _cell(group_thousands(r[S.TOKENS]), css="num"),
+            _cell(f"{r['share'] * 100:.1f}%", css="num"),
+        ]
+        for r in tables["parts"].head(WINDOW_PARTS).iter_rows(named=True)
+    ]
+    projects = [
+        [
+            _cell(r[S.PROJECT]),
+            _cell(r["sessions"], css="num"),
+            _cell(group_thousands(r[S.TOKENS]), css="num"),
+            _cell(r["largest"]),
+            _cell(None if r["share"] is None else f"{r['share'] * 100:.0f}%", css="num"),
+            _cell(group_thousands(r["read_again"]), css="num"),
+            _cell(r["rebuilds"], css="num"),
+            _cell(usd(r["rebuild_cost"]), css="num"),
+        ]
+        for r in tables["projects"].head(TOP_SESSIONS).iter_rows(named=True)
+    ]
+    gaps = [
+        [
+            _cell(r[S.PROJECT]),
+            f"<td><code>{html.escape(r[S.SESSION_ID])}</code></td>",
+            _cell(r[S.TURN_INDEX], css="num"),
+            _cell(f"{r[S.SECONDS] / 60:.0f} min", css="num"),
+            _cell(r[S.ITEM]),
+            _cell(group_thousands(r[S.TOKENS]), css="num"),
+            _cell(usd(r[S.COST_USD]), css="num"),
+            f"<td><code>{html.escape(r[S.UUID] or '')}</code></td>",
+        ]
+        for r in tables["gaps"].iter_rows(named=True)
+    ]
+    gap_table = _table(GAP_HEADERS, gaps) if gaps else "<p>No cache was rebuilt after an idle gap.</p>"
+    return (
+        f"<section id=windows>{title}"
+        "<p class=caption>By tool: what the windows held at their fullest turn (the highest recorded occupancy of "
+        "each main transcript), summed over the sessions; estimated parts calibrated to the recorded occupancy, "
+        "the baseline being the system prompt, tool definitions and memory files.</p>"
+        f"{_table(PART_HEADERS, parts)}"
+        "<p class=caption>By project: the same, the part that held the most, the tokens of files read again, "
+        "and the cache rebuilt after an idle gap longer than its lifetime.</p>"
+        f"{_table(PROJECT_HEADERS, projects)}"
+        "<p class=caption>The costliest idle gaps: the requests that rewrote the cache after it expired (5 minutes, "
+        "or 1 hour after a 1-hour write); open one with <code>cc-analytics window TRANSCRIPT --uuid UUID --render</code>.</p>"
+        f"{gap_table}</section>"
+    )
+
+
 MACHINE_HEADERS = ("Machine", "Sessions", "Requests", "Tokens", "Cost", "First", "Last")
 
 
@@ -602,6 +756,7 @@ def render_html(data: ReportData, *, title: str = "cc-analytics report") -> str:
 <section><p class=caption>Sessions with the highest peak occupancy
 (ChainlessChain occupancy is the heuristic estimate).</p>{_top_table(data)}</section>
 <section><p class=caption>The costliest sessions (subagents included). {html.escape(_unpriced_caption(data))}</p>{_cost_table(data)}</section>
+{_windows_section(data)}
 {_machines_section(data)}
 </main>
 <footer>Sources: {sources} · {problems} unreadable line(s) skipped

@@ -548,6 +548,133 @@ shutil.rmtree(ci_home.parent)"""
 ]
 
 
+WINDOWS = [
+    new_markdown_cell(
+        "# What filled the window: the composition turn by turn, and the findings\n\n"
+        "The question is not only *how full* a context window got but *why*, and what that cost. "
+        "The composition frame says what the window held at each turn, part by part (the baseline "
+        "of system prompt, tool definitions and memory files, prompts, thinking, tool calls and "
+        "results by tool and MCP server), calibrated so that a turn's parts sum to the occupancy the "
+        "transcript recorded. The findings frame points at what is worth a look: the largest items, "
+        "files read more than once, the turns where the window jumped and what entered, tool "
+        "definitions, MCP servers, the cache rebuilt after an idle gap, the cache hit ratio per turn. "
+        "Each finding names its session, turn, line and uuid, so it can be opened."
+    ),
+    new_code_cell(SETUP),
+    new_markdown_cell(
+        "## The composition\n\nOne row per main transcript, turn and part. On a turn with a recorded "
+        "request the calibrated `tokens` sum to its `occupancy` exactly (the factor and the unscaled "
+        "error are columns)."
+    ),
+    new_code_cell(
+        """\
+import cc_analytics.frames as frames
+
+parts = frames.read_composition(CLAUDE)
+measured = (
+    parts.filter(pl.col("occupancy").is_not_null())
+    .group_by("session_id", "source_file", "turn_index")
+    .agg(pl.col("tokens").sum(), pl.col("occupancy").first())
+)
+assert measured.height == 34 and (measured["tokens"] == measured["occupancy"]).all()
+assert parts["session_id"].n_unique() == 14
+parts.filter(pl.col("turn_index") == pl.col("turn_index").max().over("session_id")).group_by(
+    "category", "item"
+).agg(pl.col("tokens").sum()).sort("tokens", descending=True).head(8)"""
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.views import charts
+
+fullest = frames.read_sessions(CLAUDE).sort("peak_occupancy", descending=True)["session_id"][0]
+charts.composition_over_turns(parts, session_id=fullest)"""
+    ),
+    new_markdown_cell(
+        "## The findings\n\nOne row per finding: its `kind`, its `rank` in the session, the part "
+        "(`category`, `item`), what a tool call named (`target`), and its figures."
+    ),
+    new_code_cell(
+        """\
+findings = frames.read_findings(CLAUDE)
+kinds = dict(findings.group_by("kind").len().iter_rows())
+assert findings["session_id"].n_unique() == 14
+assert kinds["tool_definitions"] == 14 and kinds["mcp_server"] == 1
+assert findings["uuid"].null_count() == 0
+findings.group_by("kind").len().sort("kind")"""
+    ),
+    new_markdown_cell("### The largest items across sessions"),
+    new_code_cell(
+        """\
+largest = findings.filter(pl.col("kind") == "largest_item").sort("tokens", descending=True)
+assert largest["item"][0] == "Read" and largest["tokens"][0] == 7915
+largest.select("session_id", "turn_index", "uuid", "category", "item", "target", "tokens").head(6)"""
+    ),
+    new_markdown_cell(
+        "### Where the window jumped, and what entered\n\nThe largest rises of the recorded "
+        "occupancy from one turn to the next, each with the parts that brought the most in "
+        "(`part_tokens`, calibrated)."
+    ),
+    new_code_cell(
+        """\
+jumps = findings.filter(pl.col("kind") == "window_jump", pl.col("session_id") == fullest)
+assert jumps["turn_index"].to_list() == [2, 2, 2, 3, 3, 3] and jumps["item"][0] == "Read"
+jumps.select("turn_index", "rank", "tokens", "category", "item", "part_tokens")"""
+    ),
+    new_markdown_cell(
+        "### Tool definitions, and the cache\n\nThe baseline every request carries, and the "
+        "turns whose prompts were read least from the cache (a rebuilt cache shows here, and as "
+        "a `cache_rebuild` finding when an idle gap outlived it)."
+    ),
+    new_code_cell(
+        """\
+baseline = findings.filter(pl.col("kind") == "tool_definitions")
+hits = findings.filter(pl.col("kind") == "cache_hit")
+assert baseline["tokens"].min() > 10_000 and hits["ratio"].is_between(0, 1).all()
+hits.sort("ratio").select("session_id", "turn_index", "ratio", "tokens", "count", "cost_usd").head(5)"""
+    ),
+    new_markdown_cell(
+        "## Across sessions\n\nWhat the report's *What fills the windows* section shows: the parts "
+        "of each window at its fullest turn, summed by tool, and by project."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.report import windows_tables
+
+tables = windows_tables(findings)
+assert abs(tables["parts"]["share"].sum() - 1) < 1e-9
+tables["parts"].head(6)"""
+    ),
+    new_code_cell('tables["projects"]'),
+    new_markdown_cell(
+        "## Open one\n\nA finding's uuid anchors a ContextWindow: the turns around it "
+        "(`cc-analytics window FILE --uuid UUID --render` on the command line)."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.core import Budget, EventRef, capture_window
+
+top = largest.row(0, named=True)
+raw = Path(top["source_file"]).read_bytes()
+window = capture_window(raw, EventRef(top["session_id"], top["uuid"]), before=1, after=0)
+preview = window.render_preview(budget=Budget(turn_chars=300))
+assert preview
+print(preview)"""
+    ),
+    new_markdown_cell(
+        "## In the explorer\n\nGiven the composition, the explorer shows what was in the window at the picked turn."
+    ),
+    new_code_cell(
+        """\
+from cc_analytics.views.widgets import SessionExplorer
+
+explorer = SessionExplorer(frames.read_sessions(CLAUDE), frames.read_turns(CLAUDE), composition=parts)
+shown = explorer.select(fullest).window_parts()
+assert sum(row["tokens"] for row in shown) == shown[0]["occupancy"]
+print(explorer.window_text())"""
+    ),
+]
+
+
 def write(name: str, cells: list) -> None:
     notebook = new_notebook(
         cells=cells,
@@ -567,6 +694,7 @@ def main() -> None:
     write("02-context-usage.ipynb", CONTEXT_USAGE)
     write("03-context-windows.ipynb", CONTEXT_WINDOWS)
     write("04-cost.ipynb", COST)
+    write("05-what-filled-the-window.ipynb", WINDOWS)
     write("06-team.ipynb", TEAM)
 
 

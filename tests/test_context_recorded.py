@@ -203,8 +203,8 @@ def test_why_says_what_filled_the_window_at_the_last_turn(tmp_path: Path) -> Non
     plain = run_cli(args)
     result = run_cli([*args, "--why"])
     assert result.returncode == 0, result.stderr
-    text = result.stdout.decode()
-    assert text.startswith(plain.stdout.decode())  # the gauge, then the parts
+    text, findings = result.stdout.decode().split("\n  findings (open one with:")
+    assert text.startswith(plain.stdout.decode())  # the gauge, the parts, then the findings
     # The first request read 100 estimated tokens of 1,110 recorded: a baseline of 1,010; the last
     # one read 200 + 300 estimated for 50,000 recorded: 48,990 spread over them.
     assert text.endswith(
@@ -221,3 +221,35 @@ def test_why_says_what_filled_the_window_at_the_last_turn(tmp_path: Path) -> Non
         ("assistant", 29394),
     ]
     assert sum(row["tokens"] for row in report["composition"]) == report["recordedTokens"]
+
+
+def test_why_lists_the_findings_after_the_composition(tmp_path: Path) -> None:
+    from tests.fixtures.findings_transcript import SESSION as BUILT
+    from tests.fixtures.findings_transcript import write_session
+
+    projects = write_session(tmp_path).parent
+    args = ["context", BUILT, "--claude-root", str(projects), "--why"]
+    result = run_cli(args, env={"NO_COLOR": "1"})
+    assert result.returncode == 0, result.stderr
+    composition, findings = result.stdout.decode().split("\n  findings (open one with:")
+    assert "what filled the window at turn 4" in composition
+    # The figures of tests/frames/test_claude_findings.py, as the reader sees them.
+    assert (
+        "  files read more than once\n"
+        "      500  /w/a.py: 2 reads, the repeats' tokens (second read at turn 1)  \u00b7 r3\n"
+    ) in findings
+    assert (
+        "  largest jumps of the window, and what entered\n"
+        "    +1356  at turn 2: user prompts 20, assistant text 2  \u00b7 a6\n"
+        "     +727  at turn 1: tool results \u00b7 Read 500, tool results \u00b7 mcp__github 200, user prompts 10  \u00b7 a5\n"
+    ) in findings
+    assert (
+        "  cache rebuilt after an idle gap\n"
+        "    11325  rewritten at turn 2 after 605 s idle (5m cache), $0.11  \u00b7 a6\n"
+        "    10100  rewritten at turn 4 after 7220 s idle (1h cache), $0.10  \u00b7 a8\n"
+    ) in findings
+    assert "  \u2026 5 more\n" in findings  # ten largest items, five shown
+    report = json.loads(run_cli([*args, "--json"]).stdout)
+    rows = [(row["kind"], row["uuid"], row["tokens"]) for row in report["findings"]]
+    assert ("repeated_read", "r3", 500) in rows and ("tool_definitions", "a1", 10_000) in rows
+    assert len(rows) == 34 and all(row["sourceFile"].endswith(f"{BUILT}.jsonl") for row in report["findings"])

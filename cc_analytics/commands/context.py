@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cc_analytics.format import colour_enabled, composition_lines, context_gauge, error_line
+from cc_analytics.format import colour_enabled, composition_lines, context_gauge, error_line, findings_lines
 
 if TYPE_CHECKING:
     from cc_analytics.frames.plugin import FormatPlugin
@@ -166,9 +166,13 @@ def _label_groups(plugins: list[FormatPlugin]) -> list[list[str]]:
     return [[plugin.label for plugin in group] for group in _groups(plugins)]
 
 
-def _why(args: argparse.Namespace, plugin: FormatPlugin, session_id: str, files: list) -> list[dict] | None:
-    """The composition rows of the session's last measured turn (``--why``), or None when not
-    asked; an agent whose transcripts do not say gets a note and no rows."""
+Why = tuple[list[dict], list[dict] | None]
+
+
+def _why(args: argparse.Namespace, plugin: FormatPlugin, session_id: str, files: list) -> Why | None:
+    """The composition rows of the session's last measured turn and the session's findings
+    (``--why``; None for a format without findings), or None when not asked; an agent whose
+    transcripts do not say gets a note and no rows."""
     if not args.why:
         return None
     if not plugin.has_composition:
@@ -176,25 +180,55 @@ def _why(args: argparse.Namespace, plugin: FormatPlugin, session_id: str, files:
         return None
     import polars as pl
 
-    frame = plugin.module().read_composition(files).filter(pl.col("session_id") == session_id)
+    mine = pl.col("session_id") == session_id
+    findings = plugin.module().read_findings(files).filter(mine).to_dicts() if plugin.has_findings else None
+    frame = plugin.module().read_composition(files).filter(mine)
     if not frame.height:
-        return []
+        return [], findings
     main = frame["source_file"][0]
-    mine = frame.filter(pl.col("source_file") == main)
-    return mine.filter(pl.col("turn_index") == mine["turn_index"].max()).to_dicts()
+    last = frame.filter(pl.col("source_file") == main)
+    return last.filter(pl.col("turn_index") == last["turn_index"].max()).to_dicts(), findings
 
 
-def _emit(report: dict[str, Any], *, as_json: bool, why: list[dict] | None = None) -> int:
+def _emit(report: dict[str, Any], *, as_json: bool, why: Why | None = None) -> int:
     if as_json:
         if why is not None:
-            report = {**report, "composition": [_json_row(row) for row in why]}
+            composition, findings = why
+            report = {**report, "composition": [_json_row(row) for row in composition]}
+            if findings is not None:
+                report["findings"] = [_finding_row(row) for row in findings]
         sys.stdout.write(json.dumps(_js_numbers(report), indent=2, ensure_ascii=False) + "\n")
     else:
         colour = colour_enabled(sys.stdout)
         sys.stdout.write(context_gauge(report, colour=colour))
         if why is not None:
-            sys.stdout.write("\n" + composition_lines(why, colour=colour))
+            composition, findings = why
+            sys.stdout.write("\n" + composition_lines(composition, colour=colour))
+            if findings is not None:
+                sys.stdout.write("\n" + findings_lines(findings, colour=colour))
     return 0
+
+
+def _finding_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A finding as the JSON report writes it: camelCase keys, its time in ISO 8601, and the file
+    its line is in (``sourceFile``: what ``cc-analytics window`` opens)."""
+    keys = (
+        "kind",
+        "rank",
+        "source_file",
+        "turn_index",
+        "line",
+        "uuid",
+        "category",
+        "item",
+        "target",
+        "tokens",
+        "part_tokens",
+    )
+    out = {_camel(key): row[key] for key in keys}
+    out.update(costUsd=row["cost_usd"], count=row["count"], seconds=row["seconds"], ratio=row["ratio"])
+    out["time"] = None if row["time"] is None else row["time"].isoformat().replace("+00:00", "Z")
+    return out
 
 
 def _json_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, default=Path("report"), help="output folder (default: ./report)")
     parser.add_argument("--samples", action="store_true", help="report on the sessions in data-samples/")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-findings",
+        dest="findings",
+        action="store_false",
+        help="leave out 'What fills the windows' (it reads the transcripts again, with their text)",
+    )
     add_workers_option(parser)
     add_cache_option(parser)
     parser.set_defaults(run=run)
@@ -75,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers,
             meanwhile=_import_charts,
             cache=args.cache,
+            findings=args.findings,
         )
     finally:
         if progress:

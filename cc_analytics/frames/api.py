@@ -379,6 +379,44 @@ def read_composition(
     return frame.sort(keys, nulls_last=True, maintain_order=True).collect()
 
 
+def scan_findings(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, what is worth a look in each transcript's windows, one row per finding
+    (``FINDINGS_SCHEMA``: the largest items, files read more than once, the largest jumps of
+    the window and their causes, tool definitions, MCP servers, cache rebuilt after an idle gap,
+    the cache hit ratio per turn), each naming its session, turn, line and ``uuid``, for every
+    format whose transcripts say (``FormatPlugin.has_findings``; the rules are in each such
+    format's package).
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> frame = read_findings(SAMPLES_DIR)
+        >>> frame.filter(pl.col("kind") == "tool_definitions").height > 0
+        True
+    """
+    from cc_analytics.frames.registry import get
+
+    if archived(source) is not None:
+        raise InputError("an archive keeps tables, not the content blocks the findings are measured from")
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    frames = [
+        package(name).scan_findings(files, workers=workers, on_progress=step)
+        for (name, files), step in zip(by_format.items(), steps, strict=True)
+        if name != UNRECOGNIZED and get(name).has_findings
+    ]
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.FINDINGS_SCHEMA)
+
+
+def read_findings(
+    source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_findings`, by format, session, file, kind and rank."""
+    frame = scan_findings(source, format=format, workers=workers, on_progress=on_progress)
+    return frame.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.FINDING_KIND, S.RANK, maintain_order=True).collect()
+
+
 def scan_events(
     source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:

@@ -74,6 +74,11 @@ COMPOSITION_VERBS: tuple[str, ...] = ("scan_composition", "read_composition")
 (:attr:`FormatPlugin.has_composition`): the signature of :data:`VERBS`, rows in
 ``frames.schema.COMPOSITION_SCHEMA``."""
 
+FINDINGS_VERBS: tuple[str, ...] = ("scan_findings", "read_findings")
+"""The verbs of a format whose transcripts let it point at what filled the window (the largest
+items, repeated reads, jumps, tool definitions, cache rebuilds; :attr:`FormatPlugin.has_findings`):
+the signature of :data:`VERBS`, rows in ``frames.schema.FINDINGS_SCHEMA``."""
+
 BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch")
 """The batch functions every format's verbs module exposes besides :data:`VERBS`."""
 
@@ -81,6 +86,7 @@ FRONT: tuple[str, ...] = (
     *VERBS,
     *LIMIT_VERBS,
     *COMPOSITION_VERBS,
+    *FINDINGS_VERBS,
     "iter_requests",
     "iter_tables",
     "read_usage",
@@ -135,6 +141,8 @@ class FormatPlugin:
     """Whether the verbs module has the :data:`LIMIT_VERBS` (the agent reports rate limits)."""
     has_composition: ClassVar[bool] = False
     """Whether the verbs module has the :data:`COMPOSITION_VERBS` (the window's parts per turn)."""
+    has_findings: ClassVar[bool] = False
+    """Whether the verbs module has the :data:`FINDINGS_VERBS` (what is worth a look in its windows)."""
 
     def __repr__(self) -> str:
         return f"<format {self.name!r} ({self.label})>"

@@ -127,6 +127,26 @@ UNCALIBRATED_ERROR = "uncalibrated_error"
 # The parts, in the order the frame lists them (``baseline``: what the agent sends without
 # writing it down, the system prompt, tool definitions and memory files).
 CATEGORIES = ("baseline", "memory", "system", "summary", "user", "assistant", "thinking", "tool_call", "tool_result")
+# The findings frame (``FINDINGS_SCHEMA``): what is worth a look in a window, one row per finding.
+UUID = "uuid"
+FINDING_KIND = "kind"
+RANK = "rank"
+TARGET = "target"
+PART_TOKENS = "part_tokens"
+COUNT = "count"
+SECONDS = "seconds"
+RATIO = "ratio"
+# The kinds of finding, in the order the frame lists them.
+FINDING_KINDS = (
+    "largest_item",
+    "repeated_read",
+    "window_jump",
+    "peak_window",
+    "tool_definitions",
+    "mcp_server",
+    "cache_rebuild",
+    "cache_hit",
+)
 # The five priced token kinds, in the order of the schema.
 TOKEN_KINDS = (INPUT_TOKENS, CACHE_CREATION_5M_TOKENS, CACHE_CREATION_1H_TOKENS, CACHE_READ_TOKENS, OUTPUT_TOKENS)
 
@@ -143,6 +163,8 @@ _TYPED = frozenset(
         "LIMITS_SCHEMA",
         "CATEGORY_ENUM",
         "COMPOSITION_SCHEMA",
+        "FINDING_KIND_ENUM",
+        "FINDINGS_SCHEMA",
     )
 )
 
@@ -156,6 +178,8 @@ if TYPE_CHECKING:
     LIMITS_SCHEMA: pl.Schema
     CATEGORY_ENUM: pl.Enum
     COMPOSITION_SCHEMA: pl.Schema
+    FINDING_KIND_ENUM: pl.Enum
+    FINDINGS_SCHEMA: pl.Schema
 
 
 def _types() -> dict[str, Any]:
@@ -299,6 +323,30 @@ def _types() -> dict[str, Any]:
             CALIBRATION: pl.Float64(),
             UNCALIBRATED_ERROR: pl.Int64(),
             COMPACTED: pl.Boolean(),
+        }
+    )
+    FINDING_KIND_ENUM = pl.Enum(FINDING_KINDS)
+    FINDINGS_SCHEMA = pl.Schema(
+        {
+            FORMAT: pl.String(),
+            SESSION_ID: pl.String(),
+            PROJECT: pl.String(),
+            SOURCE_FILE: pl.String(),
+            TURN_INDEX: pl.Int64(),
+            LINE: pl.Int64(),
+            UUID: pl.String(),
+            TIME: UTC_TIME,
+            FINDING_KIND: FINDING_KIND_ENUM,
+            RANK: pl.Int64(),
+            CATEGORY: CATEGORY_ENUM,
+            ITEM: pl.String(),
+            TARGET: pl.String(),
+            TOKENS: pl.Int64(),
+            PART_TOKENS: pl.Int64(),
+            COST_USD: pl.Float64(),
+            COUNT: pl.Int64(),
+            SECONDS: pl.Float64(),
+            RATIO: pl.Float64(),
         }
     )
     return {name: value for name, value in locals().items() if name in _TYPED}

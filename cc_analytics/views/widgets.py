@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from cc_analytics.format import group_thousands, usd
+from cc_analytics.format import composition_lines, group_thousands, usd
 from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
 from cc_analytics.views.common import ZONE_COLOURS, Frame, collect
@@ -325,7 +325,8 @@ def _pre(text: str) -> str:
 
 class SessionExplorer:
     """Pick a session by project, model, date, peak occupancy or text; see its gauge, its
-    occupancy over turns and its turns; select a turn to read its ContextWindow preview.
+    occupancy over turns and its turns; select a turn to read its ContextWindow preview and,
+    given the ``composition`` frame (``frames.read_composition``), what was in its window then.
 
     In JupyterLab it is a live ipywidgets UI; elsewhere it renders the static state: the
     matching sessions, the selected session's gauge, chart and turns, and one preview.
@@ -342,9 +343,12 @@ class SessionExplorer:
         True
     """
 
-    def __init__(self, sessions: Frame, turns: Frame, *, session_id: str | None = None) -> None:
+    def __init__(
+        self, sessions: Frame, turns: Frame, *, session_id: str | None = None, composition: Frame | None = None
+    ) -> None:
         self.sessions = collect(sessions)
         self.turns = collect(turns)
+        self.composition = None if composition is None else collect(composition)
         self.filters: dict[str, Any] = {}
         self.transcripts = TRANSCRIPTS
         self._table = _with_filter_columns(self.sessions)
@@ -390,14 +394,18 @@ class SessionExplorer:
         self.preview_thread: threading.Thread | None = None
 
     @classmethod
-    def from_source(cls, source: str | Sequence[str] | None = None, *, cache: bool = True) -> SessionExplorer:
+    def from_source(
+        cls, source: str | Sequence[str] | None = None, *, cache: bool = True, composition: bool = False
+    ) -> SessionExplorer:
         """Read the sessions and turns of every format in ``source`` (every agent's default store
         when None; an archive reads its tables), each transcript decoded once (and kept, unless
-        ``cache=False``: ``frames.tablecache``)."""
-        from cc_analytics.frames.api import read_tables
+        ``cache=False``: ``frames.tablecache``); with ``composition``, their composition too
+        (the transcripts of the formats that have one decoded again, with their text)."""
+        from cc_analytics.frames.api import read_composition, read_tables
 
         tables = read_tables(source, cache=cache)
-        return cls(tables.sessions, tables.turns)
+        parts = read_composition(source) if composition else None
+        return cls(tables.sessions, tables.turns, composition=parts)
 
     # -- state, usable without a front end
     def filtered(self) -> pl.DataFrame:
@@ -467,6 +475,32 @@ class SessionExplorer:
         turn = self._picked_turn()
         return "(no turn selected)" if turn is None else turn_preview(turn, transcripts=self.transcripts)
 
+    def window_parts(self) -> list[dict[str, Any]]:
+        """The composition rows of the picked session's main transcript at the picked turn
+        (empty without a ``composition`` frame, or for a turn it does not measure).
+
+        Examples:
+            >>> from cc_analytics.report import load
+            >>> from cc_analytics.frames.api import read_composition
+            >>> data = load(samples=True)
+            >>> ex = SessionExplorer(data.sessions, data.turns, composition=read_composition("data-samples"))
+            >>> parts = ex.window_parts()
+            >>> sum(row["tokens"] for row in parts) == parts[0]["occupancy"]  # the peak turn, calibrated
+            True
+        """
+        if self.composition is None or self.session_id is None or self.turn_index is None:
+            return []
+        mine = self.composition.filter(pl.col(S.SESSION_ID) == self.session_id)
+        if not mine.height:
+            return []
+        main = mine.filter(pl.col(S.SOURCE_FILE) == mine[S.SOURCE_FILE][0])
+        return main.filter(pl.col(S.TURN_INDEX) == self.turn_index).to_dicts()
+
+    def window_text(self) -> str:
+        """What was in the window at the picked turn, part by part (``format.composition_lines``);
+        empty without a ``composition`` frame."""
+        return "" if self.composition is None else composition_lines(self.window_parts())
+
     def _picked_turn(self) -> dict[str, Any] | None:
         if self.turn_index is None:
             return None
@@ -522,6 +556,8 @@ class SessionExplorer:
             parts.append(
                 f"<div style='font:600 13px system-ui,sans-serif'>window around turn {self.turn_index}</div>{_pre(self.preview())}"
             )
+            if self.composition is not None:
+                parts.append(self._window_html())
         return "<div class='cc-explorer'>" + "\n".join(parts) + "</div>"
 
     def to_text(self) -> str:
@@ -537,7 +573,15 @@ class SessionExplorer:
         if gauge is not None:
             lines += ["", gauge_text(gauge.figures), ""]
             lines += [turn_label(t) for t in self.turn_rows().iter_rows(named=True)]
+            if self.composition is not None:
+                lines += ["", self.window_text().rstrip("\n")]
         return "\n".join(lines)
+
+    def _window_html(self) -> str:
+        return (
+            f"<div style='font:600 13px system-ui,sans-serif'>in the window at turn {self.turn_index}</div>"
+            f"{_pre(self.window_text())}"
+        )
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -598,6 +642,7 @@ class SessionExplorer:
         self._chart = W.HTML()
         self._turns = W.Select(rows=12, layout=W.Layout(width="100%"))
         self._preview = W.HTML()
+        self._window = W.HTML()
         for control in (self._project, self._model, self._days, self._min_peak, self._search):
             control.observe(self._on_filter, names="value")
         self._list.observe(self._on_session, names="value")
@@ -616,7 +661,7 @@ class SessionExplorer:
             layout=W.Layout(width="40%", min_width="360px"),
         )
         detail = W.VBox(
-            [self._gauge, self._chart, W.HTML("<b>turns</b>"), self._turns, self._preview],
+            [self._gauge, self._chart, W.HTML("<b>turns</b>"), self._turns, self._preview, self._window],
             layout=W.Layout(width="60%"),
         )
         self._widget = W.HBox([controls, detail])
@@ -697,7 +742,11 @@ class SessionExplorer:
         if self._quiet or change["new"] is None or change["new"] == self.turn_index:
             return
         self.turn_index = change["new"]
+        self._sync_window()
         self._show_preview()
+
+    def _sync_window(self) -> None:
+        self._window.value = self._window_html() if self.composition is not None and self.session_id else ""
 
     def _sync_detail(self) -> None:
         """Gauge, chart, turn list and preview of the picked session: each computed once."""
@@ -712,6 +761,7 @@ class SessionExplorer:
             self._turns.value = self.turn_index if options else None
         finally:
             self._quiet = False
+        self._sync_window()
         self._show_preview()
 
     def _show_preview(self) -> None:

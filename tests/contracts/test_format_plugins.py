@@ -144,3 +144,21 @@ def test_the_environment_limits_the_registry(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.delenv(registry.ONLY_ENV)
         registry.reload()
     assert len(registry.names()) > 1
+
+
+def test_a_format_with_an_optional_verb_group_exposes_it_and_the_front_reads_only_those() -> None:
+    import polars as pl
+
+    import cc_analytics.frames as ccf
+    from cc_analytics.frames.plugin import COMPOSITION_VERBS, FINDINGS_VERBS, LIMIT_VERBS
+
+    groups = {"has_limits": LIMIT_VERBS, "has_composition": COMPOSITION_VERBS, "has_findings": FINDINGS_VERBS}
+    for plugin in registry.formats():
+        module = plugin.module()
+        for flag, verbs in groups.items():
+            if getattr(plugin, flag):
+                assert all(callable(getattr(module, verb, None)) for verb in verbs), (plugin.name, flag)
+    with_findings = {plugin.name for plugin in registry.formats() if plugin.has_findings}
+    # The samples hold every format: the front skips those without findings, naming none.
+    found = ccf.read_findings(ROOT / "data-samples")
+    assert set(found["format"]) == with_findings and found.filter(pl.col("format").is_null()).height == 0

@@ -381,3 +381,30 @@ def test_a_picks_turns_are_its_main_transcript_turns_in_order(data) -> None:
         assert explorer.turn_rows().equals(widgets.session_turns(data.turns, session_id)), session_id
         checked += explorer.turn_rows().height > 0
     assert checked >= 10
+
+
+def test_the_explorer_shows_what_was_in_the_window_at_the_picked_turn(tmp_path: Path) -> None:
+    # The session of tests/fixtures/findings_transcript.py: its fullest turn is turn 3 (12,712
+    # recorded: the baseline 10,000 and the rest doubled), where the explorer opens.
+    from cc_analytics.frames.api import read_composition
+    from cc_analytics.report import load
+    from tests.fixtures.findings_transcript import SESSION, write_session
+
+    folder = write_session(tmp_path)
+    data = load([folder], cache=False, findings=False)
+    composition = read_composition(folder)
+    explorer = SessionExplorer(data.sessions, data.turns, composition=composition)
+    assert (explorer.session_id, explorer.turn_index) == (SESSION, 3)
+    parts = {(row["category"], row["item"]): row["tokens"] for row in explorer.window_parts()}
+    assert parts[("baseline", None)] == 10_000 and parts[("tool_result", "Read")] == 2_000
+    assert sum(parts.values()) == 12_712
+    text = explorer.to_text()
+    assert "what filled the window at turn 3 (estimated parts scaled \u00d72.00 to the recorded 12712" in text
+    assert "in the window at turn 3" in explorer.to_html()
+    # Picking another turn shows its window: turn 4 follows the compaction (the summary, 100).
+    explorer._build_widget()
+    explorer._turns.value = 4
+    assert "at turn 4" in explorer._window.value and "compaction summary" in explorer._window.value
+    # Without a composition frame nothing is added.
+    plain = SessionExplorer(data.sessions, data.turns)
+    assert plain.window_parts() == [] and "in the window at turn" not in plain.to_html()

@@ -205,3 +205,49 @@ def test_the_report_command_goes_without_the_jupyter_modules(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert done.stderr.decode().strip().splitlines()[-1] == "['altair']"
     assert (tmp_path / "report" / "report.html").read_text().rstrip().endswith("</html>")
+
+
+def test_the_report_says_what_fills_the_windows(tmp_path: Path) -> None:
+    # The session of tests/fixtures/findings_transcript.py (its figures are worked out in
+    # tests/frames/test_claude_findings.py) beside the samples' Claude Code sessions.
+    from tests.fixtures.findings_transcript import write_session
+
+    built = write_session(tmp_path / "built")
+    claude = SAMPLES / "claude"
+    data = load([built, claude], cache=False)
+    assert data.findings is not None and set(data.findings["format"]) == {"claude-code"}
+    from cc_analytics.report import windows_tables
+
+    tables = windows_tables(data.findings)
+    # At its fullest (turn 3) the built session held 2,000 tokens of Read results and calls 28:
+    # Read's row sums those with the samples' own, and every part's share sums to one.
+    alone = windows_tables(data.findings.filter(pl.col("project") == "/work/demo"))
+    assert alone["parts"].filter(pl.col("what") == "Read")["tokens"].item() == 2_028
+    assert alone["parts"]["tokens"].sum() == 12_712
+    assert tables["parts"]["share"].sum() == pytest.approx(1.0)
+    demo = tables["projects"].filter(pl.col("project") == "/work/demo").row(0, named=True)
+    assert (demo["sessions"], demo["tokens"], demo["largest"], demo["read_again"], demo["rebuilds"]) == (
+        1,
+        12_712,
+        "baseline (system prompt, tools, memory)",
+        500,
+        2,
+    )
+    assert demo["rebuild_cost"] == pytest.approx((11_325 + 10_100) * 10e-6)
+    # The samples rebuild no cache: the costliest idle gaps are the built session's two.
+    assert tables["gaps"].select("turn_index", "item", "tokens", "uuid").rows() == [
+        (2, "5m", 11_325, "a6"),
+        (4, "1h", 10_100, "a8"),
+    ]
+    page = write_report(data, tmp_path / "out")["report.html"].read_text(encoding="utf-8")
+    section = page[page.index("<h2>What fills the windows</h2>") :]
+    assert "<td class='num'>10 min</td><td>5m</td><td class='num'>11,325</td><td class='num'>$0.11</td>" in section
+    assert "<td class='num'>120 min</td><td>1h</td><td class='num'>10,100</td><td class='num'>$0.10</td>" in section
+
+
+def test_a_report_without_findings_says_the_windows_are_not_measured(data) -> None:
+    from cc_analytics.report import ReportData, render_html
+
+    page = render_html(ReportData(data.sessions, data.turns, data.problems, data.sources, data.requests, None))
+    assert "Not measured: read without findings (an archive keeps no content blocks;" in page
+    assert data.findings is not None and data.findings.height > 0  # samples: transcripts, measured

@@ -8,7 +8,7 @@ of ``TranscriptFile``, or None for the Claude Code projects folders.
 Examples:
     >>> import cc_analytics.frames.claude as claude
     >>> sorted(name for name in claude.__all__ if name.startswith("read_"))
-    ['read_composition', 'read_events', 'read_limits', 'read_problems', 'read_requests', 'read_sessions', 'read_turns']
+    ['read_composition', 'read_events', 'read_findings', 'read_limits', 'read_problems', 'read_requests', 'read_sessions', 'read_turns']
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ _EXPORTS = {
     "read_limits": "limits",
     "scan_composition": "composition",
     "read_composition": "composition",
+    "scan_findings": "findings",
+    "read_findings": "findings",
 }
 
 __all__ = sorted(_EXPORTS)

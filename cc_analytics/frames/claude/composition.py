@@ -47,6 +47,8 @@ from cc_analytics.frames.sources import Source
 CATEGORY, ITEM, CALIBRATED, BASELINE, CALIBRATION = S.CATEGORY, S.ITEM, S.TOKENS, S.BASELINE, S.CALIBRATION
 ESTIMATED, ENTERED, DROPPED, ERROR = S.ESTIMATED_TOKENS, S.ENTERED_TOKENS, S.DROPPED_TOKENS, S.UNCALIBRATED_ERROR
 MEMORY_MARK = "CLAUDE.md"
+INPUT = "tool_input"
+TOOL = "tool"
 _CUTOFF = "_cutoff"
 
 
@@ -88,16 +90,31 @@ def tool_item(name: pl.Expr) -> pl.Expr:
 
 
 def composition_rows(files: list[TranscriptFile], *, contents: list[bytes] | None = None) -> pl.DataFrame:
-    """The composition frame (``COMPOSITION_SCHEMA``) of one batch of transcripts."""
-    events, blocks = prepared(decode_files(files, EVENTS, contents=contents))
-    mine = ~pl.col(S.IS_SUBAGENT_FILE) & pl.col(ON_CHAIN)
+    """The composition frame (``COMPOSITION_SCHEMA``) of one batch of transcripts (its subagent
+    files are not read: their windows are their own)."""
+    mains = [index for index, file in enumerate(files) if not file.is_subagent]
+    kept = None if contents is None else [contents[index] for index in mains]
+    return composition_of(*prepared(decode_files([files[index] for index in mains], EVENTS, contents=kept)))
+
+
+def composition_of(events: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:
+    """The composition frame of prepared events and blocks (``sessions.prepared`` of an
+    :data:`~cc_analytics.frames.claude.decode.EVENTS` decode)."""
     events = events.filter(~pl.col(S.IS_SUBAGENT_FILE))
+    return composition_from(events, block_parts(events, blocks))
+
+
+def block_parts(events: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:
+    """The blocks of the main files' own chains, each with its part (``category``, ``item``),
+    its estimate (``tokens``) and, for tool calls and results, the call's input (``tool_input``:
+    compact JSON). ``events`` are the main files' prepared events."""
+    mine = ~pl.col(S.IS_SUBAGENT_FILE) & pl.col(ON_CHAIN)
     flags = events.select(S.ROW, S.IS_META, S.IS_COMPACT_SUMMARY, S.MESSAGE_ID)
     calls = blocks.filter(pl.col(S.KIND) == "tool_use").select(
-        S.SOURCE_FILE, pl.col(S.BLOCK_ID).alias("_call"), pl.col(S.NAME).alias("_tool")
+        S.SOURCE_FILE, pl.col(S.BLOCK_ID).alias("_call"), pl.col(S.NAME).alias("_tool"), pl.col(S.TEXT).alias(INPUT)
     )
     calls = calls.unique(subset=[S.SOURCE_FILE, "_call"], keep="first", maintain_order=True)
-    parts = (
+    return (
         blocks.filter(mine)
         .join(flags, on=S.ROW, how="left")
         .join(calls, left_on=[S.SOURCE_FILE, S.BLOCK_ID], right_on=[S.SOURCE_FILE, "_call"], how="left")
@@ -108,10 +125,27 @@ def composition_rows(files: list[TranscriptFile], *, contents: list[bytes] | Non
             .when(pl.col(S.KIND) == "tool_result")
             .then(tool_item(pl.col("_tool")).fill_null("(unknown tool)"))
             .alias(ITEM),
+            pl.when(pl.col(S.KIND) == "tool_use").then(pl.col(S.TEXT)).otherwise(pl.col(INPUT)).alias(INPUT),
         )
-        .select(S.SOURCE_FILE, S.ROW, SEGMENT, S.TURN_INDEX, CATEGORY, ITEM, pl.col("tokens").cast(pl.Int64))
+        .select(
+            S.SOURCE_FILE,
+            S.ROW,
+            SEGMENT,
+            S.TURN_INDEX,
+            CATEGORY,
+            ITEM,
+            pl.col("tokens").cast(pl.Int64),
+            S.KIND,
+            pl.col("_tool").alias(TOOL),
+            INPUT,
+        )
         .sort(S.SOURCE_FILE, S.ROW)
     )
+
+
+def composition_from(events: pl.DataFrame, parts: pl.DataFrame) -> pl.DataFrame:
+    """The composition frame of the main files' prepared events and their :func:`block_parts`."""
+    parts = parts.select(S.SOURCE_FILE, S.ROW, SEGMENT, S.TURN_INDEX, CATEGORY, ITEM, "tokens")
     turns = _turns(events)
     if not turns.height:
         return pl.DataFrame(schema=S.COMPOSITION_SCHEMA)

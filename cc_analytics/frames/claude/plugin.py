@@ -61,6 +61,7 @@ class ClaudePlugin(FormatPlugin):
     store_option = "--claude-root"
     has_limits = True  # from the history the status line keeps (frames.claude.kept)
     has_composition = True
+    has_findings = True
     sniff_order = 1000  # asked last: any object with a string type
     previews_windows = True
     native_module = "cc_analytics.frames.claude._skim"  # the line skimmer (_skim.c)
