@@ -230,3 +230,34 @@ def test_masked_raw_copies_hold_none_of_the_planted_secrets(s3: object, tmp_path
     update(folder, plain)
     with pytest.raises(InputError, match="written without --mask-secrets"):
         update(folder, plain, mask_secrets=True)
+
+
+def test_context_finds_a_session_in_whichever_archive_of_the_bucket_holds_it(
+    s3: object, endpoint: str, tmp_path: Path
+) -> None:
+    team, _copy = _team(s3, tmp_path)
+    env = {**CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL": endpoint}
+    got = tables(team, machine=True)["sessions"]
+    chainless = got.filter(pl.col("machine") == "cara", pl.col("format") == "chainlesschain")["session_id"][0]
+    webshop = got.filter(pl.col("project").str.contains("webshop"))["session_id"][0]  # in anna's and cara's
+    for session, owner in ((chainless, "cara"), (webshop, "anna")):
+        alone = run_cli(["context", session, "--archive", f"{team}/{owner}", "--json"], env=env)
+        assert alone.returncode == 0 and orjson.loads(alone.stdout)["sessionId"] == session, alone.stderr
+        for given in ([f"{team}/"], [f"{team}/anna", f"{team}/ben", f"{team}/cara"]):
+            found = run_cli(["context", session, *(a for g in given for a in ("--archive", g)), "--json"], env=env)
+            assert found.returncode == 0, found.stderr
+            assert found.stdout == alone.stdout
+            assert f"read from the archive of {owner} ({team}/{owner})" in found.stderr.decode()
+    # Without an id: the latest session of every archive (each session once, as the readers count it).
+    latest = got.sort("last_time", "session_id", descending=True, nulls_last=True).row(0, named=True)
+    newest = run_cli(["context", "--archive", team, "--json"], env=env)
+    owner_copy = run_cli(
+        ["context", latest["session_id"], "--archive", f"{team}/{latest['machine']}", "--json"], env=env
+    )
+    assert newest.returncode == 0 and newest.stdout == owner_copy.stdout and owner_copy.stdout
+    # None holds it: said, with the archives searched.
+    missing = run_cli(["context", "no-such-session", "--archive", team], env=env)
+    message = missing.stderr.decode()
+    assert missing.returncode == 1 and 'No archive holds session "no-such-session"' in message
+    assert all(f"{machine} ({team}/{machine})" in message for machine in ("anna", "ben", "cara"))
+    assert "Traceback" not in message
