@@ -593,6 +593,10 @@ class Archives:
 
     def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
         """One table of every archive, each row once (see the class), in the loaders' order."""
+        import polars as pl
+
+        if not self._placed(table, format):
+            return pl.LazyFrame(schema=table_schema(table))
         frame = self._indexed(table, format)
         copies = self._copies_of(format) if table in ("sessions", "turns", "requests") else None
         if copies is not None and copies.height:  # rows of the sessions another archive gives
@@ -718,33 +722,54 @@ class Archives:
     def _copies_of(self, format: str) -> pl.DataFrame:
         """The sessions in more than one archive, in each archive but the one that gives them (the
         one where the session has the most events, the first of a tie): (format, session, archive).
-        Found once per reader (a few rows, none when no two archives share a session)."""
+        Found once per reader (a few rows); none, and no table read, when the manifests say that
+        no two archives share a session."""
         import polars as pl
 
         key = ("copies", format)
-        if key not in self._kept:
-            kept = self._kept.get(("sessions", format))
-            found = self._read("sessions", format) if kept is None else kept.lazy()  # three columns read
-            sessions = found.select("format", "session_id", "events", _INDEX)
-            ranked = sessions.filter(pl.len().over("format", "session_id") > 1).sort(
-                ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
-            )
-            first = pl.int_range(pl.len()).over("format", "session_id") == 0
-            self._kept[key] = ranked.filter(~first).select("format", "session_id", _INDEX).collect()
+        if key in self._kept:
+            return self._kept[key]
+        shared = self._shared_sessions()
+        if format != "auto":
+            shared = {unit for unit in shared if unit[0] == format}
+        if not shared:
+            self._kept[key] = pl.DataFrame(schema={"format": pl.String, "session_id": pl.String, _INDEX: pl.Int32})
+            return self._kept[key]
+        kept = self._kept.get(("sessions", format))
+        found = self._read("sessions", format) if kept is None else kept.lazy()  # three columns read
+        sessions = found.select("format", "session_id", "events", _INDEX).filter(
+            pl.col("session_id").is_in(sorted({session for _format, session in shared}))
+        )
+        ranked = sessions.filter(pl.len().over("format", "session_id") > 1).sort(
+            ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
+        )
+        first = pl.int_range(pl.len()).over("format", "session_id") == 0
+        self._kept[key] = ranked.filter(~first).select("format", "session_id", _INDEX).collect()
         return self._kept[key]
+
+    def _shared_sessions(self) -> set[tuple[str, str]]:
+        """The (format, session) units whose session rows are in more than one archive, from the
+        manifests (each part names the sessions its rows belong to)."""
+        seen: dict[tuple[str, str], int] = {}
+        shared: set[tuple[str, str]] = set()
+        for index, archive in enumerate(self.archives):
+            for part in archive.manifest.parts.values():
+                if part.table == "sessions" and part.rows:
+                    for unit in part.units:
+                        if seen.setdefault(unit, index) != index:
+                            shared.add(unit)
+        return shared
 
 
 def _first_archive_of(frame: pl.LazyFrame, same: Sequence[str]) -> pl.LazyFrame:
     """``frame`` without the rows whose ``same`` columns (none null) are those of a row of an
-    earlier archive. The exact comparison runs only on the rows whose columns' hash is in two
-    archives (none, or a few, when the archives hold different histories)."""
+    earlier archive. The exact comparison runs only on the rows whose columns' hash is not
+    unique (a few: those of several archives, and the rare ones repeated within one archive)."""
     import polars as pl
 
     known = pl.all_horizontal(pl.col(column).is_not_null() for column in same)
     digest = pl.struct(list(same)).hash()
-    marked = frame.with_columns(
-        (known & (pl.col(_INDEX).min().over(digest) != pl.col(_INDEX).max().over(digest))).alias(_SHARED)
-    )
+    marked = frame.with_columns((known & digest.is_duplicated()).alias(_SHARED))
     alone = marked.filter(~pl.col(_SHARED))
     shared = marked.filter(pl.col(_SHARED)).filter(pl.col(_INDEX) == pl.col(_INDEX).min().over(list(same)))
     return pl.concat([alone, shared], how="vertical").drop(_SHARED)
