@@ -261,3 +261,34 @@ def test_context_finds_a_session_in_whichever_archive_of_the_bucket_holds_it(
     assert missing.returncode == 1 and 'No archive holds session "no-such-session"' in message
     assert all(f"{machine} ({team}/{machine})" in message for machine in ("anna", "ben", "cara"))
     assert "Traceback" not in message
+
+
+def test_a_request_copied_into_another_session_counts_once_from_the_first_archive(tmp_path: Path) -> None:
+    # A session resumed on another machine: its history copied into a session of another id.
+    original = SAMPLES / "claude" / "projects" / SHARED / "e3210487-5757-4980-836e-4d9b2e549b58.jsonl"
+    resumed = "0d7c1f4e-1111-4222-8333-944455556666"
+    laptop, devbox = tmp_path / "laptop" / SHARED, tmp_path / "devbox" / SHARED
+    laptop.mkdir(parents=True)
+    devbox.mkdir(parents=True)
+    shutil.copy(original, laptop / original.name)
+    (devbox / f"{resumed}.jsonl").write_bytes(original.read_bytes().replace(original.stem.encode(), resumed.encode()))
+    update(laptop, tmp_path / "team" / "a-laptop", machine="laptop")
+    update(devbox, tmp_path / "team" / "b-devbox", machine="devbox")
+    alone = tables(laptop)["requests"]
+    assert alone.drop_nulls(["message_id", "request_id"]).height > 0
+    for order, first in (
+        ([tmp_path / "team"], "laptop"),
+        ([tmp_path / "team" / "b-devbox", tmp_path / "team" / "a-laptop"], "devbox"),
+    ):
+        got = tables([str(path) for path in order], machine=True)
+        assert got["sessions"].height == 2  # two sessions, whose requests are the same ones
+        requests = got["requests"]
+        assert requests.height == alone.height and set(requests["machine"]) == {first}
+        ids = requests.drop_nulls(["message_id", "request_id"]).select("format", "message_id", "request_id")
+        assert (
+            ids.is_duplicated().sum()
+            == alone.drop_nulls(["message_id", "request_id"])
+            .select("format", "message_id", "request_id")
+            .is_duplicated()
+            .sum()
+        )
