@@ -8,7 +8,8 @@ else), so they see the state of the last completed run even while a run is writi
 one was killed. The ``format`` column comes back from the Hive partition; the ``month``
 partition is left out; every table has the archive's ``machine`` last. Several archives (a list
 of them, or a folder or URL prefix with one per sub-folder) are read as one by
-:class:`Archives`, which counts what two of them hold once.
+:class:`Archives`, which counts what two of them hold once, here or (``engine="dask"``) as
+Dask tasks (:func:`read_parts`, on the ``archive.cluster`` engine's :class:`Cluster`).
 """
 
 from __future__ import annotations
