@@ -566,9 +566,10 @@ class Archives:
     given; so does a problem (file, line and reason). An archive written before machines were
     named gets its folder's name as machine.
 
-    Each table is read with one scan per archive and format, sorted once; the rows of sessions
-    another archive gives are left out by an anti-join only when there are such sessions, and
-    the same ids are looked for among the rows whose ids' hash is in two archives only.
+    Each table is read with one scan per format of every local archive's parts (one per archive
+    on object storage, all fetched in one round), sorted once; the rows of sessions another
+    archive gives are left out by an anti-join only when the manifests say there are such
+    sessions, and same ids are compared only among the rows whose ids' hash is not unique.
     ``cluster`` (:func:`open_archives` with ``engine="dask"``) reads the parts as Dask tasks.
     """
 
