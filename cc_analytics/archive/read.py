@@ -606,7 +606,7 @@ class Archives:
         same = {"requests": SAME_REQUEST, "problems": SAME_PROBLEM}.get(table)
         if same is not None:  # rows of several archives under the same ids: the first archive's
             frame = _first_archive_of(frame, same)
-        return in_order(frame, table).drop(_INDEX)
+        return in_order(frame.drop(_INDEX), table)
 
     def close(self) -> None:
         """End the Dask cluster started for the reads, if one was (a client given is left open)."""
