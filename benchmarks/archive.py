@@ -15,12 +15,12 @@ medians shown). ``--dask SIZE_MB`` archives a generated corpus of that size
 through the Dask engine on a 2-worker LocalCluster and prints each worker's peak RSS (its
 own ``getrusage``), to show that a worker's memory does not grow with the corpus.
 
-``--team N`` (with a corpus; instead of the steps above) splits its projects among N machines, archives each to an
+``--team N`` (with a corpus; instead of the steps above) deals its sessions in turn to N machines, archives each to an
 archive of its own under one folder (one per machine, as a team's bucket holds them) and the
 whole corpus to one archive, then reads each way with fresh processes (``usage --by month``
-and ``sessions --parquet``; interleaved rounds, medians): the bucket of N archives beside the
-one archive of the same bytes, and beside reading the transcripts again. It checks that the
-bucket and the one archive give the same usage.
+and ``sessions --parquet``; interleaved rounds, at least 3, medians): the bucket of N archives
+beside the one archive of the same bytes, and beside decoding the transcripts again
+(``--no-cache``). It checks that the bucket and the one archive give the same usage.
 """
 
 from __future__ import annotations
@@ -123,12 +123,8 @@ def show(title: str, rows: list[tuple[str, dict[str, float]]]) -> None:
 
 def team_steps(projects: Path, scratch: Path, machines: int, rounds: int) -> list[tuple[str, dict[str, float]]]:
     """The corpus as one archive and as ``machines`` archives under one folder; reading each, and the transcripts."""
-    folders = sorted(p for p in projects.iterdir() if p.is_dir())
     split = scratch / "machines"
-    for index, folder in enumerate(folders):  # round robin: each machine a share of the projects
-        target = split / f"m{index % machines}" / "projects"
-        target.mkdir(parents=True, exist_ok=True)
-        folder.rename(target / folder.name)
+    moved = split_sessions(projects, split, machines)
     one, team = scratch / "one-archive", scratch / "team"
     for machine in sorted(split.iterdir()):
         run = [CLI, "archive", str(machine / "projects"), "--to", str(team / machine.name)]
@@ -145,14 +141,21 @@ def team_steps(projects: Path, scratch: Path, machines: int, rounds: int) -> lis
         ).stdout
         for name, where in (("one", one), ("team", team))
     }
-    print(f"bucket of {machines} archives and one archive give the same usage: {usage['one'] == usage['team']}")
+    sizes = sorted(_bytes(machine / "projects") for machine in split.iterdir())
+    print(
+        f"{machines} machines of {sizes[0] / 1e6:.0f}-{sizes[-1] / 1e6:.0f} MB of transcripts (sessions dealt in turn); "
+        f"the bucket of {machines} archives and the one archive give the same usage: {usage['one'] == usage['team']}"
+    )
     reads = {
         f"usage, one archive ({_size(one)})": [CLI, "usage", str(one), "--by", "month", "--json"],
         f"usage, {machines} archives ({_size(team)})": [CLI, "usage", str(team), "--by", "month", "--json"],
-        "usage, the transcripts again": [CLI, "usage", *sources, "--by", "month", "--json"],
+        "usage, the transcripts again (--no-cache)": [CLI, "usage", *sources, "--by", "month", "--json", "--no-cache"],
         "sessions --parquet, one archive": [CLI, "sessions", str(one), "--parquet", str(scratch / "s.parquet"), "--force"],
         f"sessions --parquet, {machines} archives": [
             CLI, "sessions", str(team), "--parquet", str(scratch / "s.parquet"), "--force",
+        ],
+        "sessions --parquet, the transcripts again": [
+            CLI, "sessions", *sources, "--parquet", str(scratch / "s.parquet"), "--force", "--no-cache",
         ],
     }  # fmt: skip
     timings: dict[str, list[dict[str, float]]] = {name: [] for name in reads}
@@ -160,10 +163,40 @@ def team_steps(projects: Path, scratch: Path, machines: int, rounds: int) -> lis
         order = list(reads) if index % 2 == 0 else list(reversed(reads))
         for name in order:
             timings[name].append(measure(reads[name]))
-    for machine in sorted(split.iterdir()):  # the projects back, for the steps after
-        for folder in (machine / "projects").iterdir():
-            folder.rename(projects / folder.name)
+    for source, target in moved:  # the sessions back, for the steps after
+        source.rename(target)
     return [(name, median_of(rows)) for name, rows in timings.items()]
+
+
+def split_sessions(projects: Path, split: Path, machines: int) -> list[tuple[Path, Path]]:
+    """Deal the sessions of ``projects`` (a main file with its folder of subagents) in turn to
+    ``machines`` folders ``split/mK/projects/PROJECT``: machines of about the same size, each with
+    most projects. The moves made, as (where it is now, where it was)."""
+    moved: list[tuple[Path, Path]] = []
+    for index, main in enumerate(sorted(projects.glob("*/*.jsonl"))):
+        target = split / f"m{index % machines}" / "projects" / main.parent.name
+        target.mkdir(parents=True, exist_ok=True)
+        for path in (main, main.with_suffix("")):
+            if path.exists():
+                path.rename(target / path.name)
+                moved.append((target / path.name, path))
+    return moved
+
+
+def _bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*.jsonl"))
+
+
+def show_team(rows: list[tuple[str, dict[str, float]]], machines: int) -> None:
+    """The ratios the team's reading is judged by: N archives against one, the transcripts against N archives."""
+    found = dict(rows)
+    for command in ("usage", "sessions --parquet"):
+        one, team, again = (row for name, row in found.items() if name.startswith(f"{command},"))
+        print(
+            f"{command}: {machines} archives / one archive: wall {team['wall'] / one['wall']:.2f}×, "
+            f"CPU {team['cpu'] / one['cpu']:.2f}×; the transcripts again / {machines} archives: "
+            f"wall {again['wall'] / team['wall']:.1f}×, CPU {again['cpu'] / team['cpu']:.1f}×"
+        )
 
 
 def _size(folder: Path) -> str:
@@ -221,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.team:  # only the team's comparison
                 team = team_steps(projects, scratch, args.team, max(args.rounds, 3))
                 show(f"reading {size / 1e6:.0f} MB of transcripts' archives: one, or {args.team} in one folder", team)
+                show_team(team, args.team)
             else:
                 rows = steps(projects, scratch / "archive", scratch / "sessions.parquet", args.rounds)
                 show(f"{size / 1e6:.0f} MB, {count} files, {len(mains(projects))} sessions", rows)

@@ -494,6 +494,28 @@ assert sessions["project"].drop_nulls().str.starts_with("project-").all()  # pse
 sessions.group_by("machine", "format").agg(pl.len().alias("sessions"), pl.col("cost_usd").sum()).sort("machine")"""
     ),
     new_markdown_cell(
+        '### On a Dask cluster, when asked\n\n`open_archives([...], engine="dask", client=...)` '
+        '(or `scheduler="tcp://…"`; `--engine dask --scheduler …` for `usage` and `sessions`) '
+        "reads the archives' Parquet parts as tasks on the cluster's workers, which must reach the "
+        "bucket; the frames are the same. Here a cluster of threads in this process stands in for one."
+    ),
+    new_code_cell(
+        """\
+from distributed import Client, LocalCluster
+
+from cc_analytics.archive import open_archives
+
+with (
+    LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+    Client(cluster) as client,
+    open_archives([f"{BUCKET}/"], engine="dask", client=client) as team,
+):
+    on_dask = frames.read_sessions(team)  # every reader takes the archives as opened
+    tasks = len(team.tasks("requests"))
+assert on_dask.equals(sessions)
+f'{tasks} tasks read the requests of {len(team.archives)} archives'"""
+    ),
+    new_markdown_cell(
         "## Usage by machine\n\n`cc-analytics usage s3://team-archive/ --by machine` in a "
         "terminal; the report (`cc-analytics report s3://team-archive/`) adds a per-machine "
         "table. The CI runner's copy of anna's project is not counted twice: its sessions are "
@@ -517,6 +539,34 @@ turns = frames.read_turns(f"{BUCKET}/")
 assert turns["prompt"].null_count() == turns.height
 assert not s3.glob("team-archive/*/raw/**")
 turns.select("machine", "session_id", "turn_index", "occupancy", "tool_names", "prompt").head(6)"""
+    ),
+    new_markdown_cell(
+        "## The team's composition of context\n\nWhat filled the window is measured from the "
+        "transcripts' content blocks (`frames.read_composition`; Claude Code's transcripts say "
+        "it), which a shared bucket does not keep: each machine measures its own, and the team "
+        "compares the parts' token sums, which hold no text. Each session is taken from the "
+        "machine the bucket gives it to, so the CI runner's copy of anna's project counts once, "
+        "as anna's. Below: the parts of the window at each session's last turn, summed by machine."
+    ),
+    new_code_cell(
+        """\
+measured = pl.concat(
+    [frames.read_composition(sources).with_columns(machine=pl.lit(machine)) for machine, sources in machines.items()]
+)
+assert set(measured["machine"]) == {"anna-laptop", "ci-runner"}  # the CI runner measured its copy too
+owners = sessions.select("format", "session_id", "machine")  # the machine the bucket gives each session to
+parts = measured.join(owners, on=["format", "session_id", "machine"], how="semi")
+last = parts.filter(pl.col("turn_index") == pl.col("turn_index").max().over("machine", "session_id"))
+everyone = frames.read_composition(SAMPLES)  # the three machines' transcripts in one place
+assert last["tokens"].sum() == everyone.filter(
+    pl.col("turn_index") == pl.col("turn_index").max().over("session_id")
+)["tokens"].sum()
+(
+    last.group_by("machine", "category")
+    .agg(pl.col("tokens").sum(), pl.col("session_id").n_unique().alias("sessions"))
+    .with_columns(share=(pl.col("tokens") / pl.col("tokens").sum().over("machine")).round(3))
+    .sort("machine", "tokens", descending=[False, True])
+)"""
     ),
     new_markdown_cell(
         "## DuckDB reads the same bucket\n\nThe tables are Hive-partitioned Parquet datasets: "

@@ -1,7 +1,10 @@
-"""The Dask engine: the same per-batch work as the local engine, as tasks on a ``distributed`` cluster.
+"""The Dask engine: the same per-batch work as the local engine, and the reading of archives'
+parts, as tasks on a ``distributed`` cluster.
 
 Imports: the standard library and ``frames.engine``; ``distributed`` inside
-:func:`run_batches_dask` (the ``dask`` extra). Batches are cut exactly as the local engine
+:func:`dask_client` (the ``dask`` extra). A read (:class:`Cluster`, which
+``archive.read.open_archives(..., engine="dask")`` holds) is one round of tasks per table,
+each reading parts of one archive and format into a frame. Batches are cut exactly as the local engine
 cuts them and at most two per worker thread are in flight, so a worker holds a bounded
 amount of transcripts whatever the corpus size; results are yielded in batch order, so
 a run gives the same archive on either engine. Workers read the sources and write the
@@ -11,6 +14,7 @@ storage), and the package must be installed on the workers.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -20,6 +24,7 @@ from cc_analytics.errors import InputError
 from cc_analytics.frames.engine import Progress, U, _resource_tracker_running, _stop_resource_tracker, batches
 
 T = TypeVar("T")
+Item = TypeVar("Item")
 
 
 def run_batches_dask(
@@ -38,6 +43,20 @@ def run_batches_dask(
     address such as ``tcp://host:8786``); else a ``LocalCluster`` of ``workers`` processes
     (default: one per CPU) started for this run and closed after it.
     """
+    with dask_client(client=client, scheduler=scheduler, workers=workers) as connected:
+        yield from _run(connected, work, batches(files, batch_bytes), on_progress, sum(f.size for f in files))
+
+
+@contextlib.contextmanager
+def dask_client(*, client: Any = None, scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+    """``client``, or one connected to ``scheduler``, or one of a ``LocalCluster`` of ``workers``
+    processes (default: one per CPU) started here: those made here are closed on leaving.
+
+    An :class:`InputError` when ``distributed`` is not installed or the scheduler cannot be reached.
+    """
+    if client is not None:
+        yield client
+        return
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -45,7 +64,7 @@ def run_batches_dask(
         raise InputError(msg) from None
     owned: list[Any] = []
     tracker_was_running = _resource_tracker_running()
-    if client is None:
+    try:
         if scheduler:
             client = _connect(Client, scheduler)
         else:
@@ -58,8 +77,7 @@ def run_batches_dask(
             owned.append(cluster)
             client = Client(cluster)
         owned.insert(0, client)
-    try:
-        yield from _run(client, work, batches(files, batch_bytes), on_progress, sum(f.size for f in files))
+        yield client
     finally:
         for thing in owned:
             thing.close()
@@ -108,3 +126,50 @@ def _run(
         if on_progress:
             on_progress(done, total)
         yield result
+
+
+class Cluster:
+    """A Dask client kept for several rounds of tasks (the reads of an archive's tables):
+    ``client``, else one connected to ``scheduler``, else a ``LocalCluster`` of ``workers``
+    processes, connected or started on the first :meth:`map` and ended by :meth:`close`
+    (a client given stays open).
+
+    Examples:
+        >>> cluster = Cluster(scheduler="tcp://127.0.0.1:8786")
+        >>> cluster.map(len, [])  # nothing to do: nothing is connected
+        []
+        >>> cluster.close()
+    """
+
+    def __init__(self, *, client: Any = None, scheduler: str | None = None, workers: int | None = None) -> None:
+        self._how = {"client": client, "scheduler": scheduler, "workers": workers}
+        self._stack: contextlib.ExitStack | None = None
+        self._client: Any = None
+
+    def map(self, work: Callable[[Item], T], items: Sequence[Item]) -> list[T]:
+        """``work(item)`` for every item as a Dask task, the results in the items' order."""
+        if not items:
+            return []
+        client = self._connected()
+        futures = client.map(work, list(items), pure=False)
+        try:
+            return list(client.gather(futures))
+        finally:
+            for future in futures:
+                future.release()
+
+    def _connected(self) -> Any:
+        if self._client is None:
+            stack = contextlib.ExitStack()
+            self._client = stack.enter_context(dask_client(**self._how))
+            self._stack = stack
+        return self._client
+
+    def close(self) -> None:
+        """End what was started (a ``LocalCluster``, a client of a scheduler); nothing otherwise."""
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            stack.close()
+
+    def __repr__(self) -> str:
+        return f"<Cluster {'connected' if self._client is not None else 'not connected'}>"

@@ -12,6 +12,7 @@ one format (a Claude Code session's main file and its subagent files), keyed
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -128,6 +129,19 @@ class Manifest:
 
     @classmethod
     def from_json(cls, data: bytes) -> Manifest:
+        # A manifest is some ten objects per source file, none in a cycle: the garbage collector's
+        # passes while they are made find nothing, and cost as much as the parsing once a reader
+        # holds other archives' manifests (a team's bucket), so it waits until they are made.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return cls._from_json(data)
+        finally:
+            if paused:
+                gc.enable()
+
+    @classmethod
+    def _from_json(cls, data: bytes) -> Manifest:
         document = orjson.loads(data)
         if isinstance(document, dict) and document.get("kind") == KIND:
             _refuse_newer(document.get("version"))

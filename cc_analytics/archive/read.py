@@ -8,7 +8,8 @@ else), so they see the state of the last completed run even while a run is writi
 one was killed. The ``format`` column comes back from the Hive partition; the ``month``
 partition is left out; every table has the archive's ``machine`` last. Several archives (a list
 of them, or a folder or URL prefix with one per sub-folder) are read as one by
-:class:`Archives`, which counts what two of them hold once.
+:class:`Archives`, which counts what two of them hold once, here or (``engine="dask"``) as
+Dask tasks (:func:`read_parts`, on the ``archive.cluster`` engine's :class:`Cluster`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, ClassVar
+from typing import IO, TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
@@ -28,7 +30,10 @@ from cc_analytics.frames.plugin import TableSource
 if TYPE_CHECKING:
     import polars as pl
 
+    from cc_analytics.archive.cluster import Cluster
     from cc_analytics.frames.sources import TranscriptFile
+
+Fetched: TypeAlias = "dict[str, bytes] | None"  # parts on object storage read already, by path
 
 # How each table is ordered when read: what the loaders give for the same sources.
 ORDER = {
@@ -69,53 +74,69 @@ class Archive:
         """
         import polars as pl
 
-        schema = table_schema(table)
-        frames = []
-        for name, paths in self._parts(table).items():
-            if format not in ("auto", name):
-                continue
-            frame = self._scan_parts(paths, schema)
-            if L.FORMAT in schema:
-                frame = frame.with_columns(pl.lit(name, pl.String).alias(L.FORMAT))
-            # parts written before machines were named: the manifest's (null until the next run names it)
-            frame = frame.with_columns(pl.col(L.MACHINE).fill_null(pl.lit(self.manifest.machine, pl.String)))
-            frames.append(frame.select(list(schema)))
+        frames = [self.frame(table, name, paths) for name, paths in self.parts(table, format=format).items()]
         if not frames:
-            return pl.LazyFrame(schema=schema)
+            return pl.LazyFrame(schema=table_schema(table))
         return in_order(pl.concat(frames, how="vertical"), table)
+
+    def frame(
+        self, table: str, format: str, paths: Sequence[str], *, machine: str | None = None, fetched: Fetched = None
+    ) -> pl.LazyFrame:
+        """The rows of ``paths`` (parts of ``table`` of one ``format``) in the table's schema, as
+        they are stored (not sorted), ``machine`` filling a part written before machines were
+        named (default: the manifest's); ``fetched``: parts on object storage read already."""
+        import polars as pl
+
+        schema = table_schema(table)
+        frame = self._scan_parts(paths, schema, fetched)
+        if L.FORMAT in schema:
+            frame = frame.with_columns(pl.lit(format, pl.String).alias(L.FORMAT))
+        # parts written before machines were named: the manifest's (null until the next run names it)
+        frame = frame.with_columns(pl.col(L.MACHINE).fill_null(pl.lit(machine or self.manifest.machine, pl.String)))
+        return frame.select(list(schema))
 
     @property
     def machine(self) -> str | None:
         """The machine whose history the archive holds (None: written before machines were named)."""
         return self.manifest.machine
 
-    def _parts(self, table: str) -> dict[str, list[str]]:
-        """The table's parts by format (from their partition folder)."""
+    def parts(self, table: str, *, format: str = "auto") -> dict[str, list[str]]:
+        """The paths of the table's parts by format (from their partition folder), of one
+        ``format`` or every one."""
         out: dict[str, list[str]] = {}
         for part in sorted(self.manifest.parts.values(), key=lambda p: p.path):
             if part.table == table and part.rows:
-                format = part.path.split("/")[1].removeprefix(f"{L.FORMAT}=")
-                out.setdefault(format, []).append(f"{self.root}/{part.path}")
+                name = part.path.split("/")[1].removeprefix(f"{L.FORMAT}=")
+                if format in ("auto", name):
+                    out.setdefault(name, []).append(f"{self.root}/{part.path}")
         return out
 
-    def _scan_parts(self, paths: list[str], schema: pl.Schema) -> pl.LazyFrame:
+    def _scan_parts(self, paths: Sequence[str], schema: pl.Schema, fetched: Fetched = None) -> pl.LazyFrame:
         import polars as pl
 
         columns = {name: dtype for name, dtype in schema.items() if name != L.FORMAT}
+        sources: list[str] | list[IO[bytes]]
         if isinstance(self.storage, LocalStorage):
             for path in paths:
                 _check_part(path)
-            # A part written before a column was added (requests' reasoning_tokens) reads it as null.
-            frame = pl.scan_parquet(paths, hive_partitioning=False, schema=columns, missing_columns="insert")
+            sources = list(paths)
         else:  # fetched together (concurrent requests), then one scan of them all
-            frame = pl.scan_parquet(
-                self._fetched(paths), hive_partitioning=False, schema=columns, missing_columns="insert"
-            )
+            sources = self._fetched(paths, fetched)
+        # A part written before a column was added (requests' reasoning_tokens) reads it as null.
+        frame = pl.scan_parquet(sources, hive_partitioning=False, schema=columns, missing_columns="insert")
         return frame.cast(columns)  # type: ignore[arg-type]
 
-    def _fetched(self, paths: list[str]) -> list[IO[bytes]]:
-        """The parts on object storage, read in one round of requests; a missing or damaged one is named."""
-        found = self.storage.read_many(paths)
+    def fetch(self, paths: Sequence[str]) -> dict[str, bytes]:
+        """The bytes of the parts at ``paths`` that one round of concurrent requests could read
+        (none for a local archive: its parts are scanned where they are)."""
+        if isinstance(self.storage, LocalStorage):
+            return {}
+        return self.storage.read_many(paths)
+
+    def _fetched(self, paths: Sequence[str], fetched: Fetched = None) -> list[IO[bytes]]:
+        """The parts on object storage, read in one round of requests (unless ``fetched`` has
+        them already); a missing or damaged one is named."""
+        found = self.fetch(paths) if fetched is None else fetched
         out: list[IO[bytes]] = []
         for path in paths:
             data = found.get(path)
@@ -267,10 +288,12 @@ class ArchiveSet(str):
     """
 
     roots: tuple[str, ...]
+    opened: Archives | None  # the archives opened already (with the engine they were opened with)
 
-    def __new__(cls, roots: Sequence[str]) -> ArchiveSet:
+    def __new__(cls, roots: Sequence[str], *, opened: Archives | None = None) -> ArchiveSet:
         made = super().__new__(cls, " + ".join(roots))
         made.roots = tuple(roots)
+        made.opened = opened
         return made
 
 
@@ -285,6 +308,8 @@ def archive_root(source: object) -> str | None:
     """
     if isinstance(source, ArchiveSet):
         return source
+    if isinstance(source, Archives):  # opened already: read as opened (on a Dask cluster, say)
+        return source.root
     if isinstance(source, Sequence) and not isinstance(source, str) and len(source) == 1:
         source = source[0]
     elif isinstance(source, Sequence) and not isinstance(source, str):
@@ -392,13 +417,12 @@ def is_archive(source: object) -> bool:
 
 def open_archive(location: str | os.PathLike[str]) -> Archive:
     """The archive at ``location`` as of its manifest (an empty one when none was written yet)."""
-    from cc_analytics.archive.writer import read_manifest
     from cc_analytics.errors import InputError
 
     root = normalize(location)
     storage = filesystem(root)
     try:
-        manifest = read_manifest(storage, root)
+        manifest = _read_manifest(storage, root)
     except ValueError as error:
         raise unreadable_manifest(root, error, "an archive's folder") from None
     except Exception as error:
@@ -412,6 +436,31 @@ def open_archive(location: str | os.PathLike[str]) -> Archive:
         msg = f"{root!r} is not an archive (no {NAME})\nHint: create one with `cc-analytics archive SOURCES --to DIR`."
         raise InputError(msg)
     return Archive(root, storage, manifest)
+
+
+def _read_manifest(storage: Storage, root: str) -> Manifest | None:
+    """The manifest at ``root``; a local one read before and not replaced since (same inode, size
+    and time: a run writes a new file and renames it into place) is not parsed again."""
+    from cc_analytics.archive.writer import read_manifest
+
+    if not isinstance(storage, LocalStorage):
+        return read_manifest(storage, root)
+    try:
+        stat = os.stat(f"{root}/{NAME}")
+    except FileNotFoundError:
+        return None
+    key = (root, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    manifest = _MANIFESTS.get(key)
+    if manifest is None:
+        manifest = read_manifest(storage, root)
+        if manifest is not None:
+            if len(_MANIFESTS) >= 64:
+                _MANIFESTS.clear()
+            _MANIFESTS[key] = manifest
+    return manifest
+
+
+_MANIFESTS: dict[tuple[str, int, int, int], Manifest] = {}  # a command reads an archive's sources more than once
 
 
 class ArchiveSource(TableSource):
@@ -436,12 +485,24 @@ class ArchiveSource(TableSource):
     def open(self, root: str) -> Archive | Archives:
         """:func:`open_archive`, or :func:`open_archives` for an :class:`ArchiveSet`."""
         if isinstance(root, ArchiveSet):
-            return open_archives(root.roots)
+            return root.opened or open_archives(root.roots)
         return open_archive(root)
 
 
-def open_archives(locations: Sequence[str | os.PathLike[str]]) -> Archives:
-    """Several archives (one per machine, say) read as one: :class:`Archives`.
+def open_archives(
+    locations: Sequence[str | os.PathLike[str]],
+    *,
+    engine: Engine = "local",
+    client: Any = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> Archives:
+    """Several archives (one per machine, say), or prefixes holding them, read as one: :class:`Archives`.
+
+    ``engine="dask"`` reads their Parquet parts as tasks on a Dask cluster (the ``dask`` extra):
+    ``client``, else one connected to ``scheduler``, else a ``LocalCluster`` of ``workers``
+    processes started on the first read and closed by :meth:`Archives.close` (or at the end of a
+    ``with`` block). The frames are the same as the local engine's.
 
     Examples:
         >>> import tempfile, pathlib
@@ -456,14 +517,40 @@ def open_archives(locations: Sequence[str | os.PathLike[str]]) -> Archives:
         (('anna', 'ben'), True)
         >>> sorted(set(sessions["machine"]))  # each counted once, from the first archive of a tie
         ['anna']
+        >>> open_archives([team]).machines  # the folder that holds them
+        ('anna', 'ben')
     """
-    return Archives(tuple(open_archive(location) for location in locations))
+    if engine not in ENGINES:
+        from cc_analytics.errors import InputError
 
+        msg = f"unknown engine {engine!r}\nHint: use 'local' or 'dask'."
+        raise InputError(msg)
+    roots: list[str] = []
+    for location in locations:
+        roots.extend(_roots_of(os.fspath(location)) or [normalize(location)])  # none: opening it says why
+    roots = list(dict.fromkeys(roots))
+    if sum(is_url(root) for root in roots) > 1:  # their manifests read at once (a request each)
+        with ThreadPoolExecutor(min(16, len(roots)), thread_name_prefix="cc-archive-open") as pool:
+            opened = tuple(pool.map(open_archive, roots))
+    else:
+        opened = tuple(open_archive(root) for root in roots)
+    if engine == "dask":
+        from cc_analytics.archive.cluster import Cluster
+
+        return Archives(opened, Cluster(client=client, scheduler=scheduler, workers=workers))
+    return Archives(opened)
+
+
+Engine = Literal["local", "dask"]
+ENGINES = ("local", "dask")
 
 # The columns that say a request, or a problem, is the same one in two archives.
 SAME_REQUEST = ("format", "message_id", "request_id")
 SAME_PROBLEM = ("source_file", "line", "reason")
 _INDEX = "__archive"
+_SHARED = "__shared"
+_PART = "__part"
+TASK_ROWS = 1_000_000  # a Dask task reads parts of one archive and format up to about this many rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,15 +565,23 @@ class Archives:
     session resumed on another machine copies its history) counts once, from the first archive
     given; so does a problem (file, line and reason). An archive written before machines were
     named gets its folder's name as machine.
+
+    Each table is read with one scan per format of every local archive's parts (one per archive
+    on object storage, all fetched in one round), sorted once; the rows of sessions another
+    archive gives are left out by an anti-join only when the manifests say there are such
+    sessions, and same ids are compared only among the rows whose ids' hash is not unique.
+    ``cluster`` (:func:`open_archives` with ``engine="dask"``) reads the parts as Dask tasks.
     """
 
     archives: tuple[Archive, ...]
-    _copies: dict[str, pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
+    cluster: Cluster | None = field(default=None, compare=False)
+    _kept: dict[tuple[str, str], pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def root(self) -> str:
-        """The archives' roots, joined by `` + ``."""
-        return ArchiveSet([archive.root for archive in self.archives])
+        """The archives' roots, joined by `` + `` (an :class:`ArchiveSet` that names these archives,
+        read the way they were opened, when given to a reader)."""
+        return ArchiveSet([archive.root for archive in self.archives], opened=self)
 
     @property
     def file_count(self) -> int:
@@ -502,41 +597,218 @@ class Archives:
         """One table of every archive, each row once (see the class), in the loaders' order."""
         import polars as pl
 
+        if not self._placed(table, format):
+            return pl.LazyFrame(schema=table_schema(table))
         frame = self._indexed(table, format)
         copies = self._copies_of(format) if table in ("sessions", "turns", "requests") else None
         if copies is not None and copies.height:  # rows of the sessions another archive gives
             frame = frame.join(copies.lazy(), on=["format", "session_id", _INDEX], how="anti")
         same = {"requests": SAME_REQUEST, "problems": SAME_PROBLEM}.get(table)
         if same is not None:  # rows of several archives under the same ids: the first archive's
-            known = pl.all_horizontal(pl.col(c).is_not_null() for c in same)
-            frame = frame.filter(~known | (pl.col(_INDEX) == pl.col(_INDEX).min().over(same)))
-        return in_order(frame, table).drop(_INDEX)
+            frame = _first_archive_of(frame, same)
+        return in_order(frame.drop(_INDEX), table)
+
+    def close(self) -> None:
+        """End the Dask cluster started for the reads, if one was (a client given is left open)."""
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self) -> Archives:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     def _indexed(self, table: str, format: str) -> pl.LazyFrame:
+        """Every archive's rows of ``table`` as stored, each with its archive's index."""
+        if table == "sessions":  # read once per reader: the copies are found from it too
+            return self._sessions(format).lazy()
+        return self._read(table, format)
+
+    def _sessions(self, format: str) -> pl.DataFrame:
         import polars as pl
 
-        frames = [
-            archive.scan(table, format=format).with_columns(
-                pl.col(L.MACHINE).fill_null(pl.lit(machine, pl.String)), pl.lit(index, pl.Int32).alias(_INDEX)
-            )
-            for index, (archive, machine) in enumerate(zip(self.archives, self.machines, strict=True))
-        ]
+        key = ("sessions", format)
+        if key not in self._kept:
+            every = self._kept.get(("sessions", "auto"))
+            if every is not None:
+                self._kept[key] = every.filter(pl.col(L.FORMAT) == format)
+            else:
+                self._kept[key] = self._read("sessions", format).collect()
+        return self._kept[key]
+
+    def _read(self, table: str, format: str) -> pl.LazyFrame:
+        import polars as pl
+
+        if self.cluster is not None:
+            frames = [frame.lazy() for frame in self.cluster.map(read_parts, self.tasks(table, format=format))]
+        else:
+            fetched = self._fetch(table, format)
+            frames = []
+            for name, placed in self._placed(table, format).items():
+                local = [(index, path) for index, path in placed if self._is_local(index)]
+                if local:  # every local archive's parts of the format in one scan
+                    frames.append(self._scan_local(table, name, local))
+                for index, archive in enumerate(self.archives):
+                    paths = [path for i, path in placed if i == index and not self._is_local(i)]
+                    if paths:
+                        frame = archive.frame(table, name, paths, machine=self.machines[index], fetched=fetched)
+                        frames.append(frame.with_columns(pl.lit(index, pl.Int32).alias(_INDEX)))
+        if not frames:
+            return pl.LazyFrame(schema={**table_schema(table), _INDEX: pl.Int32()})
         return pl.concat(frames, how="vertical")
+
+    def _is_local(self, index: int) -> bool:
+        return isinstance(self.archives[index].storage, LocalStorage)
+
+    def _placed(self, table: str, format: str) -> dict[str, list[tuple[int, str]]]:
+        """The parts of ``table`` by format (in name order), each with its archive's index, in
+        the archives' order."""
+        out: dict[str, list[tuple[int, str]]] = {}
+        for index, archive in enumerate(self.archives):
+            for name, paths in archive.parts(table, format=format).items():
+                out.setdefault(name, []).extend((index, path) for path in paths)
+        return dict(sorted(out.items()))
+
+    def _scan_local(self, table: str, format: str, placed: list[tuple[int, str]]) -> pl.LazyFrame:
+        """Local archives' parts of one format in one scan, each row with its archive's index
+        (from the part it was read from) and machine."""
+        import polars as pl
+
+        schema = table_schema(table)
+        columns = {name: dtype for name, dtype in schema.items() if name != L.FORMAT}
+        paths = [path for _index, path in placed]
+        for path in paths:
+            _check_part(path)
+        frame = pl.scan_parquet(
+            paths, hive_partitioning=False, schema=columns, missing_columns="insert", include_file_paths=_PART
+        ).cast(columns)  # type: ignore[arg-type]
+        index = pl.col(_PART).replace_strict(paths, [i for i, _path in placed], return_dtype=pl.Int32)
+        machines = pl.lit(pl.Series(self.machines, dtype=pl.String))
+        frame = frame.with_columns(pl.lit(format, pl.String).alias(L.FORMAT), index.alias(_INDEX))
+        # parts written before machines were named: their archive's machine
+        frame = frame.with_columns(pl.col(L.MACHINE).fill_null(machines.gather(pl.col(_INDEX))))
+        return frame.select([*schema, _INDEX])
+
+    def _fetch(self, table: str, format: str) -> dict[str, bytes]:
+        """The parts of the archives on object storage, all read in one round of concurrent requests."""
+        by_storage: dict[int, tuple[Archive, list[str]]] = {}
+        for archive in self.archives:
+            if not isinstance(archive.storage, LocalStorage):
+                paths = [path for found in archive.parts(table, format=format).values() for path in found]
+                by_storage.setdefault(id(archive.storage), (archive, []))[1].extend(paths)
+        fetched: dict[str, bytes] = {}
+        for archive, paths in by_storage.values():
+            fetched.update(archive.fetch(paths))
+        return fetched
+
+    def tasks(self, table: str, *, format: str = "auto") -> list[PartsTask]:
+        """The reading of ``table`` cut into tasks: parts of one archive and format, about
+        :data:`TASK_ROWS` rows each, in the order the local engine reads them."""
+        out: list[PartsTask] = []
+        for name, placed in self._placed(table, format).items():
+            for index, archive in enumerate(self.archives):
+                chunk: list[str] = []
+                rows = 0
+                for path in (path for i, path in placed if i == index):
+                    size = archive.manifest.parts[path[len(archive.root) + 1 :]].rows
+                    if chunk and rows + size > TASK_ROWS:
+                        out.append(PartsTask(archive.root, table, name, tuple(chunk), self.machines[index], index))
+                        chunk, rows = [], 0
+                    chunk.append(path)
+                    rows += size
+                if chunk:
+                    out.append(PartsTask(archive.root, table, name, tuple(chunk), self.machines[index], index))
+        return out
 
     def _copies_of(self, format: str) -> pl.DataFrame:
         """The sessions in more than one archive, in each archive but the one that gives them (the
         one where the session has the most events, the first of a tie): (format, session, archive).
-        Found once per reader (a few rows, none when no two archives share a session)."""
+        Found once per reader (a few rows); none, and no table read, when the manifests say that
+        no two archives share a session."""
         import polars as pl
 
-        if format not in self._copies:
-            sessions = self._indexed("sessions", format).select("format", "session_id", "events", _INDEX)
-            ranked = sessions.filter(pl.len().over("format", "session_id") > 1).sort(
-                ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
-            )
-            first = pl.int_range(pl.len()).over("format", "session_id") == 0
-            self._copies[format] = ranked.filter(~first).select("format", "session_id", _INDEX).collect()
-        return self._copies[format]
+        key = ("copies", format)
+        if key in self._kept:
+            return self._kept[key]
+        shared = self._shared_sessions()
+        if format != "auto":
+            shared = {unit for unit in shared if unit[0] == format}
+        if not shared:
+            self._kept[key] = pl.DataFrame(schema={"format": pl.String, "session_id": pl.String, _INDEX: pl.Int32})
+            return self._kept[key]
+        kept = self._kept.get(("sessions", format))
+        found = self._read("sessions", format) if kept is None else kept.lazy()  # three columns read
+        sessions = found.select("format", "session_id", "events", _INDEX).filter(
+            pl.col("session_id").is_in(sorted({session for _format, session in shared}))
+        )
+        ranked = sessions.filter(pl.len().over("format", "session_id") > 1).sort(
+            ["format", "session_id", pl.col("events").fill_null(0), _INDEX], descending=[False, False, True, False]
+        )
+        first = pl.int_range(pl.len()).over("format", "session_id") == 0
+        self._kept[key] = ranked.filter(~first).select("format", "session_id", _INDEX).collect()
+        return self._kept[key]
+
+    def _shared_sessions(self) -> set[tuple[str, str]]:
+        """The (format, session) units whose session rows are in more than one archive, from the
+        manifests (each part names the sessions its rows belong to)."""
+        seen: dict[tuple[str, str], int] = {}
+        shared: set[tuple[str, str]] = set()
+        for index, archive in enumerate(self.archives):
+            for part in archive.manifest.parts.values():
+                if part.table == "sessions" and part.rows:
+                    for unit in part.units:
+                        if seen.setdefault(unit, index) != index:
+                            shared.add(unit)
+        return shared
+
+
+def _first_archive_of(frame: pl.LazyFrame, same: Sequence[str]) -> pl.LazyFrame:
+    """``frame`` without the rows whose ``same`` columns (none null) are those of a row of an
+    earlier archive. The exact comparison runs only on the rows whose columns' hash is not
+    unique (a few: those of several archives, and the rare ones repeated within one archive)."""
+    import polars as pl
+
+    known = pl.all_horizontal(pl.col(column).is_not_null() for column in same)
+    digest = pl.struct(list(same)).hash()
+    marked = frame.with_columns((known & digest.is_duplicated()).alias(_SHARED))
+    alone = marked.filter(~pl.col(_SHARED))
+    shared = marked.filter(pl.col(_SHARED)).filter(pl.col(_INDEX) == pl.col(_INDEX).min().over(list(same)))
+    return pl.concat([alone, shared], how="vertical").drop(_SHARED)
+
+
+@dataclass(frozen=True, slots=True)
+class PartsTask:
+    """A Dask task of a read (:func:`read_parts`): parts of one archive's table and format."""
+
+    root: str
+    table: str
+    format: str
+    paths: tuple[str, ...]
+    machine: str
+    index: int
+
+
+def read_parts(task: PartsTask) -> pl.DataFrame:
+    """The rows of a task's parts, as :meth:`Archive.frame` gives them, with the archive's index
+    (run on a Dask worker: it reads the parts from where they are, a URL every worker reaches).
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> from cc_analytics.archive import update
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> to = pathlib.Path(tempfile.mkdtemp()) / "a"
+        >>> _ = update(SAMPLES_DIR, to, machine="anna")
+        >>> team = open_archives([to])
+        >>> rows = [read_parts(task) for task in team.tasks("sessions")]
+        >>> sum(frame.height for frame in rows) == team.scan("sessions").collect().height
+        True
+    """
+    import polars as pl
+
+    archive = Archive(task.root, filesystem(task.root), Manifest(machine=task.machine))
+    frame = archive.frame(task.table, task.format, task.paths)
+    return frame.with_columns(pl.lit(task.index, pl.Int32).alias(_INDEX)).collect()
 
 
 def _machine_of(archive: Archive) -> str:

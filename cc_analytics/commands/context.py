@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 from cc_analytics.format import colour_enabled, composition_lines, context_gauge, error_line, findings_lines
 
 if TYPE_CHECKING:
+    from cc_analytics.archive.read import Archive, Archives
     from cc_analytics.frames.plugin import FormatPlugin
 
 NO_SESSION = "No session found. Run a headless agent with `--session <id>` first, or pass a session id."
 NO_TRANSCRIPT = 'No headless transcript for session "{id}" (headless sessions are JSONL-only).'
 NOTHING_FOUND = "No session found: {stores}. Pass a session id, or {options}."
+NOT_ARCHIVED = 'No archive holds session "{id}" (searched the {count} archives of {where}).'
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -62,8 +64,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--archive",
         metavar="DIR",
+        action="append",
         default=None,
-        help="read the session from an archive (`cc-analytics archive`) instead of the stores",
+        help=(
+            "read the session from an archive (`cc-analytics archive`) instead of the stores; repeat it, or give "
+            "the folder or URL prefix that holds a team's archives, to find it in whichever holds it"
+        ),
     )
     parser.set_defaults(run=run)
 
@@ -106,15 +112,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _archived(args: argparse.Namespace) -> int:
-    """The report of a session from an archive's raw copies (the latest session without an ID)."""
-    from cc_analytics.archive.read import open_archive
+    """The report of a session from an archive's raw copies (the latest session without an ID):
+    of the archives given (or under a prefix), the one that holds the session."""
+    from cc_analytics.archive.read import open_archives
     from cc_analytics.frames.registry import get
 
-    archive = open_archive(args.archive)
+    team = open_archives(args.archive)
     session_id = args.id
     if session_id is None:
         latest = (
-            archive.scan("sessions")
+            team.scan("sessions")
             .sort("last_time", "session_id", descending=True, nulls_last=True)
             .select("session_id")
             .head(1)
@@ -123,6 +130,15 @@ def _archived(args: argparse.Namespace) -> int:
         if not latest.height:
             return _fail(NO_SESSION, as_json=args.json)
         session_id = latest.item()
+    holder = _holder(team, session_id)
+    if holder is None:
+        if len(team.archives) == 1:
+            return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
+        where = ", ".join(
+            f"{machine} ({archive.root})" for machine, archive in zip(team.machines, team.archives, strict=True)
+        )
+        return _fail(NOT_ARCHIVED.format(id=session_id, count=len(team.archives), where=where), as_json=args.json)
+    archive, machine = holder
     records = archive.session_files(session_id)
     report = None
     for format in dict.fromkeys(record.format for record in records):  # a session id of two agents: the first
@@ -137,9 +153,30 @@ def _archived(args: argparse.Namespace) -> int:
         return _fail(NO_TRANSCRIPT.format(id=session_id), as_json=args.json)
     if args.id is not None:
         report["sessionId"] = args.id
+    if len(team.archives) > 1:
+        sys.stderr.write(f"note: session {session_id} read from the archive of {machine} ({archive.root})\n")
     if args.why:
         sys.stderr.write("note: --why reads transcripts, not an archive's tables: left out\n")
     return _emit(report, as_json=args.json)
+
+
+def _holder(team: Archives, session_id: str) -> tuple[Archive, str] | None:
+    """The archive (and its machine) to read ``session_id`` from: of those that hold it, one that
+    keeps raw copies before a shared one, then the one the readers take it from (the most events,
+    the first given of a tie); None when none holds it."""
+    import polars as pl
+
+    holding = [(index, archive) for index, archive in enumerate(team.archives) if archive.session_files(session_id)]
+    if not holding:
+        return None
+
+    def events(archive: Archive) -> int:
+        found = archive.scan("sessions").filter(pl.col("session_id") == session_id).select("events").collect()
+        return int(found["events"].fill_null(0).max() or 0) if found.height else 0
+
+    ranked = sorted(holding, key=lambda item: (item[1].manifest.shared, -events(item[1]), item[0]))
+    index, archive = ranked[0]
+    return archive, team.machines[index]
 
 
 def _dest(name: str) -> str:

@@ -57,6 +57,23 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no notes")
     add_workers_option(parser)
     add_cache_option(parser)
+    add_engine_options(parser)
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--engine dask`` and ``--scheduler ADDRESS``: archives' Parquet parts read as Dask tasks."""
+    parser.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="archives only: read their tables here (default), or as Dask tasks (the dask extra)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="with --engine dask: the scheduler to use (default: a LocalCluster of --workers processes)",
+    )
 
 
 def add_cache_option(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +106,9 @@ def check_corpus_options(args: argparse.Namespace) -> None:
     from cc_analytics.frames.registry import formats
 
     check_workers(args)
+    if args.scheduler and args.engine != "dask":
+        msg = "--scheduler only applies to --engine dask"
+        raise UsageError(msg)
     if args.force and args.parquet is None:
         msg = "--force only applies to --parquet"
         raise UsageError(msg)
@@ -110,7 +130,7 @@ class Corpus:
 def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
     from cc_analytics.frames import sources, tablecache
-    from cc_analytics.frames.sources import open_stored, workers_ahead
+    from cc_analytics.frames.sources import workers_ahead
 
     source: Any = args.sources or None
     cache = getattr(args, "cache", True)
@@ -123,12 +143,20 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     # Both readers (sessions, usage) read no turns: lean=True.
     start = not (cache and tablecache.planned_before(source))
     with workers_ahead(source, args.workers, start=start, lean=True) as root:
+        stored: Any = None
         if root is None:
+            if getattr(args, "engine", "local") == "dask":
+                msg = (
+                    "--engine dask reads archives (their Parquet parts as Dask tasks), not transcripts\n"
+                    "Hint: give archives (or the prefix that holds them), or leave out --engine."
+                )
+                raise UsageError(msg)
             source = plan(source)  # the files by format, found once (Polars is not imported yet)
             files = sum(len(found) for found in source.values())
         else:
-            stored = open_stored(root)  # an archive: its tables, nothing decoded
-            files = stored.file_count if stored is not None else 0
+            stored = _open(root, args)  # an archive: its tables, nothing decoded
+            source = stored.root  # read as opened (the readers do not open it again)
+            files = stored.file_count
         progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
         corpus = Corpus(files=files)
         try:
@@ -140,7 +168,20 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
         finally:
             if progress:
                 progress.close()
+            if getattr(stored, "cluster", None) is not None:
+                stored.close()  # the Dask cluster started for the read
     return corpus
+
+
+def _open(root: str, args: argparse.Namespace) -> Any:
+    """The archives at ``root``, opened for ``--engine``."""
+    from cc_analytics.archive.read import ArchiveSet, open_archives
+    from cc_analytics.frames.sources import open_stored
+
+    if getattr(args, "engine", "local") != "dask":
+        return open_stored(root)
+    roots = root.roots if isinstance(root, ArchiveSet) else (root,)
+    return open_archives(roots, engine="dask", scheduler=args.scheduler, workers=args.workers)
 
 
 def print_notes(args: argparse.Namespace, corpus: Corpus) -> None:

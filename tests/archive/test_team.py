@@ -230,3 +230,65 @@ def test_masked_raw_copies_hold_none_of_the_planted_secrets(s3: object, tmp_path
     update(folder, plain)
     with pytest.raises(InputError, match="written without --mask-secrets"):
         update(folder, plain, mask_secrets=True)
+
+
+def test_context_finds_a_session_in_whichever_archive_of_the_bucket_holds_it(
+    s3: object, endpoint: str, tmp_path: Path
+) -> None:
+    team, _copy = _team(s3, tmp_path)
+    env = {**CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL": endpoint}
+    got = tables(team, machine=True)["sessions"]
+    chainless = got.filter(pl.col("machine") == "cara", pl.col("format") == "chainlesschain")["session_id"][0]
+    webshop = got.filter(pl.col("project").str.contains("webshop"))["session_id"][0]  # in anna's and cara's
+    for session, owner in ((chainless, "cara"), (webshop, "anna")):
+        alone = run_cli(["context", session, "--archive", f"{team}/{owner}", "--json"], env=env)
+        assert alone.returncode == 0 and orjson.loads(alone.stdout)["sessionId"] == session, alone.stderr
+        for given in ([f"{team}/"], [f"{team}/anna", f"{team}/ben", f"{team}/cara"]):
+            found = run_cli(["context", session, *(a for g in given for a in ("--archive", g)), "--json"], env=env)
+            assert found.returncode == 0, found.stderr
+            assert found.stdout == alone.stdout
+            assert f"read from the archive of {owner} ({team}/{owner})" in found.stderr.decode()
+    # Without an id: the latest session of every archive (each session once, as the readers count it).
+    latest = got.sort("last_time", "session_id", descending=True, nulls_last=True).row(0, named=True)
+    newest = run_cli(["context", "--archive", team, "--json"], env=env)
+    owner_copy = run_cli(
+        ["context", latest["session_id"], "--archive", f"{team}/{latest['machine']}", "--json"], env=env
+    )
+    assert newest.returncode == 0 and newest.stdout == owner_copy.stdout and owner_copy.stdout
+    # None holds it: said, with the archives searched.
+    missing = run_cli(["context", "no-such-session", "--archive", team], env=env)
+    message = missing.stderr.decode()
+    assert missing.returncode == 1 and 'No archive holds session "no-such-session"' in message
+    assert all(f"{machine} ({team}/{machine})" in message for machine in ("anna", "ben", "cara"))
+    assert "Traceback" not in message
+
+
+def test_a_request_copied_into_another_session_counts_once_from_the_first_archive(tmp_path: Path) -> None:
+    # A session resumed on another machine: its history copied into a session of another id.
+    original = SAMPLES / "claude" / "projects" / SHARED / "e3210487-5757-4980-836e-4d9b2e549b58.jsonl"
+    resumed = "0d7c1f4e-1111-4222-8333-944455556666"
+    laptop, devbox = tmp_path / "laptop" / SHARED, tmp_path / "devbox" / SHARED
+    laptop.mkdir(parents=True)
+    devbox.mkdir(parents=True)
+    shutil.copy(original, laptop / original.name)
+    (devbox / f"{resumed}.jsonl").write_bytes(original.read_bytes().replace(original.stem.encode(), resumed.encode()))
+    update(laptop, tmp_path / "team" / "a-laptop", machine="laptop")
+    update(devbox, tmp_path / "team" / "b-devbox", machine="devbox")
+    alone = tables(laptop)["requests"]
+    assert alone.drop_nulls(["message_id", "request_id"]).height > 0
+    for order, first in (
+        ([tmp_path / "team"], "laptop"),
+        ([tmp_path / "team" / "b-devbox", tmp_path / "team" / "a-laptop"], "devbox"),
+    ):
+        got = tables([str(path) for path in order], machine=True)
+        assert got["sessions"].height == 2  # two sessions, whose requests are the same ones
+        requests = got["requests"]
+        assert requests.height == alone.height and set(requests["machine"]) == {first}
+        ids = requests.drop_nulls(["message_id", "request_id"]).select("format", "message_id", "request_id")
+        assert (
+            ids.is_duplicated().sum()
+            == alone.drop_nulls(["message_id", "request_id"])
+            .select("format", "message_id", "request_id")
+            .is_duplicated()
+            .sum()
+        )
