@@ -249,6 +249,10 @@ def read_pieces(path: Path, piece_bytes: int | None = None) -> Iterator[Piece]:
     """
     want = piece_bytes or PIECE_BYTES
     with open_transcript(path) as handle:
+        if os.fstat(handle.fileno()).st_size <= want:  # the common case: one read (as it grows, to its end)
+            data = handle.read()
+            yield Piece(data, len(data), True)
+            return
         offset = 0
         size = want
         while True:
