@@ -57,11 +57,10 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from cc_analytics.frames import extension
+from cc_analytics.frames import extension, sources
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
-from cc_analytics.frames.memory import no_cycle_collection
-from cc_analytics.frames.sources import read_pieces
+from cc_analytics.frames.memory import no_cycle_collection, release_memory
 from cc_analytics.jsonline import BOM, INT64_MAX, INT64_MIN, LineError, LongInt, Rules
 
 if TYPE_CHECKING:
@@ -342,7 +341,14 @@ def walk_files(
                 except OSError as exc:
                     problems.append((transcript.source_file, None, f"cannot read file: {exc.strerror or exc}"))
             file_of_row.extend([index] * (len(lines) - start))
+    if contents is None and _in_pieces(files):
+        release_memory()  # the pieces' pages, freed: a big file's columns are built next
     return Walked(files, profile, columns, blocks, problems, file_of_row, pricing)
+
+
+def _in_pieces(files: Sequence[TranscriptFile]) -> bool:
+    """Whether a file of ``files`` is read in more than one piece (see :func:`_walk_pieces`)."""
+    return any(f.size > sources.PIECE_BYTES for f in files)
 
 
 def frames_of(walked: Walked) -> Decoded:
@@ -360,6 +366,8 @@ def frames_of(walked: Walked) -> Decoded:
     blocks.clear()
     decoded = Decoded(events, block_frame, _columnar(problems, S.PROBLEMS_SCHEMA))
     problems.clear()
+    if _in_pieces(files):
+        release_memory()  # the walk's columns, freed: a big file's frames are prepared next
     return decoded
 
 
@@ -664,7 +672,7 @@ def _walk_pieces(
     they would be in one piece (the line numbers and the walk's state go on from piece to piece)."""
     state = _walk_state()
     number = 0
-    for piece in read_pieces(transcript.path):
+    for piece in sources.read_pieces(transcript.path):
         # The piece's last segment is the empty one after its final line feed (but in the last piece).
         kept = (columns, blocks, problems, pricing)
         number = _walk(piece.data, transcript, profile, *kept, size=piece.size, number=number, state=state) - 1
