@@ -141,3 +141,25 @@ def test_pieces_are_the_file_cut_after_line_feeds(lines: list[bytes], piece_byte
     for piece in pieces[:-1]:
         assert piece.data[piece.size - 1] == 0x0A
         assert piece.size <= piece_bytes or piece.data.find(b"\n") >= piece_bytes  # longer for a longer line only
+
+
+@pytest.mark.parametrize("piece_bytes", PIECES)
+def test_the_status_line_cost_is_the_same_in_pieces(
+    transcript: tuple[Path, int], piece_bytes: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from cc_analytics.frames.claude import tally
+
+    folder, _ = transcript
+    (main,) = folder.glob("projects/*/*.jsonl")
+    monkeypatch.setattr(sources, "PIECE_BYTES", WHOLE)
+    want = tally.session_cost(main, state_dir=tmp_path / "whole")
+    kept = tally._load(next((tmp_path / "whole").iterdir()), tally._book_name())
+    monkeypatch.setattr(sources, "PIECE_BYTES", piece_bytes)
+    assert tally.session_cost(main, state_dir=tmp_path / "pieces") == want
+    state = tally._load(next((tmp_path / "pieces").iterdir()), tally._book_name())
+    assert {name: (e.offset, e.lines, e.check, e.costs) for name, e in state[0].items()} == {
+        name: (e.offset, e.lines, e.check, e.costs) for name, e in kept[0].items()
+    }
+    assert want.requests > 50 and want.usd is not None
+    frame = ccf.read_sessions(folder, cache=False)
+    assert frame["requests"].item() == want.requests  # the last line, torn, is no request either way
