@@ -30,6 +30,10 @@ reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` 
 line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`, and
 :data:`REQUESTS` keeps the summary's columns without looking at content blocks at all.
 
+A file is read in line-aligned pieces (``frames.sources.read_pieces``, ``PIECE_BYTES``: one
+piece unless it is larger), walked one after the other as one walk (line numbers and the walk's
+state go on): a big transcript's bytes are never all in memory, and what it gives is the same.
+
 Lines are cut on LF only; a line of ASCII whitespace is skipped; each line is read by the
 JSON line policy (:mod:`cc_analytics.jsonline`) under :data:`RULES`, whatever its length: a
 line that breaks it (invalid UTF-8, a BOM, ``NaN``, lone surrogates, raw control characters,
