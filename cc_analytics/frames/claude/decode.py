@@ -675,10 +675,10 @@ def _walk_pieces(
     a big transcript never has all its bytes in memory at once, and its lines are walked as
     they would be in one piece (the line numbers and the walk's state go on from piece to piece)."""
     state = _walk_state()
+    kept = (columns, blocks, problems, pricing)
     number = 0
     for piece in sources.read_pieces(transcript.path):
         # The piece's last segment is the empty one after its final line feed (but in the last piece).
-        kept = (columns, blocks, problems, pricing)
         number = _walk(piece.data, transcript, profile, *kept, size=piece.size, number=number, state=state) - 1
 
 
