@@ -36,6 +36,9 @@ SNIFF_BYTES = 1 << 16
 SNIFF_FIRST_READ = 1 << 12
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+# Loaders read a transcript in line-aligned pieces of about this many bytes (read_pieces): their
+# memory does not grow with one file's size (a single 1 GB transcript, issue 26).
+PIECE_BYTES = 16 * 1024 * 1024
 
 
 class TranscriptFile(NamedTuple):
@@ -221,6 +224,56 @@ def open_transcript(path: Path) -> BinaryIO:
     return open(fd, "rb", buffering=0)
 
 
+class Piece(NamedTuple):
+    """A piece of a transcript read in pieces: ``data[:size]``, whole lines each ending with a line
+    feed (the last piece: the rest of the file, ``last``). ``data`` may go on past ``size``: the
+    start of the next piece, read again with it (cutting the piece out would copy it)."""
+
+    data: bytes
+    size: int
+    last: bool
+
+
+def read_pieces(path: Path, piece_bytes: int | None = None) -> Iterator[Piece]:
+    """The bytes of a transcript in line-aligned pieces of about ``piece_bytes`` (default
+    :data:`PIECE_BYTES`), so that a loader walking one piece at a time holds one piece, however
+    big the file: one piece for a file smaller than that. A line longer than a piece makes its
+    piece longer. Opened as :func:`open_transcript` opens it.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.jsonl"
+        >>> _ = path.write_bytes(b"one\\ntwo\\nthree-long\\nfour")
+        >>> [(p.data[: p.size], p.last) for p in read_pieces(path, 6)]
+        [(b'one\\n', False), (b'two\\n', False), (b'three-long\\n', False), (b'four', True)]
+    """
+    want = piece_bytes or PIECE_BYTES
+    with open_transcript(path) as handle:
+        if os.fstat(handle.fileno()).st_size <= want:  # the common case: one read (as it grows, to its end)
+            data = handle.read()
+            yield Piece(data, len(data), True)
+            return
+        offset = 0
+        size = want
+        while True:
+            data = handle.read(size)
+            while len(data) < size:  # the end of the file, or (rarely) a short read
+                more = handle.read(size - len(data))
+                if not more:
+                    yield Piece(data, len(data), True)
+                    return
+                data += more
+            cut = data.rfind(b"\n") + 1
+            if not cut:  # not one whole line: a longer piece
+                size *= 2
+                handle.seek(offset)
+                continue
+            yield Piece(data, cut, False)
+            offset += cut
+            size = want
+            handle.seek(offset)
+
+
 def read_transcript(path: Path, limit: int = -1) -> bytes:
     """The bytes of a transcript (its first ``limit`` bytes when ``limit`` ≥ 0); see :func:`open_transcript`."""
     with open_transcript(path) as handle:
@@ -322,10 +375,14 @@ def listed_size(source: Source, *, skip: Callable[[str], bool] | None = None) ->
         >>> listed_size(folder), listed_size([folder / "a.jsonl", folder])
         (3, 6)
     """
+    return sum(_listed_sizes(source, skip))
+
+
+def _listed_sizes(source: Source, skip: Callable[[str], bool] | None = None) -> list[int]:
     sizes: list[int] = []
     if source is None:
         _listed(default_stores(), sizes, skip)  # absent stores hold nothing
-        return sum(sizes)
+        return sizes
     for item in source_list(source):
         if isinstance(item, TranscriptFile):
             if skip is None or not skip(item.path.name):
@@ -336,7 +393,7 @@ def listed_size(source: Source, *, skip: Callable[[str], bool] | None = None) ->
             _listed([Path(text)], sizes, skip)
         else:
             sizes.extend(file_size(path) for path in expand(item) if skip is None or not skip(path.name))
-    return sum(sizes)
+    return sizes
 
 
 def threaded_names() -> Callable[[str], bool] | None:
@@ -394,8 +451,10 @@ def workers_ahead(
     from cc_analytics.frames.registry import formats
 
     imports = [plugin.worker_module for plugin in formats()]
-    size = listed_size(source, skip=threaded_names() if lean else None)
-    with workers_started(size, workers, imports=imports):
+    sizes = _listed_sizes(source, threaded_names() if lean else None)
+    # One file is one batch, read by this process: a worker started for it would read nothing
+    # and only hold memory (a single 1 GB transcript).
+    with workers_started(sum(sizes) if len(sizes) > 1 else 0, workers, imports=imports):
         yield None
 
 

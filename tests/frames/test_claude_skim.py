@@ -368,12 +368,13 @@ def test_skim_lines_stops_at_the_first_line_it_cannot_read() -> None:
     assert sink[3] == ["/w"] and sink[4] == ["2.1.40"]
     blank = first + len(DECLINED) + 1
     assert skim_lines(raw, first + len(DECLINED) + 1, 3, sink, state) == (blank, blank + 1, 4)
-    assert skim_lines(raw, blank + 2, 4, sink, state) is None
+    assert skim_lines(raw, blank + 2, 4, sink, state) == 6  # the end: the number of the last line
     assert sink[26] == [1, 5, 6]
     assert sink[3] == ["/w", None, None] and sink[4] == ["2.1.40", None, None]
-    assert skim_lines(raw, len(raw) + 1, 6, sink, state) is None
-    assert skim_lines(b"", 0, 0, sink, state) is None
-    assert skim_lines(b"\n\n", 0, 0, sink, state) is None
+    assert skim_lines(raw, len(raw) + 1, 6, sink, state) == 6
+    assert skim_lines(b"", 0, 0, sink, state) == 1  # one empty segment
+    assert skim_lines(b"\n\n", 0, 0, sink, state) == 3
+    assert skim_lines(b"\n\n", 0, 7, sink, state) == 10  # counted on from the number given
     assert sink[26] == [1, 5, 6]
 
 
@@ -394,7 +395,7 @@ def test_skim_lines_refuses_a_bad_sink() -> None:
 
 def test_empty_buffers_of_every_kind() -> None:
     for raw in (b"", bytearray(), memoryview(b""), memoryview(b"{}")[2:]):
-        assert skim_lines(raw, 0, 0, sink_of(), [True, None]) is None
+        assert skim_lines(raw, 0, 0, sink_of(), [True, None]) == 1
 
 
 def test_one_call_per_clean_file() -> None:
@@ -489,11 +490,12 @@ def test_the_skimmer_never_crashes(data: bytes, flags: int, draw: st.DataObject)
         got = skim(bytearray(raw), 0, len(raw), 7, flags)
         assert got is None or type(got) is tuple
         sink, state, position, number = sink_of(identity=bool(flags & 1)), [True, None], 0, 0
-        while (span := skim_lines(raw, position, number, sink, state)) is not None:
+        while type(span := skim_lines(raw, position, number, sink, state)) is tuple:
             start, end, seen = span
             assert position <= start < end <= len(raw) and seen > number
             assert b"\n" not in raw[start:end] and (end == len(raw) or raw[end] == 0x0A)
             position, number = end + 1, seen
+        assert span == raw.count(b"\n") + 1  # at the end: the number of the last segment
         assert len(sink[26]) == len(sink[0]) == len(sink[3]) == len(sink[4])
 
 

@@ -32,8 +32,9 @@
  * the first line of the file that has one and version only where it changes (state: [want cwd,
  * last version], read and updated). It stops at the first line it cannot take (declined, or not
  * starting with "{", whitespace-only lines included) and returns that line's (start, end,
- * number) for the Python walker, which then calls it again from the next line; None at the end
- * of the data. A file of clean lines is one call.
+ * number) for the Python walker, which then calls it again from the next line; at the end of the
+ * data, the number of its last LF-separated segment (an int: where a piece of a file read in
+ * pieces leaves the line count). A file of clean lines is one call.
  *
  * A column of the sink may be a Column (below) instead of a list: the typed columns the batch
  * profiles keep, Arrow buffers that Polars takes through the Arrow PyCapsule interface. The
@@ -1590,7 +1591,7 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         }
         start = stop_at + 1;
     }
-    result = Py_NewRef(Py_None);
+    result = PyLong_FromSsize_t(number);
 done:
     data_release(&d);
     return result;

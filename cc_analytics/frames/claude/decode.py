@@ -30,6 +30,10 @@ reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` 
 line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`, and
 :data:`REQUESTS` keeps the summary's columns without looking at content blocks at all.
 
+A file is read in line-aligned pieces (``frames.sources.read_pieces``, ``PIECE_BYTES``: one
+piece unless it is larger), walked one after the other as one walk (line numbers and the walk's
+state go on): a big transcript's bytes are never all in memory, and what it gives is the same.
+
 Lines are cut on LF only; a line of ASCII whitespace is skipped; each line is read by the
 JSON line policy (:mod:`cc_analytics.jsonline`) under :data:`RULES`, whatever its length: a
 line that breaks it (invalid UTF-8, a BOM, ``NaN``, lone surrogates, raw control characters,
@@ -57,11 +61,10 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from cc_analytics.frames import extension
+from cc_analytics.frames import extension, sources
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.discovery import TranscriptFile
-from cc_analytics.frames.memory import no_cycle_collection
-from cc_analytics.frames.sources import read_transcript
+from cc_analytics.frames.memory import no_cycle_collection, release_memory
 from cc_analytics.jsonline import BOM, INT64_MAX, INT64_MIN, LineError, LongInt, Rules
 
 if TYPE_CHECKING:
@@ -72,7 +75,7 @@ if TYPE_CHECKING:
 # The optional C skimmer (``_skim.c``, see ``frames.extension``): None when it was not built or
 # the environment asks for pure Python; the walker then reads every line in Python, with the same result.
 _EXTENSION = extension.load()
-SKIM_LINES: Callable[[bytes, int, int, tuple[Any, ...], list[Any]], tuple[int, int, int] | None] | None = (
+SKIM_LINES: Callable[[bytes | memoryview, int, int, tuple[Any, ...], list[Any]], tuple[int, int, int] | int] | None = (
     None if _EXTENSION is None else _EXTENSION.skim_lines
 )
 # Its typed columns (``Column``), which the batch profiles keep their columns in instead of lists
@@ -333,18 +336,23 @@ def walk_files(
     lines = columns[S.LINE]
     with no_cycle_collection():
         for index, transcript in enumerate(files):
+            start = len(lines)
             if contents is not None:
-                raw = contents[index]
+                _walk(contents[index], transcript, profile, columns, blocks, problems, pricing)
             else:
                 try:
-                    raw = read_transcript(transcript.path)
+                    _walk_pieces(transcript, profile, columns, blocks, problems, pricing)
                 except OSError as exc:
                     problems.append((transcript.source_file, None, f"cannot read file: {exc.strerror or exc}"))
-                    continue
-            start = len(lines)
-            _walk(raw, transcript, profile, columns, blocks, problems, pricing)
             file_of_row.extend([index] * (len(lines) - start))
+    if contents is None and _in_pieces(files):
+        release_memory()  # the pieces' pages, freed: a big file's columns are built next
     return Walked(files, profile, columns, blocks, problems, file_of_row, pricing)
+
+
+def _in_pieces(files: Sequence[TranscriptFile]) -> bool:
+    """Whether a file of ``files`` is read in more than one piece (see :func:`_walk_pieces`)."""
+    return any(f.size > sources.PIECE_BYTES for f in files)
 
 
 def frames_of(walked: Walked) -> Decoded:
@@ -362,6 +370,8 @@ def frames_of(walked: Walked) -> Decoded:
     blocks.clear()
     decoded = Decoded(events, block_frame, _columnar(problems, S.PROBLEMS_SCHEMA))
     problems.clear()
+    if _in_pieces(files):
+        release_memory()  # the walk's columns, freed: a big file's frames are prepared next
     return decoded
 
 
@@ -653,6 +663,31 @@ Blocks = _TextBlocks | _MeasuredBlocks | _NoBlocks
 # --- The line walker -------------------------------------------------------------------------
 
 
+def _walk_pieces(
+    transcript: TranscriptFile,
+    profile: Profile,
+    columns: dict[str, list[Any]],
+    blocks: Blocks,
+    problems: Problems,
+    pricing: Pricing,
+) -> None:
+    """:func:`_walk` over a file read in line-aligned pieces (``frames.sources.read_pieces``):
+    a big transcript never has all its bytes in memory at once, and its lines are walked as
+    they would be in one piece (the line numbers and the walk's state go on from piece to piece)."""
+    state = _walk_state()
+    kept = (columns, blocks, problems, pricing)
+    number = 0
+    for piece in sources.read_pieces(transcript.path):
+        # The piece's last segment is the empty one after its final line feed (but in the last piece).
+        number = _walk(piece.data, transcript, profile, *kept, size=piece.size, number=number, state=state) - 1
+
+
+def _walk_state() -> list[Any]:
+    """What the walk of a file remembers of its earlier lines: whether a ``cwd`` is still to be
+    kept (the first), and the last ``version`` kept."""
+    return [True, None]
+
+
 def _walk(
     raw: bytes,
     transcript: TranscriptFile,
@@ -661,8 +696,18 @@ def _walk(
     blocks: Blocks,
     problems: Problems,
     pricing: Pricing,
-) -> None:
-    """Apply every line rule to the lines of ``raw``, appending what ``profile`` keeps."""
+    *,
+    size: int | None = None,
+    number: int = 0,
+    state: list[Any] | None = None,
+) -> int:
+    """Apply every line rule to the lines of ``raw[:size]`` (all of it by default), appending what
+    ``profile`` keeps; returns the number of its last LF-separated segment.
+
+    A file read in pieces (see :func:`walk_files`) is walked piece by piece: each piece but the
+    last ends with a line feed, ``number`` is the number of the line before the piece, and
+    ``state`` carries what the walk remembers of the file's earlier lines (see below).
+    """
     source = transcript.source_file
     path_agent = transcript.agent_id
     texts = profile.texts
@@ -711,23 +756,25 @@ def _walk(
     )
     # cwd only on the first line of a file that has one, version only where it changes (the
     # skimmer reads and updates this state too, for the lines it keeps).
-    state: list[Any] = [True, None]
+    if state is None:
+        state = _walk_state()
     # Lines are zero-copy slices of ``raw`` (frames.lines reads a memoryview as it reads bytes).
     view = memoryview(raw)
     find = raw.find
-    size = len(raw)
-    number = 0
+    if size is None:
+        size = len(raw)
+    skimmed = raw if size == len(raw) else view[:size]
     position = 0
     while position <= size:
         if skim is not None:
             # The skimmer keeps every line it can up to the first it cannot (or the end).
-            span = skim(raw, position, number, sink, state)
-            if span is None:
-                break
+            span = skim(skimmed, position, number, sink, state)
+            if isinstance(span, int):  # the end of the data: its last segment's number
+                return span
             start, end, number = span
         else:
             start = position
-            end = find(b"\n", start)
+            end = find(b"\n", start, size)
             if end < 0:
                 end = size
             number += 1
@@ -909,6 +956,7 @@ def _walk(
             columns[S.THINKING_CHARS].append(thinking_chars)
             columns[S.SYSTEM_TEXT].append(system_text)
             columns[S.ATTACHMENT_TYPE].append(attachment_type)
+    return number
 
 
 def _user_blocks(

@@ -115,12 +115,16 @@ def summarize(
     return summary.collect(engine=BATCH_ENGINE).cast(S.SESSIONS_SCHEMA)
 
 
-def prepared(decoded: Decoded) -> tuple[pl.DataFrame, pl.DataFrame]:
+def prepared(decoded: Decoded, *, prompts: bool = True) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Prepared events and blocks of a measured decode, materialised once (see ``turns.prepare``).
 
-    Blocks also carry their session (``file_session_id``) and ``is_subagent_file``.
+    Blocks also carry their session (``file_session_id``) and ``is_subagent_file``. Without
+    ``prompts`` the events leave out the prompts' texts, which only the turns read (the summary
+    reads whether a line opens a turn, made here): a big batch's largest column.
     """
     events, blocks = prepare(decoded)
+    if not prompts:
+        events = events.drop(S.PROMPT_TEXT)
     attributes = events.select(S.ROW, KEY, S.IS_SUBAGENT_FILE)
     blocks = blocks.join(attributes, on=S.ROW, how="left")
     events_df, blocks_df = pl.collect_all([events, blocks], engine=BATCH_ENGINE)
@@ -135,7 +139,10 @@ def sessions_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFr
 def sessions_of(walked: Walked) -> tuple[pl.DataFrame, pl.DataFrame]:
     """:func:`sessions_batch` from a batch's walk (the half a worker process hands back)."""
     decoded = frames_of(walked)
-    return summarize(*prepared(decoded), walked.files), decoded.problems
+    problems = decoded.problems
+    events, blocks = prepared(decoded, prompts=False)
+    del decoded  # its events' texts can go before the summary is made
+    return summarize(events, blocks, walked.files), problems
 
 
 def scan_sessions(

@@ -46,14 +46,16 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: S
 def tables_of(walked: Walked, *, turns: bool = True) -> Tables:
     """:func:`tables_batch` from a batch's walk (the half a worker process hands back)."""
     decoded = frames_of(walked)
-    events, blocks = prepared(decoded)
+    problems = decoded.problems
+    events, blocks = prepared(decoded, prompts=turns)
+    del decoded  # its events' texts can go before the summary is made (the turns keep them)
     requests = priced_requests(events, walked.files)
     sessions = summarize(events, blocks, walked.files, requests)
     if turns:
         lifted = lift_turns(events.lazy(), blocks.lazy(), requests.lazy()).collect()
     else:
         lifted = pl.DataFrame(schema=S.TURNS_SCHEMA)
-    return Tables(sessions, lifted, decoded.problems, requests.select(list(S.REQUESTS_SCHEMA)))
+    return Tables(sessions, lifted, problems, requests.select(list(S.REQUESTS_SCHEMA)))
 
 
 def iter_tables(

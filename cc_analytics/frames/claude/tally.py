@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from cc_analytics.frames import pricebook
+from cc_analytics.frames import pricebook, sources
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import REQUESTS, Walked, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, session_files
@@ -210,43 +210,53 @@ def parse_rfc3339(text: str | None) -> datetime | None:
 
 def _read(transcript: TranscriptFile, entry: _FileState | None) -> tuple[_FileState | None, Costs]:
     """The file's state brought up to date, and the costs of a last line without its newline
-    (counted now, read again next time: the frames count such a line when it is whole)."""
+    (counted now, read again next time: the frames count such a line when it is whole).
+
+    What was appended is read in pieces of about ``sources.PIECE_BYTES``, each counted as a
+    later call counts what was appended after it: a big transcript is never in memory whole."""
     try:
         handle = open_transcript(transcript.path)
     except OSError:
         return None, {}
+    piece = sources.PIECE_BYTES
     with handle:
-        try:
-            status = os.fstat(handle.fileno())
-            if (
-                entry is None
-                or (entry.device, entry.inode) != (status.st_dev, status.st_ino)
-                or status.st_size < entry.offset
-            ):
-                entry = _FileState(status.st_dev, status.st_ino)
-            back = min(entry.offset, CHECK_BYTES)
-            handle.seek(entry.offset - back)
-            data = handle.read(status.st_size - entry.offset + back)
-            if zlib.crc32(data[:back]) != entry.check:  # rewritten in place
-                entry = _FileState(status.st_dev, status.st_ino)
-                back = 0
-                handle.seek(0)
-                data = handle.read(status.st_size)
-        except OSError:
-            return None, {}
-    cut = data.rfind(b"\n", back) + 1
-    if cut > back:
-        complete = data[back:cut]
-        entry.costs.update(_costs(transcript, complete, entry.lines))
-        entry.offset += len(complete)
-        # bytes.count scans byte by byte (6 ms for 8 MB); replace finds each newline with
-        # memchr and copies the rest (1.3 ms).
-        entry.lines += len(complete) - len(complete.replace(b"\n", b""))
-        entry.check = zlib.crc32(data[max(0, cut - CHECK_BYTES) : cut])
-    else:
-        cut = back
-    tail = data[cut:]
-    return entry, (_costs(transcript, tail, entry.lines) if tail.strip() else {})
+        while True:
+            try:
+                status = os.fstat(handle.fileno())
+                if (
+                    entry is None
+                    or (entry.device, entry.inode) != (status.st_dev, status.st_ino)
+                    or status.st_size < entry.offset
+                ):
+                    entry = _FileState(status.st_dev, status.st_ino)
+                back = min(entry.offset, CHECK_BYTES)
+                handle.seek(entry.offset - back)
+                left = status.st_size - entry.offset
+                data = handle.read(min(left, piece) + back)
+                if zlib.crc32(data[:back]) != entry.check:  # rewritten in place
+                    entry = _FileState(status.st_dev, status.st_ino)
+                    back = 0
+                    left = status.st_size
+                    handle.seek(0)
+                    data = handle.read(min(left, piece))
+            except OSError:
+                return None, {}
+            cut = data.rfind(b"\n", back) + 1
+            if cut > back:
+                complete = data[back:cut]
+                entry.costs.update(_costs(transcript, complete, entry.lines))
+                entry.offset += len(complete)
+                # bytes.count scans byte by byte (6 ms for 8 MB); replace finds each newline with
+                # memchr and copies the rest (1.3 ms).
+                entry.lines += len(complete) - len(complete.replace(b"\n", b""))
+                entry.check = zlib.crc32(data[max(0, cut - CHECK_BYTES) : cut])
+            else:
+                cut = back
+            if len(data) - back < left:  # more after this piece
+                piece = sources.PIECE_BYTES if cut > back else 2 * piece  # a line longer than a piece: a longer one
+                continue
+            tail = data[cut:]
+            return entry, (_costs(transcript, tail, entry.lines) if tail.strip() else {})
 
 
 def _costs(transcript: TranscriptFile, data: bytes, first_line: int) -> Costs:
