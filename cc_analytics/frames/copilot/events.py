@@ -10,8 +10,8 @@ the rows on). Rules (``docs/copilot.md``):
 * ``user.message`` is a prompt (it opens a turn); ``assistant.message`` an answer (its
   ``toolRequests`` its tool calls, ``outputTokens`` its recorded output); ``tool.execution_complete``
   a tool's result (``success: false`` a tool error); ``system.message`` the system prompt;
-  ``session.compaction_complete`` and ``session.truncation`` drop earlier messages from the
-  context (a compaction);
+  ``session.compaction_complete``, and a ``session.truncation`` that removed messages or tokens,
+  drop earlier messages from the context (a compaction);
 * the model is the answer's ``model``, else the one in force: ``session.start``'s
   ``selectedModel``, then each ``session.model_change``'s ``newModel`` (and ``session.resume``'s);
 * **usage.** ``session.shutdown`` records ``modelMetrics``: per model ``usage`` (``inputTokens``
@@ -55,7 +55,8 @@ ROLES = {
     "tool.execution_start": TOOL,
     "tool.execution_complete": TOOL,
 }
-COMPACTIONS = frozenset({"session.compaction_complete", "session.truncation"})
+COMPACTIONS = frozenset({"session.compaction_complete"})
+TRUNCATED_KEYS = ("messagesRemovedDuringTruncation", "tokensRemovedDuringTruncation", "droppedTokens")
 SHUTDOWN = "session.shutdown"
 USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
 NAMES_JOIN = "\x1f"
@@ -205,7 +206,8 @@ class _Walk:
         elif kind == "session.truncation":
             limit = count(data.get("tokenLimit"))
             self.window = limit or self.window
-            self.row(line, value, kind, SYSTEM, compaction=True)
+            dropped = any(count(data.get(key)) for key in TRUNCATED_KEYS)
+            self.row(line, value, kind, SYSTEM, compaction=dropped)
         elif kind == SHUTDOWN:
             self._shutdown(line, value, data)
         else:

@@ -205,6 +205,14 @@ def events_with_session(decoded: family.Decoded) -> pl.LazyFrame:
     )
 
 
+def turn_events(events: pl.LazyFrame) -> pl.LazyFrame:
+    """The events turns are made of: a ``user.message`` opens a turn; what comes before a
+    file's first prompt (its ``session.start``, the system prompt) belongs to none, unless it
+    holds a request or a tool call (then it is turn 0)."""
+    prompted = pl.col(IS_PROMPT).cast(pl.Int64).cum_sum().over(FILE, order_by=INDEX) > 0
+    return events.filter(prompted | pl.col(IS_REQUEST) | (pl.col(S.TOOL_NAMES).list.len() > 0))
+
+
 def priced_requests(batch: Batch) -> pl.DataFrame:
     """The priced requests of a batch (``REQUESTS_SCHEMA``), with ``file``, ``index``,
     ``occupancy`` and ``window`` after them."""
@@ -303,7 +311,7 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: S
     batch = decode(files, contents)
     events = events_with_session(batch.decoded).collect().lazy()
     requests = priced_requests(batch)
-    turn_frame = family.turn_rows(SPEC, batch.decoded, events, requests).collect()
+    turn_frame = family.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect()
     sessions = family.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
     return Tables(
         sessions,
