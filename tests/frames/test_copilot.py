@@ -366,3 +366,20 @@ def test_a_generated_corpus_against_ccusage(tmp_path: Path) -> None:
     # The sessions still running: only their answers' output, which ccusage does not count.
     running = set(read_sessions(store)["session_id"]) - set(theirs)
     assert running and read_requests(store).filter(pl.col("session_id").is_in(list(running)))["input_tokens"].sum() == 0
+
+
+def test_the_lean_requests_are_the_tables_requests(tmp_path: Path) -> None:
+    from cc_analytics.frames.copilot import iter_tables, resolve
+    from cc_analytics.frames.copilot.verbs import requests_batch
+    from tests.fixtures.copilot.make_corpus import generate
+
+    generate(tmp_path / "home", 1.0, seed=5)
+    broken = log(tmp_path / "home" / ".copilot", start(), event("user.message", 3, 2), answer(3, 4), raw="{oops\n[1]\n")
+    for source in (SAMPLES, tmp_path / "home" / ".copilot" / "session-state", broken):
+        files = resolve(source)
+        lean, problems = requests_batch(files)
+        tables = list(iter_tables(files))
+        assert len(tables) == 1
+        assert lean.equals(tables[0].requests) and lean.height > 0
+        assert problems.equals(tables[0].problems)
+    assert problems.height == 3  # the data that is not an object, the line not JSON, the array

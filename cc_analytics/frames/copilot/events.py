@@ -58,6 +58,10 @@ ROLES = {
 COMPACTIONS = frozenset({"session.compaction_complete"})
 TRUNCATED_KEYS = ("messagesRemovedDuringTruncation", "tokensRemovedDuringTruncation", "droppedTokens")
 SHUTDOWN = "session.shutdown"
+REQUEST_TYPES = frozenset(
+    {"session.start", "session.model_change", "session.resume", "session.truncation", "assistant.message", SHUTDOWN}
+)
+"""The events a request's figures come from (its usage, model, occupancy and window)."""
 USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
 NAMES_JOIN = "\x1f"
 
@@ -170,7 +174,8 @@ class _Walk:
         events.append(built)
         return built
 
-    def event(self, line: int, value: dict[str, Any]) -> None:
+    def check(self, line: int, value: dict[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
+        """The event's type and data; an event without a data object is named."""
         kind = value.get("type")
         kind = kind if isinstance(kind, str) else None
         data = value.get("data")
@@ -178,6 +183,10 @@ class _Walk:
             if data is not None or kind is None:
                 self.parsed.problems.append((line, NO_DATA.format(kind, kind_name(data))))
             data = {}
+        return kind, data
+
+    def event(self, line: int, value: dict[str, Any]) -> None:
+        kind, data = self.check(line, value)
         if kind == "session.start":
             self.parsed.session_id = self.parsed.session_id or _text(data.get("sessionId"))
             self.parsed.start = self.parsed.start or _text(data.get("startTime"))
@@ -318,8 +327,12 @@ class _Walk:
         self.parsed.requests.sort(key=lambda request: request[INDEX_AT])
 
 
-def parse(data: bytes) -> Parsed:
-    """The :class:`Parsed` rows of one event log's bytes."""
+def parse(data: bytes, *, lean: bool = False) -> Parsed:
+    """The :class:`Parsed` rows of one event log's bytes.
+
+    ``lean``: only the events the requests are made of are walked (:data:`REQUEST_TYPES`; the
+    others are parsed and checked, not kept): the same requests and problems, fewer events.
+    """
     parsed = Parsed()
     walk = _Walk(parsed)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
@@ -336,6 +349,9 @@ def parse(data: bytes) -> Parsed:
             parsed.problems.append((number, NOT_OBJECT.format(kind_name(value))))
             continue
         parsed.lines += 1
+        if lean and value.get("type") not in REQUEST_TYPES:
+            walk.check(number, value)
+            continue
         walk.event(number, value)
     walk.finish()
     return parsed

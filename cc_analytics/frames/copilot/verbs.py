@@ -156,8 +156,9 @@ class Batch:
         self.requests = requests
 
 
-def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None) -> Batch:
-    """Parse each file (its bytes from ``contents`` when given) into the batch's frames."""
+def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None, *, lean: bool = False) -> Batch:
+    """Parse each file (its bytes from ``contents`` when given) into the batch's frames
+    (``lean``: only the events requests are made of, ``events.parse``)."""
     file_rows: list[tuple[Any, ...]] = []
     event_rows: list[list[Any]] = []
     request_rows: list[tuple[Any, ...]] = []
@@ -169,7 +170,7 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
         except OSError as error:
             parsed = Parsed(problems=[(None, UNREADABLE.format(error.strerror or error))])
         else:
-            parsed = parse(data)
+            parsed = parse(data, lean=lean)
         problems.extend((shown, line, reason) for line, reason in parsed.problems)
         file_rows.append(
             (position, shown, file.session_id, file.agent_id, file.is_subagent, parsed.project, file.project_dir)
@@ -323,7 +324,7 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: S
 
 def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(priced requests, problems) of one batch."""
-    batch = decode(files)
+    batch = decode(files, lean=True)
     return priced_requests(batch).select(list(S.REQUESTS_SCHEMA)), batch.decoded.problems
 
 
