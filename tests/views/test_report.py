@@ -27,7 +27,15 @@ def data():
 
 def test_load_reads_both_formats(data) -> None:
     counts = dict(data.sessions.group_by("format").len().iter_rows())
-    assert counts == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3, "opencode": 2, "qwen": 3, "copilot": 3}
+    assert counts == {
+        "claude-code": 14,
+        "chainlesschain": 7,
+        "codex": 6,
+        "gemini": 3,
+        "opencode": 2,
+        "qwen": 3,
+        "copilot": 3,
+    }
     claude = data.sessions.filter(pl.col("format") == "claude-code")
     assert claude[S.COMPACTIONS].sum() == 3
     assert claude[S.SUBAGENT_FILES].sum() == 3
