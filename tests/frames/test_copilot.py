@@ -383,3 +383,8 @@ def test_the_lean_requests_are_the_tables_requests(tmp_path: Path) -> None:
         assert lean.equals(tables[0].requests) and lean.height > 0
         assert problems.equals(tables[0].problems)
     assert problems.height == 3  # the data that is not an object, the line not JSON, the array
+    # A line in Copilot CLI's layout broken inside, of an event no request is made of: only the
+    # full read parses it (and names it).
+    odd = log(tmp_path / "odd", start(), raw='{"type":"tool.execution_complete","data":{"success":true,}}\n')
+    assert requests_batch(resolve(odd))[1].height == 0
+    assert read_problems(odd)["line"].to_list() == [2]

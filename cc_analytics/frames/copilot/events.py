@@ -35,6 +35,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,8 +126,9 @@ def _requests_count(metric: Mapping[str, Any]) -> int:
 class _Walk:
     """The state of one file's walk: the model in force, the window, the last totals per model."""
 
-    def __init__(self, parsed: Parsed) -> None:
+    def __init__(self, parsed: Parsed, *, lean: bool = False) -> None:
         self.parsed = parsed
+        self.lean = lean  # requests only: no estimates, no tool names
         self.model: str | None = None
         self.window: int | None = None
         self.totals: dict[str, tuple[int, ...]] = {}
@@ -233,14 +235,14 @@ class _Walk:
         content = data.get("content")
         names: list[str] = []
         calls = 0
-        tool_requests = data.get("toolRequests")
+        tool_requests = None if self.lean else data.get("toolRequests")
         if isinstance(tool_requests, list):
             for call in tool_requests:
                 if isinstance(call, Mapping):
                     name = call.get("name")
                     names.append(name if isinstance(name, str) else "")
                     calls += value_tokens(name) + value_tokens(call.get("arguments"))
-        said = value_tokens(content) + value_tokens(data.get("reasoningText"))
+        said = 0 if self.lean else value_tokens(content) + value_tokens(data.get("reasoningText"))
         output = data.get("outputTokens")
         tokens = count(output)
         if tokens is None and output is not None:
@@ -327,18 +329,52 @@ class _Walk:
         self.parsed.requests.sort(key=lambda request: request[INDEX_AT])
 
 
+_LAYOUT = b'{"type":"'
+_DATA = b'","data":{'
+_REQUEST_TYPES = frozenset(kind.encode() for kind in REQUEST_TYPES)
+
+
+def _other_event(line: bytes) -> bool:
+    """Whether a line is, by its layout, an event of a type no request is made of."""
+    if not line.startswith(_LAYOUT) or not line.endswith(b"}"):
+        return False
+    end = line.find(b'"', len(_LAYOUT))
+    if end < 0:
+        return False
+    kind = line[len(_LAYOUT) : end]
+    return b"\\" not in kind and kind not in _REQUEST_TYPES and line.startswith(_DATA, end)
+
+
+# A line in Copilot CLI's layout, its type captured (one scan of a file finds them all).
+_LAYOUT_LINE = re.compile(rb'^\{"type":"([^"\\\n]*)","data":\{[^\n]*\}\r?$', re.MULTILINE)
+_ANSWER = b"assistant.message"
+_SHUTDOWN = SHUTDOWN.encode()
+
+
 def parse(data: bytes, *, lean: bool = False) -> Parsed:
     """The :class:`Parsed` rows of one event log's bytes.
 
-    ``lean``: only the events the requests are made of are walked (:data:`REQUEST_TYPES`; the
-    others are parsed and checked, not kept): the same requests and problems, fewer events.
+    ``lean``: only what the requests are made of is read (:data:`REQUEST_TYPES`): the same
+    requests. A line of another event written in Copilot CLI's layout
+    (``{"type":"…","data":{…}}``, not a torn last line) is not parsed at all, nor, in a file
+    whose every line has that layout, an answer before the last shutdown that recorded usage
+    (its output is in that shutdown's totals); any other line is parsed and checked as usual.
+    So the problems are the same but for a line of that layout broken inside, or a covered
+    answer's bad ``outputTokens``, which only the full read names.
     """
+    if lean and data.endswith(b"\n"):
+        types = _LAYOUT_LINE.findall(data)
+        if len(types) == data.count(b"\n"):  # every line in the layout: the i-th type is line i + 1's
+            return _parse_laid_out(data.split(b"\n"), types)
     parsed = Parsed()
-    walk = _Walk(parsed)
+    walk = _Walk(parsed, lean=lean)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
     for number, line in enumerate(data.split(b"\n"), start=1):
         line = line.rstrip(b"\r")
         if not line.strip():
+            continue
+        if lean and number != torn and _other_event(line):
+            parsed.lines += 1
             continue
         try:
             value = read_line(line)
@@ -355,3 +391,47 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
         walk.event(number, value)
     walk.finish()
     return parsed
+
+
+def _parse_laid_out(lines: list[bytes], types: list[bytes]) -> Parsed:
+    """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``types``:
+    each line's type)."""
+    parsed = Parsed(lines=len(types))
+    walk = _Walk(parsed, lean=True)
+    wanted = [(place, kind) for place, kind in enumerate(types) if kind in _REQUEST_TYPES]
+    values: dict[int, Any] = {}
+
+    def value_at(place: int) -> Any:
+        if place not in values:
+            try:
+                values[place] = read_line(lines[place].rstrip(b"\r"))
+            except ValueError as error:
+                values[place] = error
+        return values[place]
+
+    covered = -1  # the answers before the last shutdown with usage are in its totals
+    for place, kind in reversed(wanted):
+        if kind == _SHUTDOWN and _has_usage(value_at(place)):
+            covered = place
+            break
+    for place, kind in wanted:
+        if kind == _ANSWER and place < covered:
+            continue
+        value = value_at(place)
+        if isinstance(value, ValueError):
+            parsed.problems.append((place + 1, NOT_JSON.format(value)))
+        elif isinstance(value, dict):
+            walk.event(place + 1, value)
+        else:
+            parsed.problems.append((place + 1, NOT_OBJECT.format(kind_name(value))))
+    walk.finish()
+    return parsed
+
+
+def _has_usage(value: Any) -> bool:
+    """Whether a parsed shutdown records some model's usage (it covers the answers before it)."""
+    data = value.get("data") if isinstance(value, dict) else None
+    metrics = data.get("modelMetrics") if isinstance(data, Mapping) else None
+    return isinstance(metrics, Mapping) and any(
+        isinstance(metric, Mapping) and isinstance(metric.get("usage"), Mapping) for metric in metrics.values()
+    )
