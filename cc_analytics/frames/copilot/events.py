@@ -35,7 +35,6 @@ Examples:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -345,8 +344,6 @@ def _other_event(line: bytes) -> bool:
     return b"\\" not in kind and kind not in _REQUEST_TYPES and line.startswith(_DATA, end)
 
 
-# A line in Copilot CLI's layout, its type captured (one scan of a file finds them all).
-_LAYOUT_LINE = re.compile(rb'^\{"type":"([^"\\\n]*)","data":\{[^\n]*\}\r?$', re.MULTILINE)
 _ANSWER = b"assistant.message"
 _SHUTDOWN = SHUTDOWN.encode()
 
@@ -362,10 +359,11 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
     So the problems are the same but for a line of that layout broken inside, or a covered
     answer's bad ``outputTokens``, which only the full read names.
     """
-    if lean and data.endswith(b"\n"):
-        types = _LAYOUT_LINE.findall(data)
-        if len(types) == data.count(b"\n"):  # every line in the layout: the i-th type is line i + 1's
-            return _parse_laid_out(data.split(b"\n"), types)
+    if lean:
+        lines = data.split(b"\n")
+        types = _laid_out(lines)
+        if types is not None:
+            return _parse_laid_out(lines, types)
     parsed = Parsed()
     walk = _Walk(parsed, lean=lean)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
@@ -393,6 +391,25 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
     return parsed
 
 
+def _laid_out(lines: list[bytes]) -> list[bytes] | None:
+    """Each line's type when every line is in Copilot CLI's layout and the file ends with a
+    newline (``lines``: its bytes split at newlines), else None."""
+    if lines[-1]:
+        return None
+    types: list[bytes] = []
+    append = types.append
+    start = len(_LAYOUT)
+    for line in lines[:-1]:
+        end = line.find(b'"', start)
+        if not (line.startswith(_LAYOUT) and line.endswith(b"}") and line.startswith(_DATA, end)):
+            return None
+        kind = line[start:end]
+        if b"\\" in kind:
+            return None
+        append(kind)
+    return types
+
+
 def _parse_laid_out(lines: list[bytes], types: list[bytes]) -> Parsed:
     """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``types``:
     each line's type)."""
@@ -404,7 +421,7 @@ def _parse_laid_out(lines: list[bytes], types: list[bytes]) -> Parsed:
     def value_at(place: int) -> Any:
         if place not in values:
             try:
-                values[place] = read_line(lines[place].rstrip(b"\r"))
+                values[place] = read_line(lines[place])
             except ValueError as error:
                 values[place] = error
         return values[place]
