@@ -90,7 +90,7 @@ from cc_analytics.report import load
 from cc_analytics.views import SessionExplorer
 
 data = load(samples=True)
-assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3, "opencode": 2, "qwen": 3}
+assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3, "opencode": 2, "qwen": 3, "copilot": 3}
 explorer = SessionExplorer(data.sessions, data.turns)
 assert explorer.session_id == fullest
 explorer"""
