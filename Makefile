@@ -38,7 +38,7 @@ test: $(VENV)/.stamp-dev oracle
 	$(PY) -m pytest -q --doctest-modules cc_analytics
 	$(PY) -m pytest --nbval-lax notebooks/
 	$(PY) benchmarks/chainless_context.py --smoke
-	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py benchmarks/explorer.py benchmarks/codex_frames.py benchmarks/composition.py benchmarks/cache_frames.py benchmarks/opencode_frames.py benchmarks/gemini_frames.py benchmarks/bigfile.py; do \
+	@for b in benchmarks/claude_frames.py benchmarks/windows.py benchmarks/cost_vs_ccusage.py benchmarks/archive.py benchmarks/explorer.py benchmarks/codex_frames.py benchmarks/composition.py benchmarks/cache_frames.py benchmarks/opencode_frames.py benchmarks/gemini_frames.py benchmarks/copilot_frames.py benchmarks/bigfile.py; do \
 		if [ -f $$b ]; then echo "== $$b --smoke"; CC_ORACLE_VENV=$(ORACLE_VENV) $(PY) $$b --smoke || exit 1; fi; done
 
 ## test-pure: the tests as a user without a C compiler runs the package (CC_ANALYTICS_PURE_PYTHON=1): pytest only,

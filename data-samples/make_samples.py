@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-GENERATORS = ("make_chainless.py", "make_claude.py", "make_codex.py", "make_gemini.py", "make_opencode.py", "make_qwen.py")
+GENERATORS = ("make_chainless.py", "make_claude.py", "make_codex.py", "make_copilot.py", "make_gemini.py", "make_opencode.py", "make_qwen.py")
 
 
 def main() -> int:

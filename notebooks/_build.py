@@ -90,7 +90,7 @@ from cc_analytics.report import load
 from cc_analytics.views import SessionExplorer
 
 data = load(samples=True)
-assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3, "opencode": 2, "qwen": 3}
+assert dict(data.sessions.group_by("format").len().iter_rows()) == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3, "opencode": 2, "qwen": 3, "copilot": 3}
 explorer = SessionExplorer(data.sessions, data.turns)
 assert explorer.session_id == fullest
 explorer"""
@@ -295,9 +295,9 @@ import cc_analytics.frames as frames
 
 requests = frames.read_requests(SAMPLES)
 sessions = frames.read_sessions(SAMPLES)
-assert requests.height == sessions["requests"].sum() == 191
+assert requests.height == sessions["requests"].sum() == 197
 assert requests["cost_usd"].null_count() == 6  # Qwen Code's own models: no offline price, never free
-assert round(requests["cost_usd"].sum(), 2) == 10.56
+assert round(requests["cost_usd"].sum(), 2) == 10.64
 assert abs(sessions["cost_usd"].sum() - requests["cost_usd"].sum()) < 1e-9
 requests.select("format", "session_id", "agent_id", "time", "model", "input_tokens",
                 "cache_creation_5m_tokens", "cache_read_tokens", "output_tokens", "cost_usd").head(8)"""
@@ -337,7 +337,7 @@ costliest.head(6)"""
     new_code_cell(
         """\
 by_day = frames.read_usage(SAMPLES, by="day", timezone="UTC")
-assert by_day.height == 19 and by_day["requests"].sum() == 191
+assert by_day.height == 19 and by_day["requests"].sum() == 197
 by_week = frames.read_usage(SAMPLES, by="week", timezone="Europe/Paris", breakdown=True)
 assert by_week.filter(pl.col("model").is_null()).height == 5
 by_week.select("week", "model", "total_tokens", "cost_usd", "requests")"""
@@ -352,7 +352,7 @@ by_week.select("week", "model", "total_tokens", "cost_usd", "requests")"""
 from cc_analytics.frames.usage import usage
 
 blocks = usage(requests, "block")
-assert blocks.height == 25 and blocks["is_active"].sum() == 1
+assert blocks.height == 28 and blocks["is_active"].sum() == 1
 assert (blocks["block_end"] - blocks["block_start"]).dt.total_hours().unique().to_list() == [5]
 blocks.select("block_start", "is_active", "requests", "total_tokens", "cost_usd",
               "cost_per_hour", "projected_cost_usd").tail(5)"""
@@ -372,7 +372,7 @@ uncached = requests.with_columns(
 )
 without_cache = price_requests(uncached)["cost_usd"].sum()
 saved = 1 - requests["cost_usd"].sum() / without_cache
-assert round(without_cache, 2) == 50.75 and saved > 0.75
+assert round(without_cache, 2) == 50.89 and saved > 0.75
 print(f"with the cache ${requests['cost_usd'].sum():.2f}, without ${without_cache:.2f}: {saved:.0%} saved")"""
     ),
     new_markdown_cell("## Charts\n\nCost per day stacked by model, then by project and by model."),

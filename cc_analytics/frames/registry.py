@@ -45,6 +45,7 @@ BUILTIN: tuple[str, ...] = (
     "cc_analytics.frames.gemini.plugin:PLUGIN",
     "cc_analytics.frames.opencode.plugin:PLUGIN",
     "cc_analytics.frames.qwen.plugin:PLUGIN",
+    "cc_analytics.frames.copilot.plugin:PLUGIN",
 )
 """The built-in formats, in the order frames, reports and help texts list them."""
 

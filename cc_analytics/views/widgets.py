@@ -514,7 +514,7 @@ class SessionExplorer:
         with_turns = matching.filter(pl.col(HAS_TURNS))
         pick = with_turns if with_turns.height else matching
         if S.OCCUPANCY_SOURCE in pick.columns:
-            pick = pick.sort(pl.col(S.OCCUPANCY_SOURCE) != "recorded", maintain_order=True)
+            pick = pick.sort(pl.col(S.OCCUPANCY_SOURCE).ne_missing("recorded"), maintain_order=True)
         return pick[S.SESSION_ID][0] if pick.height else None
 
     def _peak_turn(self) -> int | None:

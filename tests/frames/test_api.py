@@ -96,7 +96,8 @@ def test_the_readme_three_lines_on_the_samples() -> None:
         "gemini": 3,
         "opencode": 2,
         "qwen": 3,
+        "copilot": 3,
     }
     turns = frames.read_turns(SAMPLES)
-    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS, "codex", "gemini", "opencode", "qwen"}
+    assert set(turns[S.FORMAT].unique()) == {CLAUDE, CHAINLESS, "codex", "gemini", "opencode", "qwen", "copilot"}
     assert frames.read_problems(SAMPLES).is_empty()

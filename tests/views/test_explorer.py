@@ -246,7 +246,7 @@ def test_a_filter_change_keeps_the_picked_session(data) -> None:
     explorer._search.value = "no such session"
     assert explorer.session_id is None and explorer._list.options == ()
     assert "no session matches" in explorer._gauge.value and explorer._turns.options == ()
-    assert explorer._more.value.count("0 of 35 sessions match") == 1
+    assert explorer._more.value.count("0 of 38 sessions match") == 1
 
 
 def test_the_list_is_bounded_and_keeps_the_pick_beyond_it(data, monkeypatch) -> None:
@@ -255,7 +255,7 @@ def test_the_list_is_bounded_and_keeps_the_pick_beyond_it(data, monkeypatch) -> 
     explorer.widget  # noqa: B018
     ranked = explorer.filtered()[S.SESSION_ID].to_list()
     assert [sid for _, sid in explorer._list.options] == ranked[:5]
-    assert "35 of 35 sessions match; the first 5 are listed" in explorer._more.value
+    assert "38 of 38 sessions match; the first 5 are listed" in explorer._more.value
     explorer.select(ranked[9])
     assert [sid for _, sid in explorer._list.options] == [*ranked[:5], ranked[9]]
     assert explorer._list.value == ranked[9] and "and the picked one" in explorer._more.value

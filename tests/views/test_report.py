@@ -27,14 +27,22 @@ def data():
 
 def test_load_reads_both_formats(data) -> None:
     counts = dict(data.sessions.group_by("format").len().iter_rows())
-    assert counts == {"claude-code": 14, "chainlesschain": 7, "codex": 6, "gemini": 3, "opencode": 2, "qwen": 3}
+    assert counts == {
+        "claude-code": 14,
+        "chainlesschain": 7,
+        "codex": 6,
+        "gemini": 3,
+        "opencode": 2,
+        "qwen": 3,
+        "copilot": 3,
+    }
     claude = data.sessions.filter(pl.col("format") == "claude-code")
     assert claude[S.COMPACTIONS].sum() == 3
     assert claude[S.SUBAGENT_FILES].sum() == 3
     assert (claude[S.WINDOW] == 1_000_000).sum() >= 1
     assert data.turns.filter(~pl.col(S.IS_SUBAGENT_FILE)).height > 40
     assert data.problems.height == 0
-    assert data.requests.height == data.sessions[S.REQUESTS].sum() == 191
+    assert data.requests.height == data.sessions[S.REQUESTS].sum() == 197
     assert data.sessions[S.COST_USD].sum() == pytest.approx(data.requests[S.COST_USD].sum(), rel=1e-12)
 
 
@@ -152,8 +160,8 @@ def test_cli_writes_the_report(tmp_path: Path) -> None:
         "sessions.parquet",
         "turns.parquet",
     ]
-    assert "35 sessions" in result.stderr.decode()
-    assert pl.read_parquet(out / "sessions.parquet").height == 35
+    assert "38 sessions" in result.stderr.decode()
+    assert pl.read_parquet(out / "sessions.parquet").height == 38
 
 
 def test_cli_refusal_is_one_error_line(tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ def test_explorer_static_repr_and_preview(data) -> None:
     assert "SessionExplorer" in page and "cc-gauge" in page and "<svg" in page
     assert "window around turn" in page
     text = explorer._repr_mimebundle_()["text/plain"]
-    assert text.startswith("SessionExplorer — 35 of 35 sessions")
+    assert text.startswith("SessionExplorer — 38 of 38 sessions")
 
 
 def test_explorer_preview_is_the_core_render(data) -> None:

@@ -1,0 +1,454 @@
+"""A GitHub Copilot CLI event log as rows: one per event, and the requests whose usage it records.
+
+Imports: the standard library, ``frames.lines`` (the JSON line policy) and the value helpers of
+``frames.gemini_family`` (token estimates, counts; no Polars: a worker parses here and hands
+the rows on). Rules (``docs/copilot.md``):
+
+* every line is ``{"type", "data", "id", "timestamp", "parentId"}``; a line that is not JSON,
+  not an object, or deeper than the policy allows is a problem row (a torn last line: the
+  agent may be writing it), and the rest of the file is read;
+* ``user.message`` is a prompt (it opens a turn); ``assistant.message`` an answer (its
+  ``toolRequests`` its tool calls, ``outputTokens`` its recorded output); ``tool.execution_complete``
+  a tool's result (``success: false`` a tool error); ``system.message`` the system prompt;
+  ``session.compaction_complete``, and a ``session.truncation`` that removed messages or tokens,
+  drop earlier messages from the context (a compaction);
+* the model is the answer's ``model``, else the one in force: ``session.start``'s
+  ``selectedModel``, then each ``session.model_change``'s ``newModel`` (and ``session.resume``'s);
+* **usage.** ``session.shutdown`` records ``modelMetrics``: per model ``usage`` (``inputTokens``
+  cache reads and writes included, ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``,
+  ``reasoningTokens``) and ``requests.count``, running totals of the session: a later shutdown
+  (after a resume) repeats them. Each shutdown gives one request row per model whose totals
+  grew: the growth since the previous shutdown, field by field and never below 0 (ccusage's
+  reading), with ``input_tokens`` = input − cache reads − cache writes (not below 0). The
+  answers it covers (every one before it) are not requests themselves; an answer after the
+  last shutdown with usage (a session still running, or killed) is one, with its recorded
+  ``outputTokens`` only (its input is not recorded);
+* occupancy is the shutdown's ``currentTokens`` (recorded); the window is the ``tokenLimit``
+  of the latest ``session.truncation`` (recorded), else unknown.
+
+Examples:
+    >>> parsed = parse(b'{"type":"session.start","data":{"sessionId":"s","producer":"copilot-agent","selectedModel":"gpt-5"},"id":"a","timestamp":"2026-01-01T00:00:00Z","parentId":null}\\n'
+    ...     b'{"type":"assistant.message","data":{"content":"ok","outputTokens":7},"id":"b","timestamp":"2026-01-01T00:00:01Z","parentId":"a"}\\n')
+    >>> [(r[MODEL_AT], r[OUTPUT_AT]) for r in parsed.requests]
+    [('gpt-5', 7)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cc_analytics.frames.gemini_family import ASSISTANT, BAD_COUNT, SYSTEM, TOOL, USER, count, text_tokens, value_tokens
+from cc_analytics.frames.lines import kind_name, read_line
+
+# Problem reasons, each written here and nowhere else.
+NOT_JSON = "not JSON ({}); line skipped"
+TRUNCATED = "truncated last line (the file may still be being written)"
+NOT_OBJECT = "not a JSON object ({}); line skipped"
+NO_DATA = "event {!r} has no data object ({}); read without it"
+
+ROLES = {
+    "user.message": USER,
+    "assistant.message": ASSISTANT,
+    "assistant.reasoning": ASSISTANT,
+    "tool.execution_start": TOOL,
+    "tool.execution_complete": TOOL,
+}
+COMPACTIONS = frozenset({"session.compaction_complete"})
+TRUNCATED_KEYS = ("messagesRemovedDuringTruncation", "tokensRemovedDuringTruncation", "droppedTokens")
+SHUTDOWN = "session.shutdown"
+REQUEST_TYPES = frozenset(
+    {"session.start", "session.model_change", "session.resume", "session.truncation", "assistant.message", SHUTDOWN}
+)
+"""The events a request's figures come from (its usage, model, occupancy and window)."""
+USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
+NAMES_JOIN = "\x1f"
+
+# Places in a request row (:attr:`Parsed.requests`).
+(
+    INDEX_AT,
+    MESSAGE_AT,
+    REQUEST_AT,
+    TIME_AT,
+    MODEL_AT,
+    INPUT_AT,
+    CACHE_WRITE_AT,
+    CACHE_READ_AT,
+    OUTPUT_AT,
+    REASONING_AT,
+    OCCUPANCY_AT,
+    WINDOW_AT,
+) = range(12)
+# Places in an event row (:attr:`Parsed.events`) that are set after the row is made.
+USED_AT = -1
+
+
+@dataclass(slots=True)
+class Parsed:
+    """One file's events (rows of ``verbs.EVENT_COLUMNS`` without the file), requests and problems."""
+
+    session_id: str | None = None
+    project: str | None = None
+    start: str | None = None
+    events: list[list[Any]] = field(default_factory=list)
+    requests: list[tuple[Any, ...]] = field(default_factory=list)
+    problems: list[tuple[int | None, str]] = field(default_factory=list)
+    lines: int = 0
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _counts(values: Any, where: str, problems: list[str]) -> tuple[int, ...] | None:
+    """The usage counts of ``values`` (None when it is not an object); a bad count is 0 and named."""
+    if not isinstance(values, Mapping):
+        return None
+    out = []
+    for key in USAGE_KEYS:
+        value = values.get(key)
+        number = count(value)
+        if number is None and value is not None:
+            problems.append(BAD_COUNT.format(f"{where}.{key}", value))
+        out.append(number or 0)
+    return tuple(out)
+
+
+def _requests_count(metric: Mapping[str, Any]) -> int:
+    requests = metric.get("requests")
+    if isinstance(requests, Mapping):
+        requests = requests.get("count")
+    return count(requests) or 0
+
+
+class _Walk:
+    """The state of one file's walk: the model in force, the window, the last totals per model."""
+
+    def __init__(self, parsed: Parsed, *, lean: bool = False) -> None:
+        self.parsed = parsed
+        self.lean = lean  # requests only: no estimates, no tool names
+        self.model: str | None = None
+        self.window: int | None = None
+        self.totals: dict[str, tuple[int, ...]] = {}
+        self.pending: list[tuple[int, tuple[Any, ...]]] = []  # uncovered answers: (event row, request)
+
+    def row(
+        self,
+        line: int,
+        value: Mapping[str, Any],
+        kind: str | None,
+        role: str,
+        *,
+        model: str | None = None,
+        text: str | None = None,
+        tools: tuple[str, ...] = (),
+        errors: int = 0,
+        usage: tuple[int, ...] = (0, 0, 0, 0, 0),
+        requests: int = 0,
+        occupancy: int | None = None,
+        compaction: bool = False,
+        buckets: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0),
+        suffix: str = "",
+    ) -> list[Any]:
+        identifier = _text(value.get("id"))
+        events = self.parsed.events
+        built = [
+            line,
+            len(events),
+            None if identifier is None else identifier + suffix,
+            kind,
+            role,
+            _text(value.get("timestamp")),
+            model,
+            text,
+            NAMES_JOIN.join(tools) if tools else None,
+            errors,
+            *usage,
+            requests,
+            occupancy,
+            self.window,
+            compaction,
+            *buckets,
+            False,
+        ]
+        events.append(built)
+        return built
+
+    def check(self, line: int, value: dict[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
+        """The event's type and data; an event without a data object is named."""
+        kind = value.get("type")
+        kind = kind if isinstance(kind, str) else None
+        data = value.get("data")
+        if not isinstance(data, Mapping):
+            if data is not None or kind is None:
+                self.parsed.problems.append((line, NO_DATA.format(kind, kind_name(data))))
+            data = {}
+        return kind, data
+
+    def event(self, line: int, value: dict[str, Any]) -> None:
+        kind, data = self.check(line, value)
+        if kind == "session.start":
+            self.parsed.session_id = self.parsed.session_id or _text(data.get("sessionId"))
+            self.parsed.start = self.parsed.start or _text(data.get("startTime"))
+            self._context(data)
+            self.model = _text(data.get("selectedModel")) or self.model
+            self.row(line, value, kind, SYSTEM, model=self.model)
+        elif kind in ("session.model_change", "session.resume"):
+            self._context(data)
+            self.model = _text(data.get("newModel")) or _text(data.get("selectedModel")) or self.model
+            self.row(line, value, kind, SYSTEM, model=self.model if kind == "session.model_change" else None)
+        elif kind == "user.message":
+            content = _text(data.get("content"))
+            self.row(line, value, kind, USER, text=content, buckets=(0, text_tokens(content), 0, 0, 0))
+        elif kind == "system.message":
+            content = data.get("content")
+            self.row(line, value, kind, SYSTEM, buckets=(value_tokens(content), 0, 0, 0, 0))
+        elif kind == "assistant.message":
+            self._answer(line, value, data)
+        elif kind == "assistant.reasoning":
+            self.row(line, value, kind, ASSISTANT, buckets=(0, 0, value_tokens(data.get("content")), 0, 0))
+        elif kind == "tool.execution_complete":
+            result = data.get("result")
+            content = result.get("content") if isinstance(result, Mapping) else result
+            failed = data.get("success") is False
+            self.row(line, value, kind, TOOL, errors=int(failed), buckets=(0, 0, 0, value_tokens(content), 0))
+        elif kind == "session.truncation":
+            limit = count(data.get("tokenLimit"))
+            self.window = limit or self.window
+            dropped = any(count(data.get(key)) for key in TRUNCATED_KEYS)
+            self.row(line, value, kind, SYSTEM, compaction=dropped)
+        elif kind == SHUTDOWN:
+            self._shutdown(line, value, data)
+        else:
+            role = ROLES.get(kind, SYSTEM) if kind is not None else SYSTEM
+            self.row(line, value, kind, role, compaction=kind in COMPACTIONS)
+
+    def _context(self, data: Mapping[str, Any]) -> None:
+        context = data.get("context")
+        if isinstance(context, Mapping) and isinstance(context.get("cwd"), str):
+            self.parsed.project = context["cwd"]
+
+    def _answer(self, line: int, value: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+        model = _text(data.get("model")) or self.model
+        content = data.get("content")
+        names: list[str] = []
+        calls = 0
+        tool_requests = None if self.lean else data.get("toolRequests")
+        if isinstance(tool_requests, list):
+            for call in tool_requests:
+                if isinstance(call, Mapping):
+                    name = call.get("name")
+                    names.append(name if isinstance(name, str) else "")
+                    calls += value_tokens(name) + value_tokens(call.get("arguments"))
+        said = 0 if self.lean else value_tokens(content) + value_tokens(data.get("reasoningText"))
+        output = data.get("outputTokens")
+        tokens = count(output)
+        if tokens is None and output is not None:
+            self.parsed.problems.append((line, BAD_COUNT.format("outputTokens", output)))
+        built = self.row(
+            line,
+            value,
+            "assistant.message",
+            ASSISTANT,
+            model=model,
+            text=_text(content),
+            tools=tuple(names),
+            usage=(0, tokens or 0, 0, 0, 0),
+            buckets=(0, 0, said, 0, calls),
+        )
+        if tokens:
+            identifier = _text(data.get("messageId")) or built[2]
+            request_id = _text(data.get("requestId")) or _text(data.get("apiCallId"))
+            request = (built[1], identifier, request_id, built[5], model, 0, 0, 0, tokens, 0, None, self.window)
+            self.pending.append((built[1], request))
+
+    def _shutdown(self, line: int, value: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+        metrics = data.get("modelMetrics")
+        occupancy = count(data.get("currentTokens"))
+        grown: list[tuple[str, tuple[int, ...], int]] = []
+        covered = False
+        if isinstance(metrics, Mapping):
+            for model, metric in metrics.items():
+                if not isinstance(metric, Mapping):
+                    continue
+                bad: list[str] = []
+                usage = _counts(metric.get("usage"), f"modelMetrics.{model}.usage", bad)
+                self.parsed.problems.extend((line, reason) for reason in bad)
+                if usage is None:
+                    continue
+                covered = True
+                totals = (*usage, _requests_count(metric))
+                before = self.totals.get(model, (0,) * len(totals))
+                self.totals[model] = totals
+                delta = tuple(max(0, now - then) for now, then in zip(totals, before, strict=True))
+                if any(delta):
+                    grown.append((model, delta, delta[-1]))
+        if not grown:
+            self.row(line, value, SHUTDOWN, SYSTEM, occupancy=occupancy)
+        for place, (model, delta, requests) in enumerate(grown):
+            entered, output, read, written, reasoning = delta[:5]
+            built = self.row(
+                line,
+                value,
+                SHUTDOWN,
+                SYSTEM,
+                model=model,
+                usage=(entered, output, read, written, reasoning),
+                requests=requests,
+                occupancy=occupancy,
+                suffix="" if place == 0 else f"/{model}",
+            )
+            built[USED_AT] = True
+            self.parsed.requests.append(
+                (
+                    built[1],
+                    built[2],
+                    None,
+                    built[5],
+                    model,
+                    max(0, entered - read - written),
+                    written,
+                    read,
+                    output,
+                    min(reasoning, output),
+                    occupancy,
+                    self.window,
+                )
+            )
+        if covered:
+            self.pending.clear()
+
+    def finish(self) -> None:
+        """The answers no shutdown covered are requests (their recorded output only)."""
+        for index, request in self.pending:
+            self.parsed.events[index][USED_AT] = True
+            self.parsed.requests.append(request)
+        self.pending.clear()
+        self.parsed.requests.sort(key=lambda request: request[INDEX_AT])
+
+
+_LAYOUT = b'{"type":"'
+_DATA = b'","data":{'
+_REQUEST_TYPES = frozenset(kind.encode() for kind in REQUEST_TYPES)
+
+
+def _other_event(line: bytes) -> bool:
+    """Whether a line is, by its layout, an event of a type no request is made of."""
+    if not line.startswith(_LAYOUT) or not line.endswith(b"}"):
+        return False
+    end = line.find(b'"', len(_LAYOUT))
+    if end < 0:
+        return False
+    kind = line[len(_LAYOUT) : end]
+    return b"\\" not in kind and kind not in _REQUEST_TYPES and line.startswith(_DATA, end)
+
+
+_ANSWER = b"assistant.message"
+_SHUTDOWN = SHUTDOWN.encode()
+
+
+def parse(data: bytes, *, lean: bool = False) -> Parsed:
+    """The :class:`Parsed` rows of one event log's bytes.
+
+    ``lean``: only what the requests are made of is read (:data:`REQUEST_TYPES`): the same
+    requests. A line of another event written in Copilot CLI's layout
+    (``{"type":"…","data":{…}}``, not a torn last line) is not parsed at all, nor, in a file
+    whose every line has that layout, an answer before the last shutdown that recorded usage
+    (its output is in that shutdown's totals); any other line is parsed and checked as usual.
+    So the problems are the same but for a line of that layout broken inside, or a covered
+    answer's bad ``outputTokens``, which only the full read names.
+    """
+    if lean:
+        lines = data.split(b"\n")
+        types = _laid_out(lines)
+        if types is not None:
+            return _parse_laid_out(lines, types)
+    parsed = Parsed()
+    walk = _Walk(parsed, lean=lean)
+    torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            continue
+        if lean and number != torn and _other_event(line):
+            parsed.lines += 1
+            continue
+        try:
+            value = read_line(line)
+        except ValueError as error:
+            parsed.problems.append((number, TRUNCATED if number == torn else NOT_JSON.format(error)))
+            continue
+        if not isinstance(value, dict):
+            parsed.problems.append((number, NOT_OBJECT.format(kind_name(value))))
+            continue
+        parsed.lines += 1
+        if lean and value.get("type") not in REQUEST_TYPES:
+            walk.check(number, value)
+            continue
+        walk.event(number, value)
+    walk.finish()
+    return parsed
+
+
+def _laid_out(lines: list[bytes]) -> list[bytes] | None:
+    """Each line's type when every line is in Copilot CLI's layout and the file ends with a
+    newline (``lines``: its bytes split at newlines), else None."""
+    if lines[-1]:
+        return None
+    types: list[bytes] = []
+    append = types.append
+    start = len(_LAYOUT)
+    for line in lines[:-1]:
+        end = line.find(b'"', start)
+        if not (line.startswith(_LAYOUT) and line.endswith(b"}") and line.startswith(_DATA, end)):
+            return None
+        kind = line[start:end]
+        if b"\\" in kind:
+            return None
+        append(kind)
+    return types
+
+
+def _parse_laid_out(lines: list[bytes], types: list[bytes]) -> Parsed:
+    """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``types``:
+    each line's type)."""
+    parsed = Parsed(lines=len(types))
+    walk = _Walk(parsed, lean=True)
+    wanted = [(place, kind) for place, kind in enumerate(types) if kind in _REQUEST_TYPES]
+    values: dict[int, Any] = {}
+
+    def value_at(place: int) -> Any:
+        if place not in values:
+            try:
+                values[place] = read_line(lines[place])
+            except ValueError as error:
+                values[place] = error
+        return values[place]
+
+    covered = -1  # the answers before the last shutdown with usage are in its totals
+    for place, kind in reversed(wanted):
+        if kind == _SHUTDOWN and _has_usage(value_at(place)):
+            covered = place
+            break
+    for place, kind in wanted:
+        if kind == _ANSWER and place < covered:
+            continue
+        value = value_at(place)
+        if isinstance(value, ValueError):
+            parsed.problems.append((place + 1, NOT_JSON.format(value)))
+        elif isinstance(value, dict):
+            walk.event(place + 1, value)
+        else:
+            parsed.problems.append((place + 1, NOT_OBJECT.format(kind_name(value))))
+    walk.finish()
+    return parsed
+
+
+def _has_usage(value: Any) -> bool:
+    """Whether a parsed shutdown records some model's usage (it covers the answers before it)."""
+    data = value.get("data") if isinstance(value, dict) else None
+    metrics = data.get("modelMetrics") if isinstance(data, Mapping) else None
+    return isinstance(metrics, Mapping) and any(
+        isinstance(metric, Mapping) and isinstance(metric.get("usage"), Mapping) for metric in metrics.values()
+    )

@@ -1,0 +1,82 @@
+"""GitHub Copilot CLI as a format plugin: how its session event logs are recognised, found and grouped.
+
+Imports: the standard library and ``frames.plugin`` at import time (this module is imported to
+tell files apart); ``frames.copilot.store`` when a method needs it, and the verbs module
+(Polars) only through :meth:`FormatPlugin.module`.
+
+Copilot CLI writes each session to ``~/.copilot/session-state/<session id>/events.jsonl``: one
+event a line, ``{"type": ..., "data": {...}, "id": ..., "timestamp": ..., "parentId": ...}``,
+the first a ``session.start`` whose ``data`` names the producer (``copilot-agent``). A file is
+recognised by that first event, or by a first line that is another Copilot event (a dotted
+``type`` of a known family, an object ``data`` and a ``parentId``).
+
+Examples:
+    >>> PLUGIN.recognizes({"type": "session.start", "data": {"sessionId": "s", "producer": "copilot-agent"}}, b"")
+    True
+    >>> PLUGIN.recognizes({"type": "user.message", "data": {"content": "hi"}, "id": "e", "parentId": None}, b"")
+    True
+    >>> PLUGIN.recognizes({"type": "user", "message": {}}, b"")
+    False
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from cc_analytics.frames.plugin import FormatPlugin
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.sources import Source, TranscriptFile
+
+START = "session.start"
+PRODUCER = "copilot"
+FAMILIES = ("session.", "user.", "assistant.", "tool.", "system.", "subagent.", "hook.", "skill.")
+# A first line cut by the head: the session.start event, its data first.
+_CUT = re.compile(rb'\A\{"type":"session\.start","data":\{')
+
+
+class CopilotPlugin(FormatPlugin):
+    """GitHub Copilot CLI session events (``$COPILOT_HOME/session-state/<id>/events.jsonl``, default ``~/.copilot``)."""
+
+    name: ClassVar[str] = "copilot"
+    label: ClassVar[str] = "GitHub Copilot CLI"
+    package: ClassVar[str] = "cc_analytics.frames.copilot"
+    worker_module: ClassVar[str] = "cc_analytics.frames.copilot.verbs"
+    store_hint: ClassVar[str] = "$COPILOT_HOME/session-state/<session id>/events.jsonl, default ~/.copilot"
+    sniff_order: ClassVar[int] = 50
+
+    def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
+        """A ``session.start`` of a Copilot producer, or another Copilot event (whole or cut in ``head``)."""
+        if isinstance(first, Mapping):
+            kind, data = first.get("type"), first.get("data")
+            if not isinstance(kind, str) or not isinstance(data, Mapping):
+                return False
+            if kind == START:
+                producer = data.get("producer")
+                return isinstance(producer, str) and PRODUCER in producer.lower()
+            return kind.startswith(FAMILIES) and "parentId" in first and "id" in first
+        return _CUT.match(head) is not None and b'"producer":"copilot' in head
+
+    def default_stores(self) -> list[Path]:
+        """``$COPILOT_HOME/session-state`` (default ``~/.copilot/session-state``)."""
+        from cc_analytics.frames.copilot.store import default_stores
+
+        return default_stores()
+
+    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
+        """The event logs of ``source`` (None: the default stores), one session each."""
+        from cc_analytics.frames.copilot.store import resolve
+
+        return resolve(source, planned=planned)
+
+    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
+        """One event log's :class:`TranscriptFile` from its path and first bytes."""
+        from cc_analytics.frames.copilot.store import classify
+
+        return classify(path, size=size, head=head)
+
+
+PLUGIN = CopilotPlugin()

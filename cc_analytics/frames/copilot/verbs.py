@@ -1,0 +1,519 @@
+"""The verbs of the GitHub Copilot CLI format: events, turns, sessions, problems and requests frames.
+
+Imports: polars, the standard library, the shared ``frames`` modules (``engine``, ``prices``,
+``schema``, ``sources``, ``context_report``), the frame builders of ``frames.gemini_family``
+that name no format (turns and sessions from a messages frame and a requests frame), and the
+other modules of ``frames.copilot``. The rules are in ``frames.copilot.events`` and
+``docs/copilot.md``: requests come from ``session.shutdown``'s per-model totals (their growth
+since the previous shutdown) and, after the last shutdown, from each answer's recorded output.
+
+Examples:
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "session-state" / "s1"
+    >>> folder.mkdir(parents=True)
+    >>> _ = (folder / "events.jsonl").write_text(
+    ...     '{"type":"session.start","data":{"sessionId":"s1","producer":"copilot-agent"},"id":"a",'
+    ...     '"timestamp":"2026-03-01T10:00:00Z","parentId":null}\\n'
+    ...     '{"type":"user.message","data":{"content":"hi"},"id":"b","timestamp":"2026-03-01T10:00:01Z","parentId":"a"}\\n'
+    ...     '{"type":"session.shutdown","data":{"currentTokens":900,"modelMetrics":{"gpt-4.1":{"requests":{"count":2},'
+    ...     '"usage":{"inputTokens":1000,"outputTokens":50,"cacheReadTokens":800,"cacheWriteTokens":0}}}},'
+    ...     '"id":"c","timestamp":"2026-03-01T10:05:00Z","parentId":"b"}\\n')
+    >>> read_requests(folder.parent).select("model", "input_tokens", "cache_read_tokens", "output_tokens", "cost_usd").row(0)
+    ('gpt-4.1', 200, 800, 50, 0.0012)
+    >>> read_sessions(folder.parent).select("session_id", "turns", "last_occupancy", "requests").row(0)
+    ('s1', 1, 900, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import partial
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from cc_analytics.frames import gemini_family as family
+from cc_analytics.frames import schema as S
+from cc_analytics.frames.copilot.events import NAMES_JOIN, Parsed, parse
+from cc_analytics.frames.copilot.plugin import PLUGIN
+from cc_analytics.frames.copilot.store import resolve
+from cc_analytics.frames.engine import run_batches, scan_batches
+from cc_analytics.frames.sources import Source, TranscriptFile, read_transcript
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.engine import Progress
+    from cc_analytics.frames.tables import Tables
+
+FORMAT = PLUGIN.name
+PROVIDER: str | None = None  # Copilot CLI serves several providers' models: found by the model's name
+DEFAULT_WINDOW = 128_000
+"""The window the ``context`` gauge assumes when no truncation recorded one (``windowAssumed``)."""
+BATCH_BYTES = 8 * 1024 * 1024
+"""Bytes of event logs per batch: a batch's events are Python rows until its frames are made.
+On a 1 GB home two workers' tree peaked at 371 MB with 16 MB batches, 329 MB with 8 MB and
+310 MB with 4 MB (which cost more CPU): most of it is three processes' Polars."""
+UNREADABLE = "unreadable: {}"
+
+FILE, INDEX, TYPE, TIMESTAMP, TEXT = family.FILE, family.INDEX, family.TYPE, family.TIMESTAMP, family.TEXT
+COMPACTION, REWOUND = family.COMPACTION, family.REWOUND
+IS_REQUEST, IS_PROMPT = family.IS_REQUEST, family.IS_PROMPT
+USAGE_INPUT = "usage_input"
+USAGE_OUTPUT = "usage_output"
+USAGE_CACHE_READ = "usage_cache_read"
+USAGE_CACHE_WRITE = "usage_cache_write"
+USAGE_REASONING = "usage_reasoning"
+USAGE_REQUESTS = "usage_requests"
+USAGE = (USAGE_INPUT, USAGE_OUTPUT, USAGE_CACHE_READ, USAGE_CACHE_WRITE, USAGE_REASONING)
+USED = "_used"
+
+
+def _spec_parse(shown: str, data: bytes) -> family.Chat:  # the shared builders never parse
+    return family.Chat()
+
+
+SPEC = family.Spec(FORMAT, parse=_spec_parse, resolve=resolve, provider=PROVIDER)
+
+
+def _files_schema() -> pl.Schema:
+    return pl.Schema(
+        {
+            FILE: pl.Int64(),
+            S.SOURCE_FILE: pl.String(),
+            S.SESSION_ID: pl.String(),
+            S.AGENT_ID: pl.String(),
+            S.IS_SUBAGENT_FILE: pl.Boolean(),
+            S.PROJECT: pl.String(),
+            S.PROJECT_DIR: pl.String(),
+            S.START_TIME: pl.String(),
+            S.END_TIME: pl.String(),
+            S.EVENTS: pl.Int64(),
+        }
+    )
+
+
+def _events_schema() -> pl.Schema:
+    """The batch-local events (the order of ``events.Parsed.events`` rows, after ``file``)."""
+    return pl.Schema(
+        {
+            FILE: pl.Int64(),
+            S.LINE: pl.Int64(),
+            INDEX: pl.Int64(),
+            S.MESSAGE_ID: pl.String(),
+            TYPE: pl.String(),
+            S.ROLE: pl.String(),
+            TIMESTAMP: pl.String(),
+            S.MODEL: pl.String(),
+            TEXT: pl.String(),
+            S.TOOL_NAMES: pl.String(),
+            S.TOOL_ERRORS: pl.Int64(),
+            **{name: pl.Int64() for name in USAGE},
+            USAGE_REQUESTS: pl.Int64(),
+            S.OCCUPANCY: pl.Int64(),
+            S.WINDOW: pl.Int64(),
+            COMPACTION: pl.Boolean(),
+            **{bucket: pl.Int64() for bucket in S.BUCKETS},
+            USED: pl.Boolean(),
+        }
+    )
+
+
+def _requests_schema() -> pl.Schema:
+    """The batch-local requests (the order of ``events.Parsed.requests`` rows, after ``file``)."""
+    return pl.Schema(
+        {
+            FILE: pl.Int64(),
+            INDEX: pl.Int64(),
+            S.MESSAGE_ID: pl.String(),
+            S.REQUEST_ID: pl.String(),
+            TIMESTAMP: pl.String(),
+            S.MODEL: pl.String(),
+            S.INPUT_TOKENS: pl.Int64(),
+            S.CACHE_CREATION_5M_TOKENS: pl.Int64(),
+            S.CACHE_READ_TOKENS: pl.Int64(),
+            S.OUTPUT_TOKENS: pl.Int64(),
+            S.REASONING_TOKENS: pl.Int64(),
+            S.OCCUPANCY: pl.Int64(),
+            S.WINDOW: pl.Int64(),
+        }
+    )
+
+
+def _frame(rows: list[Any], schema: pl.Schema) -> pl.DataFrame:
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    return pl.DataFrame(
+        {
+            name: pl.Series(name, column, dtype=dtype)
+            for (name, dtype), column in zip(schema.items(), columns, strict=True)
+        }
+    )
+
+
+class Batch:
+    """The decoded frames of one batch: ``decoded`` (files, events, problems) and raw ``requests``."""
+
+    __slots__ = ("decoded", "requests")
+
+    def __init__(self, decoded: family.Decoded, requests: pl.DataFrame) -> None:
+        self.decoded = decoded
+        self.requests = requests
+
+
+def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None, *, lean: bool = False) -> Batch:
+    """Parse each file (its bytes from ``contents`` when given) into the batch's frames
+    (``lean``: only the events requests are made of, ``events.parse``)."""
+    file_rows: list[tuple[Any, ...]] = []
+    event_rows: list[list[Any]] = []
+    request_rows: list[tuple[Any, ...]] = []
+    problems: list[tuple[str, int | None, str]] = []
+    for position, file in enumerate(files):
+        shown = file.source_file
+        try:
+            data = contents[position] if contents is not None else read_transcript(file.path)
+        except OSError as error:
+            parsed = Parsed(problems=[(None, UNREADABLE.format(error.strerror or error))])
+        else:
+            parsed = parse(data, lean=lean)
+        problems.extend((shown, line, reason) for line, reason in parsed.problems)
+        file_rows.append(
+            (position, shown, file.session_id, file.agent_id, file.is_subagent, parsed.project, file.project_dir)
+            + (parsed.start, None, parsed.lines)
+        )
+        event_rows.extend([position, *row] for row in parsed.events)
+        request_rows.extend((position, *row) for row in parsed.requests)
+    events = _frame(event_rows, _events_schema())
+    names = pl.col(S.TOOL_NAMES)
+    events = events.with_columns(
+        pl.when(names.is_null()).then(pl.lit([], S.STRINGS)).otherwise(names.str.split(NAMES_JOIN)).alias(S.TOOL_NAMES),
+        pl.lit(False).alias(REWOUND),
+    )
+    decoded = family.Decoded(
+        _frame(file_rows, _files_schema()),
+        events,
+        pl.DataFrame(problems, schema=S.PROBLEMS_SCHEMA, orient="row"),
+    )
+    return Batch(decoded, _frame(request_rows, _requests_schema()))
+
+
+def events_with_session(decoded: family.Decoded) -> pl.LazyFrame:
+    """The events with their file's session, which are requests and prompts, and their time."""
+    files = decoded.files.lazy().select(FILE, S.SESSION_ID)
+    return (
+        decoded.messages.lazy()
+        .join(files, on=FILE, how="left", maintain_order="left")
+        .with_columns(
+            pl.col(USED).alias(IS_REQUEST),
+            (pl.col(S.ROLE) == family.USER).alias(IS_PROMPT),
+            family.utc_time(pl.col(TIMESTAMP)).alias(S.TIME),
+        )
+    )
+
+
+def turn_events(events: pl.LazyFrame) -> pl.LazyFrame:
+    """The events turns are made of: a ``user.message`` opens a turn; what comes before a
+    file's first prompt (its ``session.start``, the system prompt) belongs to none, unless it
+    holds a request or a tool call (then it is turn 0)."""
+    prompted = pl.col(IS_PROMPT).cast(pl.Int64).cum_sum().over(FILE, order_by=INDEX) > 0
+    return events.filter(prompted | pl.col(IS_REQUEST) | (pl.col(S.TOOL_NAMES).list.len() > 0))
+
+
+def priced_requests(batch: Batch) -> pl.DataFrame:
+    """The priced requests of a batch (``REQUESTS_SCHEMA``), with ``file``, ``index``,
+    ``occupancy`` and ``window`` after them."""
+    from cc_analytics.frames.prices import price_requests
+
+    files = batch.decoded.files.lazy().select(FILE, S.SESSION_ID, S.PROJECT, S.AGENT_ID, S.IS_SUBAGENT_FILE)
+    columns = {
+        S.FORMAT: pl.lit(FORMAT),
+        S.SESSION_ID: pl.col(S.SESSION_ID),
+        S.PROJECT: pl.col(S.PROJECT),
+        S.AGENT_ID: pl.col(S.AGENT_ID),
+        S.IS_SIDECHAIN: pl.col(S.IS_SUBAGENT_FILE),
+        S.REQUEST_ID: pl.col(S.REQUEST_ID),
+        S.MESSAGE_ID: pl.col(S.MESSAGE_ID),
+        S.TIME: family.utc_time(pl.col(TIMESTAMP)),
+        S.MODEL: pl.col(S.MODEL),
+        S.PROVIDER: pl.lit(PROVIDER, pl.String),
+        S.INPUT_TOKENS: pl.col(S.INPUT_TOKENS),
+        S.CACHE_CREATION_5M_TOKENS: pl.col(S.CACHE_CREATION_5M_TOKENS),
+        S.CACHE_CREATION_1H_TOKENS: pl.lit(0),
+        S.CACHE_READ_TOKENS: pl.col(S.CACHE_READ_TOKENS),
+        S.OUTPUT_TOKENS: pl.col(S.OUTPUT_TOKENS),
+        S.REASONING_TOKENS: pl.col(S.REASONING_TOKENS),
+        S.WEB_SEARCH_REQUESTS: pl.lit(0),
+        S.SERVICE_TIER: pl.lit(None, pl.String),
+        S.SPEED: pl.lit(None, pl.String),
+        S.COST_USD: pl.lit(None, pl.Float64),
+    }
+    rows = (
+        batch.requests.lazy()
+        .join(files, on=FILE, how="left", maintain_order="left")
+        .select(*(expr.alias(name) for name, expr in columns.items()), FILE, INDEX, S.OCCUPANCY, S.WINDOW)
+        .cast(
+            pl.Schema(
+                {
+                    **dict(S.REQUESTS_SCHEMA),
+                    FILE: pl.Int64(),
+                    INDEX: pl.Int64(),
+                    S.OCCUPANCY: pl.Int64(),
+                    S.WINDOW: pl.Int64(),
+                }
+            )
+        )
+    )
+    return price_requests(rows.collect())
+
+
+def events_schema() -> pl.Schema:
+    """The events frame's columns: where the event is (``source_file``, ``line``, ``index``),
+    what it is (``message_id``: its ``id``, ``type`` as written, ``role``, ``time``, ``model``,
+    ``text``, ``tool_names``, ``tool_errors``), the usage it records as Copilot CLI counts it
+    (``usage_input`` with cache reads and writes included, ``usage_output``, ``usage_cache_read``,
+    ``usage_cache_write``, ``usage_reasoning``, ``usage_requests``: a shutdown's growth per
+    model, one row per model; an answer's ``outputTokens``), the recorded ``occupancy`` and
+    ``window``, ``is_request``, ``compaction`` and the estimated tokens it adds.
+
+    Examples:
+        >>> list(events_schema())[:5]
+        ['format', 'source_file', 'session_id', 'project', 'line']
+    """
+    return pl.Schema(
+        {
+            S.FORMAT: pl.String(),
+            S.SOURCE_FILE: pl.String(),
+            S.SESSION_ID: pl.String(),
+            S.PROJECT: pl.String(),
+            S.LINE: pl.Int64(),
+            INDEX: pl.Int64(),
+            S.MESSAGE_ID: pl.String(),
+            TYPE: pl.String(),
+            S.ROLE: pl.String(),
+            S.TIME: S.UTC_TIME,
+            S.MODEL: pl.String(),
+            TEXT: pl.String(),
+            S.TOOL_NAMES: S.STRINGS,
+            S.TOOL_ERRORS: pl.Int64(),
+            **{name: pl.Int64() for name in USAGE},
+            USAGE_REQUESTS: pl.Int64(),
+            S.OCCUPANCY: pl.Int64(),
+            S.WINDOW: pl.Int64(),
+            IS_REQUEST: pl.Boolean(),
+            COMPACTION: pl.Boolean(),
+            S.ESTIMATED_TOKENS: pl.Int64(),
+        }
+    )
+
+
+# ------------------------------------------------------------------ batches
+
+
+def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
+    """Sessions, turns (empty unless ``turns``), problems and priced requests of one batch from
+    one decode (run in a worker process); ``contents``: the files' bytes, when read elsewhere."""
+    from cc_analytics.frames.tables import Tables
+
+    batch = decode(files, contents)
+    events = events_with_session(batch.decoded).collect().lazy()
+    requests = priced_requests(batch)
+    turn_frame = family.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect()
+    sessions = family.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
+    return Tables(
+        sessions,
+        turn_frame if turns else turn_frame.clear(),
+        batch.decoded.problems,
+        requests.select(list(S.REQUESTS_SCHEMA)),
+    )
+
+
+def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(priced requests, problems) of one batch."""
+    batch = decode(files, lean=True)
+    return priced_requests(batch).select(list(S.REQUESTS_SCHEMA)), batch.decoded.problems
+
+
+def events_batch(files: list[TranscriptFile]) -> pl.DataFrame:
+    decoded = decode(files).decoded
+    paths = decoded.files.lazy().select(FILE, S.SOURCE_FILE, S.PROJECT)
+    return (
+        events_with_session(decoded)
+        .join(paths, on=FILE, how="left", maintain_order="left")
+        .with_columns(
+            pl.lit(FORMAT).alias(S.FORMAT),
+            pl.sum_horizontal(*S.BUCKETS).cast(pl.Int64).alias(S.ESTIMATED_TOKENS),
+        )
+        .select(list(events_schema()))
+        .collect()
+        .cast(events_schema())
+    )
+
+
+def problems_batch(files: list[TranscriptFile]) -> pl.DataFrame:
+    return decode(files).decoded.problems
+
+
+def sessions_batch(files: list[TranscriptFile]) -> pl.DataFrame:
+    return tables_batch(files, turns=False).sessions
+
+
+def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
+    return tables_batch(files).turns
+
+
+# ------------------------------------------------------------------ the verbs
+
+
+def _scan(
+    work: Any, schema: pl.Schema, table: str, source: Source, workers: int | None, on_progress: Any, **pick: Any
+) -> pl.LazyFrame:
+    return scan_batches(
+        work,
+        resolve(source),
+        schema,
+        f"{FORMAT}_{table}",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=BATCH_BYTES,
+        **pick,
+    )
+
+
+def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
+    """Lazily, one row per event of the Copilot CLI logs in ``source`` (:func:`events_schema`)."""
+    return _scan(events_batch, events_schema(), "events", source, workers, on_progress)
+
+
+def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
+    """Eager :func:`scan_events`."""
+    return scan_events(source, workers=workers, on_progress=on_progress).collect()
+
+
+def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
+    """Lazily, one row per turn (``TURNS_SCHEMA``): a ``user.message`` opens one."""
+    return _scan(turns_batch, S.TURNS_SCHEMA, "turns", source, workers, on_progress)
+
+
+def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
+    """Eager :func:`scan_turns`."""
+    return scan_turns(source, workers=workers, on_progress=on_progress).collect()
+
+
+def scan_sessions(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per session (``SESSIONS_SCHEMA``)."""
+    return _scan(sessions_batch, S.SESSIONS_SCHEMA, "sessions", source, workers, on_progress)
+
+
+def read_sessions(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_sessions`, sorted by session id."""
+    frame = scan_sessions(source, workers=workers, on_progress=on_progress).collect()
+    return frame.sort(S.SESSION_ID, maintain_order=True)
+
+
+def scan_problems(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per line or file that could not be read (``PROBLEMS_SCHEMA``)."""
+    return _scan(problems_batch, S.PROBLEMS_SCHEMA, "problems", source, workers, on_progress)
+
+
+def read_problems(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_problems`."""
+    return scan_problems(source, workers=workers, on_progress=on_progress).collect()
+
+
+def iter_requests(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """(priced requests, problems) of ``source`` batch by batch: what ``usage`` reads."""
+    yield from run_batches(
+        requests_batch, resolve(source), workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
+    )
+
+
+def scan_requests(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.LazyFrame:
+    """Lazily, one row per request (``REQUESTS_SCHEMA``), priced: a shutdown's growth per
+    model, and each answer after the last shutdown (its output only)."""
+    return _scan(requests_batch, S.REQUESTS_SCHEMA, "requests", source, workers, on_progress, pick=itemgetter(0))
+
+
+def read_requests(
+    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
+) -> pl.DataFrame:
+    """Eager :func:`scan_requests`."""
+    return scan_requests(source, workers=workers, on_progress=on_progress).collect()
+
+
+def iter_tables(
+    source: Source = None, *, turns: bool = True, workers: int | None = 1, on_progress: Progress | None = None
+) -> Iterator[Tables]:
+    """Sessions, turns (empty unless ``turns``), problems and requests batch by batch, each
+    batch decoded once."""
+    yield from run_batches(
+        partial(tables_batch, turns=turns),
+        resolve(source),
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=BATCH_BYTES,
+    )
+
+
+# ------------------------------------------------------------------ the context report
+
+
+def context_report(
+    session_id: str,
+    files: Sequence[TranscriptFile],
+    *,
+    contents: Sequence[bytes] | None = None,
+    model: str | None = None,
+    provider: str | None = None,
+) -> dict[str, Any] | None:
+    """What ``cc-analytics context`` prints for a Copilot CLI session: the occupancy its last
+    shutdown recorded (``currentTokens``) against the window its last truncation recorded
+    (else :data:`DEFAULT_WINDOW`, assumed), with the estimate's breakdown of the events in the
+    context now. None when the files hold no event."""
+    from cc_analytics.frames.context_report import BREAKDOWN_KEYS
+    from cc_analytics.frames.context_report import context_report as build_report
+
+    if not files:
+        return None
+    batch = tables_batch(list(files), contents=contents)
+    sessions = batch.sessions.filter(pl.col(S.SESSION_ID) == session_id)
+    if sessions.is_empty():
+        return None
+    row = sessions.row(0, named=True)
+    window = row[S.WINDOW] or DEFAULT_WINDOW
+    now = (
+        events_with_session(decode(list(files), contents).decoded)
+        .filter(pl.col(S.SESSION_ID) == session_id)
+        .filter(family.in_context())
+        .collect()
+    )
+    breakdown = dict(zip(BREAKDOWN_KEYS, (int(now[bucket].sum()) for bucket in S.BUCKETS), strict=True))
+    roles = dict(now.group_by(S.ROLE).len().iter_rows())
+    counts = {key: int(roles.get(key, 0)) for key in (family.SYSTEM, family.USER, family.ASSISTANT, family.TOOL)}
+    recorded = {
+        "windowAssumed": not row[S.WINDOW],
+        "recordedTokens": row[S.LAST_OCCUPANCY],
+        "estimatedTokens": row[S.CONTEXT_ESTIMATE],
+        "requests": row[S.REQUESTS],
+        "costUsd": row[S.COST_USD],
+    }
+    return build_report(
+        session_id,
+        model=model or row[S.LAST_MODEL],
+        provider=provider or row[S.PROVIDER] or "",
+        window=int(window),
+        breakdown=breakdown,
+        counts=counts,
+        message_count=int(row[S.MESSAGES] or 0),
+        recorded=recorded,
+        total=row[S.LAST_OCCUPANCY],
+    )
