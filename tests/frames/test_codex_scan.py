@@ -116,6 +116,30 @@ def test_a_rollout_longer_than_a_flush_of_records() -> None:
     assert found.usage[0] == list(range(3, 9001, 3))  # the line column: one row a count, not a repeat
 
 
+def test_a_big_mapped_rollout_hands_back_its_pages_and_reads_the_same(tmp_path: Path) -> None:
+    # Over 64 MiB: the C loop hands back what it read every 32 MiB, and so does the Python loop
+    # between its calls (a compaction every 500 items is Python's); a page read again (the
+    # earliest timestamp, the last count) maps again from the page cache.
+    output = b'{"timestamp":"2025-11-03T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"%s"}}'
+    count = (
+        b'{"timestamp":"2025-11-03T09:00:04.000Z","type":"event_msg","payload":{"type":"token_count",'
+        b'"info":{"total_token_usage":{"input_tokens":%d,"output_tokens":1,"total_tokens":%d},'
+        b'"last_token_usage":{"input_tokens":5,"output_tokens":1,"total_tokens":6}},"rate_limits":null}}'
+    )
+    compacted = b'{"timestamp":"2025-11-03T09:00:05.000Z","type":"compacted","payload":{"message":"so far"}}'
+    lines = [HEADER]
+    for index in range(18_000):
+        lines += [PROMPT, output % (b"x" * (3_000 + index % 997)), count % (index, index + 1)]
+        if index % 500 == 499:
+            lines.append(compacted)
+    path = tmp_path / "rollout-big.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert path.stat().st_size > 64 * 2**20
+    mapped = lean._scan_file(resolve(path)[0])  # mapped, with release
+    assert mapped == lean.scan(path.read_bytes())
+    assert mapped.lines == len(lines) and len(mapped.usage[0]) == 18_000
+
+
 def test_the_loop_takes_the_clean_lines_and_hands_back_the_others() -> None:
     data = (
         HOME / "sessions/2025/11/03/rollout-2025-11-03T09-00-00-0199a000-0000-7000-8000-000000000001.jsonl"

@@ -44,6 +44,10 @@
  * static variables or module state. Plain C99 and the CPython C API (3.11 and later).
  */
 #include "../_jsonscan.h"
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 typedef enum { X_SKIP = 0, X_TOP, X_PAYLOAD, X_CONTENT, X_PART, X_INFO, X_TOTAL, X_LAST } Ctx;
 
@@ -767,13 +771,37 @@ static int write_state(PyObject *state, Run *run) {
 
 enum { AT_END = 0, AT_DECLINED, AT_FLUSH, AT_FAILED };
 
+/* With release, the pages of data before offset `to` are handed back (MADV_DONTNEED) once 32 MiB
+ * have been read past the last release: data is then a shared mapping of a file, so its pages
+ * stay in the page cache, and reading them again (a timestamp or count kept by offset) maps them
+ * again; the process's memory no longer grows with a rollout's size. */
+#define RELEASE_BYTES (32 * 1024 * 1024)
+
+static void release_pages(const uint8_t *data, Py_ssize_t *released, Py_ssize_t to) {
+#if defined(MADV_DONTNEED) && (defined(__unix__) || defined(__APPLE__))
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || to - *released < RELEASE_BYTES) return;
+    uintptr_t from = ((uintptr_t)(data + *released) + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t until = (uintptr_t)(data + to) & ~((uintptr_t)page - 1);
+    if (until > from) (void)madvise((void *)from, (size_t)(until - from), MADV_DONTNEED);
+    *released = to;
+#else
+    (void)data;
+    (void)released;
+    (void)to;
+#endif
+}
+
 static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 5 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != SINK_SIZE ||
+    if (nargs < 5 || nargs > 6 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != SINK_SIZE ||
         !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) != ST_SIZE) {
-        PyErr_SetString(PyExc_TypeError, "scan_lines(raw, start, number, (usage, settings, items, marks), state)");
+        PyErr_SetString(PyExc_TypeError,
+                        "scan_lines(raw, start, number, (usage, settings, items, marks), state, release=False)");
         return NULL;
     }
+    int release = nargs == 6 ? PyObject_IsTrue(args[5]) : 0;
+    if (release < 0) return NULL;
     PyObject *sink = args[3], *state = args[4];
     PyObject *columns = PyTuple_GET_ITEM(sink, SINK_USAGE);
     int shaped = PyList_CheckExact(columns) && PyList_GET_SIZE(columns) == USAGE_COLUMNS &&
@@ -807,7 +835,7 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         goto done;
     }
     const uint8_t *data = d.data, *limit = data + d.size;
-    Py_ssize_t stop = 0;
+    Py_ssize_t stop = 0, released = start;
     for (;;) {
         int at = AT_END;
         R.n = 0;
@@ -831,6 +859,7 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
                 break;
             }
             start = stop + 1;
+            if (release) release_pages(data, &released, start);
         }
         Py_END_ALLOW_THREADS
         if (!emit(sink, &run, &R, data)) goto done;
@@ -900,11 +929,12 @@ static PyObject *item_sums(PyObject *module, PyObject *const *args, Py_ssize_t n
 
 static PyMethodDef scan_methods[] = {
     {"scan_lines", (PyCFunction)(void (*)(void))scan_lines, METH_FASTCALL,
-     "scan_lines(raw, start, number, sink, state) -> (start, end, number) | None\n\n"
+     "scan_lines(raw, start, number, sink, state, release=False) -> (start, end, number) | None\n\n"
      "lean.scan's loop over the clean lines of raw from offset start (the line after line\n"
      "`number`), appending to its lists (sink: usage, settings, items, marks) and keeping its\n"
      "state (see the module's source); returns the span and number of the first line Python\n"
-     "must read, or None at the end of the data."},
+     "must read, or None at the end of the data. release: raw is a shared mapping of a file,\n"
+     "whose pages already read are handed back as it goes (MADV_DONTNEED)."},
     {"item_sums", (PyCFunction)(void (*)(void))item_sums, METH_FASTCALL,
      "item_sums(items, start, end, since) -> (system, user, assistant, tool, tool_calls, context, messages)\n\n"
      "The sums lean._sums makes of the items scan_lines packed: each bucket's tokens but those of\n"

@@ -142,14 +142,16 @@ class Scan:
     compactions: list[int]
 
 
-def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
+def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False) -> Scan:
     """The lean scan of one rollout's bytes (or a map of its file); :class:`Unclean` when the
     walker must read it.
 
     With the C extension (and ``native``), its loop (``_scan.c``: :data:`SCAN_LINES`) reads the
     clean lines and hands each other line to this one; the result is the same. When the
     timestamps of a rollout are not all of Codex's shape, every one is needed, so such a
-    rollout is scanned again in Python alone.
+    rollout is scanned again in Python alone. ``release``: ``data`` is a shared mapping of a
+    file, whose pages the C loop hands back as it reads on (a big rollout's pages do not all
+    stay in the process's memory).
 
     Examples:
         >>> rows = [b'{"timestamp":"2025-10-01T10:00:00.000Z","type":"session_meta","payload":{"id":"a"}}',
@@ -191,6 +193,7 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
     # whether a fork's leading burst is open (then the token counts are read here).
     state: list[Any] = [0, 0, -1, -1, -1, -1, None, False]
     last_span = (-1, -1)
+    released = 0  # with release: the pages before this offset were handed back
     try:
         while pos < size:
             if scan_lines is not None:
@@ -200,7 +203,7 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
                     last_values,
                     anchor is not None,
                 )
-                found = scan_lines(data, pos, number, sink, state)
+                found = scan_lines(data, pos, number, sink, state, release)
                 last_line, last_values = state[1], state[6]
                 if (state[4], state[5]) != last_span:
                     last_span = (state[4], state[5])
@@ -208,6 +211,8 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
                 if found is None:
                     break
                 pos, end, number = found
+                if release and pos - released >= RELEASE_BYTES:  # what the calls before read
+                    released = _release(data, released, pos)
             else:
                 end = find(b"\n", pos)
                 if end < 0:
@@ -362,6 +367,21 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True) -> Scan:
     return Scan(
         header, replay, len(stamps) - 2 * (taken > 0) + taken, last_line, ends, usage, settings, sums, compactions
     )
+
+
+RELEASE_BYTES = 32 * 2**20  # as _scan.c's
+
+
+def _release(data: bytes | mmap.mmap, start: int, end: int) -> int:
+    """Hand back the pages of the mapping ``data`` between ``start`` and ``end`` (MADV_DONTNEED:
+    a shared file mapping's pages stay in the page cache and map again if read); ``end``."""
+    advise = getattr(data, "madvise", None)
+    if advise is not None and hasattr(mmap, "MADV_DONTNEED"):
+        first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+        last = end - end % mmap.PAGESIZE
+        if last > first:
+            advise(mmap.MADV_DONTNEED, first, last - first)
+    return end
 
 
 def _sums(
@@ -868,7 +888,7 @@ def _scan_file(file: TranscriptFile) -> Scan:
     with open_transcript(file.path) as handle:
         data = mmap.mmap(handle.fileno(), 0, flags=MAP_FLAGS, prot=mmap.PROT_READ)
     try:
-        return scan(data)
+        return scan(data, release=True)
     finally:
         try:
             data.close()
