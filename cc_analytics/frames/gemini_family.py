@@ -1,11 +1,15 @@
-"""What Gemini CLI and its fork Qwen Code share: a chat's messages in one intermediate form, and
-every frame made from them (events, requests, turns, sessions, problems), for both packages.
+"""What Gemini CLI and its fork Qwen Code share: a chat's messages in one intermediate form,
+every frame made from them (events, requests, turns, sessions, problems), the verbs and the
+``context`` report, and where the chats are (:class:`Store`), for both packages.
 
-Imports: orjson, polars, the standard library and the shared ``frames`` modules (``engine``,
-``estimate``, ``lines``, ``metrics``, ``prices``, ``requests``, ``schema``, ``sources``,
-``tables``). It names no format: each package passes its own :class:`Spec` (its ``format``
-value, its parser, its resolver), so the two agree wherever their files do and differ only in
-how a file becomes a :class:`Chat`.
+Imports: orjson, polars, the standard library and the shared ``frames`` modules (``context_report``,
+``engine``, ``estimate``, ``lines``, ``metrics``, ``plugin``, ``prices``, ``requests``,
+``schema``, ``sources``, ``tables``). It names no format: each package passes its own
+:class:`Spec` (its ``format`` value and label, its parser, its resolver, its provider, its
+windows) and makes its own :class:`Store` (its home folder, its file names, how a file names
+its session), so the two agree wherever their files do and differ only in how a file becomes a
+:class:`Chat` and where the agent keeps it. A format's verbs module is its :class:`Spec` and
+:func:`verbs`; its store module, its :class:`Store`.
 
 Both agents speak the Gemini API: a model message is made of *parts* (text, a ``thought``
 flag, ``functionCall``, ``functionResponse``) and its usage counts the prompt (cached input
@@ -35,9 +39,12 @@ Examples:
 from __future__ import annotations
 
 import functools
+import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -138,14 +145,29 @@ class Chat:
     events: int = 0  # JSON objects read (lines of a .jsonl; the messages of a document)
 
 
+def no_window(model: str | None) -> int | None:
+    """No window known by the model's name (what a :class:`Spec` assumes unless told)."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Spec:
-    """What one format gives the shared code (module-level functions: batches are pickled)."""
+    """What one format gives the shared code: all that differs between the two agents' frames
+    (module-level functions: batches are pickled).
 
-    format: str
+    Examples:
+        >>> spec = Spec("toy", "Toy", parse=lambda shown, data: Chat(), resolve=lambda source, planned=False: [])
+        >>> spec.provider, spec.window_of("toy-1"), spec.default_window
+        (None, None, 1048576)
+    """
+
+    format: str  # the frames' ``format`` value
+    label: str  # what people call the agent (in the verbs' docstrings)
     parse: Callable[[str, bytes], Chat]  # (shown path, bytes) -> Chat
     resolve: Callable[..., list[TranscriptFile]]  # (source, planned=False) -> files
-    provider: str | None = None
+    provider: str | None = None  # the ``provider`` of its requests (None: not recorded)
+    window_of: Callable[[str | None], int | None] = no_window  # the window of a model's name
+    default_window: int = 1_048_576  # what ``context`` assumes when no window is recorded or known
 
 
 # ------------------------------------------------------------------ values
@@ -828,35 +850,43 @@ BATCH_BYTES = 16 * 1024 * 1024
 smaller batches than the engine's keep two workers' tree under 300 MB on a 1 GB home."""
 
 
-def verbs(spec: Spec, label: str) -> dict[str, Any]:
-    """The verbs module's functions for a format (``frames.plugin.VERBS`` and the batch
-    functions), each with the front's signature.
+def verbs(spec: Spec) -> dict[str, Any]:
+    """The verbs module's functions for a format (``frames.plugin.VERBS``, the batch functions
+    and ``context_report``), each with the front's signature.
 
     Examples:
         >>> from cc_analytics.frames.plugin import BATCH_VERBS, VERBS
-        >>> made = verbs(Spec("toy", parse=lambda shown, data: Chat(), resolve=lambda source, planned=False: []), "Toy")
-        >>> sorted(set(VERBS) | set(BATCH_VERBS)) == sorted(made)
+        >>> made = verbs(Spec("toy", "Toy", parse=lambda shown, data: Chat(), resolve=lambda source, planned=False: []))
+        >>> sorted({*VERBS, *BATCH_VERBS, "context_report"}) == sorted(made)
         True
-        >>> made["read_sessions"]([]).height
-        0
+        >>> made["read_sessions"]([]).height, made["scan_requests"].__doc__
+        (0, 'Lazily, the requests frame of Toy chats in ``source`` (None: the default stores).')
     """
 
-    from cc_analytics.frames.engine import lazy_source, run_batches
+    from cc_analytics.frames.engine import run_batches, scan_batches
 
     made: dict[str, Any] = {}
 
-    def lazy(work: Callable[..., pl.DataFrame], schema: pl.Schema, table: str) -> None:
+    def lazy(
+        work: Callable[..., Any],
+        schema: pl.Schema,
+        table: str,
+        *,
+        pick: Callable[[Any], pl.DataFrame] | None = None,
+    ) -> None:
         def scan(
             source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
         ) -> pl.LazyFrame:
-            files = spec.resolve(source)
-
-            def produce() -> Iterator[pl.DataFrame]:
-                yield from run_batches(
-                    partial(work, spec), files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
-                )
-
-            return lazy_source(produce, schema, f"{spec.format}_{table}")
+            return scan_batches(
+                partial(work, spec),
+                spec.resolve(source),
+                schema,
+                f"{spec.format}_{table}",
+                workers=workers,
+                on_progress=on_progress,
+                batch_bytes=BATCH_BYTES,
+                pick=pick,
+            )
 
         def read(
             source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
@@ -864,7 +894,7 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
             frame = scan(source, workers=workers, on_progress=on_progress).collect()
             return frame.sort(S.SESSION_ID, maintain_order=True) if table == "sessions" else frame
 
-        scan.__doc__ = f"Lazily, the {table} frame of {label} chats in ``source`` (None: the default stores)."
+        scan.__doc__ = f"Lazily, the {table} frame of {spec.label} chats in ``source`` (None: the default stores)."
         read.__doc__ = f"Eager ``scan_{table}``."
         scan.__name__, read.__name__ = f"scan_{table}", f"read_{table}"
         made[scan.__name__], made[read.__name__] = scan, read
@@ -873,6 +903,7 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
     lazy(turns_batch, S.TURNS_SCHEMA, "turns")
     lazy(sessions_batch, S.SESSIONS_SCHEMA, "sessions")
     lazy(problems_batch, S.PROBLEMS_SCHEMA, "problems")
+    lazy(requests_batch, S.REQUESTS_SCHEMA, "requests", pick=itemgetter(0))  # priced; the problems left out
 
     def iter_requests(
         source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
@@ -885,24 +916,6 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
             on_progress=on_progress,
             batch_bytes=BATCH_BYTES,
         )
-
-    def scan_requests(
-        source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-    ) -> pl.LazyFrame:
-        """Lazily, one row per API request of ``source`` (``REQUESTS_SCHEMA``), priced."""
-        files = spec.resolve(source)
-
-        def produce() -> Iterator[pl.DataFrame]:
-            for requests, _problems in iter_requests(files, workers=workers, on_progress=on_progress):
-                yield requests
-
-        return lazy_source(produce, S.REQUESTS_SCHEMA, f"{spec.format}_requests")
-
-    def read_requests(
-        source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-    ) -> pl.DataFrame:
-        """Eager ``scan_requests``."""
-        return scan_requests(source, workers=workers, on_progress=on_progress).collect()
 
     def iter_tables(
         source: Source = None, *, turns: bool = True, workers: int | None = 1, on_progress: Progress | None = None
@@ -918,13 +931,9 @@ def verbs(spec: Spec, label: str) -> dict[str, Any]:
         """The tables of one batch (bytes in: what the archive runs)."""
         return tables_batch(spec, files, turns=turns, contents=contents)
 
-    made.update(
-        iter_requests=iter_requests,
-        scan_requests=scan_requests,
-        read_requests=read_requests,
-        iter_tables=iter_tables,
-        tables_batch=batch,
-    )
+    report = partial(context_report, spec)
+    report.__doc__ = f"What ``cc-analytics context`` prints for a {spec.label} session (:func:`context_report`)."
+    made.update(iter_requests=iter_requests, iter_tables=iter_tables, tables_batch=batch, context_report=report)
     return made
 
 
@@ -939,11 +948,9 @@ def context_report(
     contents: Sequence[bytes] | None = None,
     model: str | None = None,
     provider: str | None = None,
-    window_of: Callable[[str | None], int | None] = lambda model: None,
-    default_window: int = 1_048_576,
 ) -> dict[str, Any] | None:
     """The ``context`` report of one session: the recorded occupancy (the last request's
-    prompt) against the window (recorded, else the model's, else ``default_window``, the
+    prompt) against the window (recorded, else the model's, else ``spec.default_window``, the
     agent's own default: ``windowAssumed``), with the estimate's breakdown of the messages in
     the context now. None when the files hold no message."""
     import polars as pl
@@ -959,8 +966,8 @@ def context_report(
         return None
     row = sessions.row(0, named=True)
     shown_model = model or row[S.LAST_MODEL]
-    known = (window_of(model) if model else None) or row[S.WINDOW] or window_of(shown_model)
-    window = known or default_window  # a window neither recorded nor known: the agent's default, assumed
+    known = (spec.window_of(model) if model else None) or row[S.WINDOW] or spec.window_of(shown_model)
+    window = known or spec.default_window  # a window neither recorded nor known: the agent's default, assumed
     now = (
         messages_with_session(decode(spec, list(files), contents))
         .filter(pl.col(S.SESSION_ID) == session_id)
@@ -990,16 +997,97 @@ def context_report(
     )
 
 
-def shown_path(path: Path) -> str:
-    """A path as frames show it (``frames.sources.shown``)."""
-    from cc_analytics.frames.sources import shown
-
-    return shown(str(path))
-
-
 # ------------------------------------------------------------------ stores (standard library only)
 
 CHATS = "chats"
+MAIN = "main"  # the layout of every chat (no subagent files)
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """Where an agent of the family keeps its chats: ``<home>/<folder>/<project>/chats/``, and
+    which session each file holds (each format's store module makes one; standard library only:
+    the plugin plans files with it).
+
+    Examples:
+        >>> store = Store(lambda: Path("/h/.toy"), "tmp", ("*.jsonl",), lambda path, head: path.stem)
+        >>> store.default_stores()
+        [PosixPath('/h/.toy/tmp')]
+        >>> chat = store.classify(Path("/h/.toy/tmp/p1/chats/a.jsonl"), size=3, head=b"")
+        >>> chat.session_id, chat.layout, chat.project_dir
+        ('a', 'main', 'p1')
+        >>> store.resolve([])
+        []
+    """
+
+    home: Callable[[], Path]  # the agent's home folder, from its environment
+    folder: str  # the store in the home folder (its projects' folders are in it)
+    patterns: tuple[str, ...]  # the names of chat files in a ``chats`` folder
+    session_id: Callable[[Path, bytes], str]  # (path, first bytes) -> the file's session id
+    home_name: str | None = None  # a folder stands for its store when so named (None: any folder)
+
+    def default_stores(self) -> list[Path]:
+        """The folder the agent keeps its projects' chats in, existing or not."""
+        return [self.home() / self.folder]
+
+    def store_paths(self, stores: list[Path]) -> list[Path]:
+        """The chats under existing stores (a home folder stands for its store)."""
+        from cc_analytics.frames.sources import name_filter
+
+        roots = [
+            store / self.folder if (store / self.folder).is_dir() and self.home_name in (None, store.name) else store
+            for store in stores
+        ]
+        return chat_files(roots, name_filter(self.patterns))
+
+    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
+        """A chat as the loaders see it, from its path, size and first bytes."""
+        from cc_analytics.frames.sources import TranscriptFile as File
+        from cc_analytics.frames.sources import shown
+
+        return File(path, shown(self.session_id(path, head)), None, MAIN, shown(project_dir_of(path)), size)
+
+    def transcript_file(self, path: Path) -> TranscriptFile:
+        return self.classify(path, size=file_size(path), head=head_of(path))
+
+    def resolve(self, source: Source = None, *, planned: bool = False) -> list[TranscriptFile]:
+        """The chats of a file, a folder (searched recursively), a glob, TranscriptFiles or a list
+        of these, one session each; None: the default stores."""
+        return resolve_files(
+            source,
+            planned=planned,
+            default_paths=lambda: self.store_paths(self.default_stores()),
+            classify=self.transcript_file,
+        )
+
+
+def header_session_id(head: bytes, search: re.Pattern[bytes] | None = None) -> str | None:
+    """The ``sessionId`` of a file's first line (when that line has none, the string ``search``
+    finds first in ``head``, its group 1), if it is a safe session id; else None.
+
+    Examples:
+        >>> header_session_id(b'{"sessionId": "s1"}\\n{}'), header_session_id(b'{"sessionId": "../x"}')
+        ('s1', None)
+        >>> import re
+        >>> header_session_id(b'{\\n "sessionId": "s2",', re.compile(rb'"sessionId"\\s*:\\s*"([^"]*)"'))
+        's2'
+    """
+    from cc_analytics.frames.plugin import is_safe_id
+
+    end = head.find(b"\n")
+    try:
+        value = json.loads(head if end < 0 else head[:end])
+    except ValueError:
+        value = None
+    found = value.get("sessionId") if isinstance(value, dict) else None
+    if not isinstance(found, str) and search is not None:
+        match = search.search(head)
+        if match is not None:
+            try:
+                found = json.loads(b'"' + match.group(1) + b'"')
+            except ValueError:
+                found = None
+    return found if isinstance(found, str) and found.strip() and is_safe_id(found) else None
 
 
 def chat_files(stores: Sequence[Path], wanted: Callable[[str], bool]) -> list[Path]:

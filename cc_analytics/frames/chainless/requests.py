@@ -19,6 +19,7 @@ and semantic compaction alike, as the sessions' token totals count them), in
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 
 import polars as pl
 
@@ -26,7 +27,7 @@ from cc_analytics.frames.chainless import schema as S
 from cc_analytics.frames.chainless.decode import Decoded, Profile, decode
 from cc_analytics.frames.chainless.store import Source, resolve
 from cc_analytics.frames.chainless.turns import utc_time
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, run_batches, scan_batches
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -107,13 +108,15 @@ def scan_requests(
         >>> scan_requests(folder).select("provider", "model", "cost_usd").collect().rows()
         [('openai', 'gpt-4o', 3.5), ('ollama', 'qwen3:8b', 0.0)]
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        for requests, _problems in iter_requests(files, workers=workers, on_progress=on_progress):
-            yield requests
-
-    return lazy_source(produce, S.REQUESTS_SCHEMA, "chainless_requests")
+    return scan_batches(
+        requests_batch,
+        resolve(source),
+        S.REQUESTS_SCHEMA,
+        "chainless_requests",
+        workers=workers,
+        on_progress=on_progress,
+        pick=itemgetter(0),
+    )
 
 
 def read_requests(

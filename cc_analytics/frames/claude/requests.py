@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import partial
+from operator import itemgetter
 from typing import Final
 
 import polars as pl
@@ -32,7 +33,7 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import SESSIONS, Walked, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, run_batches, scan_batches
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals
 
@@ -235,13 +236,17 @@ def scan_requests(
         >>> scan_requests(folder).select("session_id", "input_tokens", "output_tokens", "cost_usd").collect().row(0)
         ('s', 1000000, 40000, 6.0)
     """
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        for requests, _problems in iter_requests(files, workers=workers, on_progress=on_progress):
-            yield requests
-
-    return lazy_source(produce, S.REQUESTS_SCHEMA, "claude_requests")
+    return scan_batches(
+        partial(walk_files, profile=SESSIONS),
+        resolve(source),
+        S.REQUESTS_SCHEMA,
+        "claude_requests",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=SESSIONS.batch_bytes,
+        finish=requests_of,
+        pick=itemgetter(0),
+    )
 
 
 def read_requests(

@@ -30,6 +30,7 @@ tokens in the context window after the request) is the last usage's ``total_toke
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 
 import polars as pl
 
@@ -37,7 +38,7 @@ from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Decoded, Profile, decode
 from cc_analytics.frames.codex.plugin import PLUGIN
 from cc_analytics.frames.codex.store import Source, resolve
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, run_batches, scan_batches
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -228,12 +229,18 @@ def scan_requests(
         [('gpt-5', 800, 200, 0.001525)]
     """
     files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        for requests, _problems in iter_requests(files, workers=workers, on_progress=on_progress):
-            yield requests
-
-    return lazy_source(produce, S.REQUESTS_SCHEMA, "codex_requests")
+    batch_bytes, threads = PLUGIN.batching(sum(file.size for file in files), turns=False)
+    return scan_batches(
+        requests_batch,
+        files,
+        S.REQUESTS_SCHEMA,
+        "codex_requests",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=batch_bytes,
+        threads=threads,
+        pick=itemgetter(0),
+    )
 
 
 def read_requests(

@@ -24,43 +24,14 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from cc_analytics.frames import gemini_family as family
 from cc_analytics.frames.gemini.chats import parse, window_of
 from cc_analytics.frames.gemini.plugin import PLUGIN
 from cc_analytics.frames.gemini.store import resolve
-from cc_analytics.frames.sources import TranscriptFile
 
 PROVIDER = "google"
-SPEC = family.Spec(PLUGIN.name, parse=parse, resolve=resolve, provider=PROVIDER)
+SPEC = family.Spec(PLUGIN.name, PLUGIN.label, parse=parse, resolve=resolve, provider=PROVIDER, window_of=window_of)
 
-_VERBS = family.verbs(SPEC, PLUGIN.label)
-scan_events = _VERBS["scan_events"]
-read_events = _VERBS["read_events"]
-scan_turns = _VERBS["scan_turns"]
-read_turns = _VERBS["read_turns"]
-scan_sessions = _VERBS["scan_sessions"]
-read_sessions = _VERBS["read_sessions"]
-scan_problems = _VERBS["scan_problems"]
-read_problems = _VERBS["read_problems"]
-scan_requests = _VERBS["scan_requests"]
-read_requests = _VERBS["read_requests"]
-iter_requests = _VERBS["iter_requests"]
-iter_tables = _VERBS["iter_tables"]
-tables_batch = _VERBS["tables_batch"]
-
-
-def context_report(
-    session_id: str,
-    files: Sequence[TranscriptFile],
-    *,
-    contents: Sequence[bytes] | None = None,
-    model: str | None = None,
-    provider: str | None = None,
-) -> dict[str, Any] | None:
-    """What ``cc-analytics context`` prints for a Gemini CLI session (``frames.gemini_family.context_report``)."""
-    return family.context_report(
-        SPEC, session_id, files, contents=contents, model=model, provider=provider, window_of=window_of
-    )
+# scan_/read_ events, turns, sessions, problems and requests, iter_requests, iter_tables,
+# tables_batch and context_report: the family's verbs, made for this format.
+globals().update(family.verbs(SPEC))

@@ -33,11 +33,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from operator import itemgetter
 
 import polars as pl
 
 from cc_analytics.frames import metrics
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import Progress, run_batches, scan_batches
 from cc_analytics.frames.opencode import schema as S
 from cc_analytics.frames.opencode.decode import Decoded, decode
 from cc_analytics.frames.opencode.store import Source, resolve
@@ -173,13 +174,16 @@ def scan_requests(
     source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
     """Lazily, one row per API request of ``source`` (``REQUESTS_SCHEMA``), priced."""
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        for requests, _problems in iter_requests(files, workers=workers, on_progress=on_progress):
-            yield requests
-
-    return lazy_source(produce, S.REQUESTS_SCHEMA, "opencode_requests")
+    return scan_batches(
+        requests_batch,
+        resolve(source),
+        S.REQUESTS_SCHEMA,
+        "opencode_requests",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=BATCH_BYTES,
+        pick=itemgetter(0),
+    )
 
 
 def read_requests(
@@ -335,12 +339,15 @@ def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
 
 def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
     """Lazily, one row per turn of ``source`` (``TURNS_SCHEMA``): a user message opens a turn."""
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(turns_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
-
-    return lazy_source(produce, S.TURNS_SCHEMA, "opencode_turns")
+    return scan_batches(
+        turns_batch,
+        resolve(source),
+        S.TURNS_SCHEMA,
+        "opencode_turns",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=BATCH_BYTES,
+    )
 
 
 def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
@@ -495,12 +502,15 @@ def scan_sessions(
 ) -> pl.LazyFrame:
     """Lazily, one row per session of ``source`` (``SESSIONS_SCHEMA``, ``format`` = ``"opencode"``):
     a session with its sub-task sessions."""
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(sessions_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
-
-    return lazy_source(produce, S.SESSIONS_SCHEMA, "opencode_sessions")
+    return scan_batches(
+        sessions_batch,
+        resolve(source),
+        S.SESSIONS_SCHEMA,
+        "opencode_sessions",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=BATCH_BYTES,
+    )
 
 
 def read_sessions(
@@ -574,12 +584,15 @@ def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: 
     """Lazily, one row per message and part of every session (``EVENTS_SCHEMA``): ``kind``
     ``message`` rows carry the usage as recorded and OpenCode's own cost
     (``recorded_cost_usd``), ``part`` rows the part's type, text, tool and estimated tokens."""
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(events_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
-
-    return lazy_source(produce, S.EVENTS_SCHEMA, "opencode_events")
+    return scan_batches(
+        events_batch,
+        resolve(source),
+        S.EVENTS_SCHEMA,
+        "opencode_events",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=BATCH_BYTES,
+    )
 
 
 def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
@@ -596,12 +609,15 @@ def scan_problems(
     source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
     """Lazily, what could not be used whole: ``source_file``, ``line`` (null), ``reason``."""
-    files = resolve(source)
-
-    def produce() -> Iterator[pl.DataFrame]:
-        yield from run_batches(problems_batch, files, workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES)
-
-    return lazy_source(produce, S.PROBLEMS_SCHEMA, "opencode_problems")
+    return scan_batches(
+        problems_batch,
+        resolve(source),
+        S.PROBLEMS_SCHEMA,
+        "opencode_problems",
+        workers=workers,
+        on_progress=on_progress,
+        batch_bytes=BATCH_BYTES,
+    )
 
 
 def read_problems(

@@ -1,7 +1,8 @@
 """Qwen Code chats as Polars frames: the verbs every format has, behind one lazy map.
 
-Imports: nothing at import time. Public names resolve lazily (PEP 562) to the module that owns
-them, so importing this package stays cheap and never loads Polars by itself.
+Imports: ``frames.plugin`` (the standard library only) at import time. Public names resolve
+lazily (PEP 562) to the module that owns them, so importing this package stays cheap and never
+loads Polars by itself.
 
 Each verb takes ``source`` (a chat file, a folder, a glob, TranscriptFiles, a list of those,
 or None for the default store ``$QWEN_RUNTIME_DIR/projects``, ``$QWEN_HOME/projects``, else ``~/.qwen/projects``) and
@@ -16,28 +17,11 @@ Examples:
 
 from __future__ import annotations
 
+from cc_analytics.frames.plugin import BATCH_VERBS, VERBS
 from cc_analytics.lazy import lazy_exports
 
 _EXPORTS = {
-    **{
-        name: "verbs"
-        for name in (
-            "scan_events",
-            "read_events",
-            "scan_turns",
-            "read_turns",
-            "scan_sessions",
-            "read_sessions",
-            "scan_problems",
-            "read_problems",
-            "scan_requests",
-            "read_requests",
-            "iter_requests",
-            "iter_tables",
-            "tables_batch",
-            "context_report",
-        )
-    },
+    **dict.fromkeys((*VERBS, *BATCH_VERBS, "context_report"), "verbs"),
     "resolve": "store",
     "default_stores": "store",
     "qwen_home": "store",

@@ -27,51 +27,23 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from cc_analytics.frames import gemini_family as family
 from cc_analytics.frames.qwen.chats import parse, window_of
 from cc_analytics.frames.qwen.plugin import PLUGIN
 from cc_analytics.frames.qwen.store import resolve
-from cc_analytics.frames.sources import TranscriptFile
 
 DEFAULT_WINDOW = 131_072
 """The window ``context`` assumes for a model whose window is neither recorded nor known (128K)."""
-SPEC = family.Spec(PLUGIN.name, parse=parse, resolve=resolve, provider=None)
+SPEC = family.Spec(
+    PLUGIN.name,
+    PLUGIN.label,
+    parse=parse,
+    resolve=resolve,
+    provider=None,
+    window_of=window_of,
+    default_window=DEFAULT_WINDOW,
+)
 
-_VERBS = family.verbs(SPEC, PLUGIN.label)
-scan_events = _VERBS["scan_events"]
-read_events = _VERBS["read_events"]
-scan_turns = _VERBS["scan_turns"]
-read_turns = _VERBS["read_turns"]
-scan_sessions = _VERBS["scan_sessions"]
-read_sessions = _VERBS["read_sessions"]
-scan_problems = _VERBS["scan_problems"]
-read_problems = _VERBS["read_problems"]
-scan_requests = _VERBS["scan_requests"]
-read_requests = _VERBS["read_requests"]
-iter_requests = _VERBS["iter_requests"]
-iter_tables = _VERBS["iter_tables"]
-tables_batch = _VERBS["tables_batch"]
-
-
-def context_report(
-    session_id: str,
-    files: Sequence[TranscriptFile],
-    *,
-    contents: Sequence[bytes] | None = None,
-    model: str | None = None,
-    provider: str | None = None,
-) -> dict[str, Any] | None:
-    """What ``cc-analytics context`` prints for a Qwen Code session (``frames.gemini_family.context_report``)."""
-    return family.context_report(
-        SPEC,
-        session_id,
-        files,
-        contents=contents,
-        model=model,
-        provider=provider,
-        window_of=window_of,
-        default_window=DEFAULT_WINDOW,
-    )
+# scan_/read_ events, turns, sessions, problems and requests, iter_requests, iter_tables,
+# tables_batch and context_report: the family's verbs, made for this format.
+globals().update(family.verbs(SPEC))
