@@ -72,7 +72,7 @@ def _spec_parse(shown: str, data: bytes) -> family.Chat:  # the shared builders 
     return family.Chat()
 
 
-SPEC = family.Spec(FORMAT, parse=_spec_parse, resolve=resolve, provider=PROVIDER)
+SPEC = family.Spec(FORMAT, "GitHub Copilot CLI", parse=_spec_parse, resolve=resolve, provider=PROVIDER)
 
 
 def _files_schema() -> pl.Schema:
