@@ -259,3 +259,18 @@ def test_a_report_without_findings_says_the_windows_are_not_measured(data) -> No
     page = render_html(ReportData(data.sessions, data.turns, data.problems, data.sources, data.requests, None))
     assert "Not measured: read without findings (an archive keeps no content blocks;" in page
     assert data.findings is not None and data.findings.height > 0  # samples: transcripts, measured
+
+
+def test_a_session_of_more_than_5000_turns_is_drawn(tmp_path: Path) -> None:
+    # Altair refuses a chart's data over 5,000 rows unless told: a long session's turns are charted whole.
+    from tests.frames.claude_builders import assistant, text, user, write
+
+    lines = []
+    for index in range(5_100):
+        second = index * 3_600 // 5_100  # the builders' clock turns over at the hour
+        lines += [user(f"question {index}", second=second), assistant([text("answer")], second=second)]
+    write(tmp_path / "long" / "session.jsonl", *lines)
+    data = load([tmp_path / "long"], cache=False)
+    assert data.turns.height >= 5_100
+    page = write_report(data, tmp_path / "out")["report.html"].read_text(encoding="utf-8")
+    assert "vegaEmbed" in page and page.count("class=chart") >= 5
