@@ -718,14 +718,10 @@ def _bundle_in_child() -> str | None:
 
 def render_html(data: ReportData, *, title: str = "cc-analytics report") -> str:
     """The self-contained page: KPIs, every chart (Vega-Embed, inlined), the top sessions."""
-    import altair as alt
+    from cc_analytics.views.charts import specs_of
 
     charts = report_charts(data)
-    # Not validated against the Vega-Lite schema here (0.6 s on 1 GB): the charts are built by
-    # this package, and tests validate every chart the report draws. Altair refuses data over
-    # 5,000 rows unless told (a session of more turns than that): the page holds it all.
-    with alt.data_transformers.disable_max_rows():
-        specs = {chart_id: chart.to_dict(validate=False) for chart_id, _, chart in charts}  # type: ignore[attr-defined]
+    specs = specs_of({chart_id: chart for chart_id, _, chart in charts})
     bundle = vega_bundle()
     cards = "".join(
         f"<div class=kpi><div class=label>{html.escape(k)}</div>"

@@ -8,8 +8,8 @@ a chart's size does not grow with the corpus (no raw events, no 5,000-row limit)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import altair as alt
 import polars as pl
@@ -639,3 +639,19 @@ def limits_beside_blocks(limits: Frame, blocks: Frame | None = None) -> alt.VCon
         .properties(width=WIDTH, height=140, title="Usage by 5-hour block")
     )
     return alt.vconcat(lines, bars).resolve_scale(x="shared")
+
+
+def specs_of(charts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The Vega-Lite spec of each chart, whatever its data's size: Altair refuses data over 5,000
+    rows unless told (a session of more turns than that), and the limit is lifted for these
+    only. Not validated against the Vega-Lite schema (0.6 s on 1 GB): the charts are this
+    package's, and tests validate every chart the report draws.
+
+    Examples:
+        >>> import polars as pl
+        >>> many = alt.Chart(pl.DataFrame({"x": range(6_000)})).mark_tick().encode(x="x")
+        >>> len(specs_of({"ticks": many})["ticks"]["datasets"].popitem()[1])
+        6000
+    """
+    with alt.data_transformers.disable_max_rows():
+        return {name: chart.to_dict(validate=False) for name, chart in charts.items()}
