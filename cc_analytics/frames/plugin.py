@@ -99,9 +99,10 @@ FRONT: tuple[str, ...] = (
 class FormatPlugin:
     """One transcript format, as every caller outside its package sees it.
 
-    Subclasses set the class attributes and implement :meth:`recognizes`,
-    :meth:`default_stores`, :meth:`resolve` and :meth:`classify`; the other methods have
-    defaults that fit a format without deletion marks or a ``context`` report of its own.
+    Subclasses set the class attributes and implement :meth:`recognizes`, and either name a
+    :attr:`store_module` or implement :meth:`default_stores`, :meth:`resolve` and
+    :meth:`classify`; the other methods have defaults that fit a format without deletion marks,
+    lean batches in threads or a ``context`` report of its own.
     """
 
     name: ClassVar[str]
@@ -131,12 +132,11 @@ class FormatPlugin:
     folder's walk collects the files any registered format's patterns match (an agent that
     writes whole JSON documents names them, ``"session-*.json"``, without taking every
     ``*.json`` of a folder)."""
-    lean_threads: ClassVar[bool] = False
-    """Whether its ``iter_requests`` and ``iter_tables(turns=False)`` (what ``usage`` and
-    ``sessions`` read) run their batches in threads of this process rather than in worker
-    processes when its :attr:`native_module` is loaded (their time is then spent outside the
-    GIL): the processes started ahead of such a run (``frames.sources.workers_ahead``) leave
-    out the files its ``file_names`` patterns that name more than a suffix match."""
+    store_module: ClassVar[str | None] = None
+    """The module that finds its files, imported on first use: its functions ``default_stores()``,
+    ``resolve(source, *, planned)`` and ``classify(path, *, size, head)`` are what
+    :meth:`default_stores`, :meth:`resolve` and :meth:`classify` return unless a subclass
+    overrides them (``"myagent_cc.store"``)."""
     has_limits: ClassVar[bool] = False
     """Whether the verbs module has the :data:`LIMIT_VERBS` (the agent reports rate limits)."""
     has_composition: ClassVar[bool] = False
@@ -161,7 +161,7 @@ class FormatPlugin:
     def default_stores(self) -> list[Path]:
         """The folders the agent writes its transcripts to, from its own environment variables
         (existing or not; absent stores hold nothing)."""
-        raise NotImplementedError
+        return self._store().default_stores()
 
     def protected_roots(self) -> list[Path]:
         """Folders nothing may be written in (an archive or a Parquet file): the agent's own."""
@@ -174,11 +174,16 @@ class FormatPlugin:
 
         ``planned``: the paths were already expanded and told apart by content.
         """
-        raise NotImplementedError
+        return self._store().resolve(source, planned=planned)
 
     def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
         """One file's :class:`TranscriptFile` from its path and first bytes (the archive's plan)."""
-        raise NotImplementedError
+        return self._store().classify(path, size=size, head=head)
+
+    def _store(self) -> ModuleType:
+        if self.store_module is None:
+            raise NotImplementedError(f"{type(self).__name__} names no store_module and does not override this method")
+        return importlib.import_module(self.store_module)
 
     def deleted(self, source: str, exists: Callable[[str], bool], read: Callable[[str], bytes]) -> bool:
         """Whether the agent marked the transcript at ``source`` deleted (no loader reads it);
@@ -187,21 +192,25 @@ class FormatPlugin:
 
     def batching(self, total: int, *, turns: bool) -> tuple[int, bool]:
         """How the batch engine runs ``total`` bytes of its files for ``iter_tables`` (and the
-        table cache, which decodes through ``tables_batch``): the batch size, and whether the
-        batches go to threads of this process (:meth:`reads_in_threads`) rather than to worker
-        processes."""
+        table cache, which decodes through ``tables_batch``; ``turns``: with the turns), and for
+        ``iter_requests`` (``turns=False``): the batch size, and whether the batches go to threads
+        of this process rather than to worker processes. The one owner of that choice: the
+        processes started ahead of a run (``frames.sources.workers_ahead``) leave out the files
+        of the formats that answer threads for ``turns=False`` (by their ``file_names`` patterns
+        that name more than a suffix). The default: the engine's batch size, in processes.
+
+        A format whose lean read (``sessions``, ``usage``) is a C loop that releases the GIL
+        answers threads for ``turns=False`` when its :attr:`native_module` loaded (in pure
+        Python the threads would take turns on the GIL).
+
+        Examples:
+            >>> from cc_analytics.frames.registry import formats
+            >>> any(plugin.batching(0, turns=True)[1] for plugin in formats())  # turns: in processes
+            False
+        """
         from cc_analytics.frames.engine import BATCH_BYTES
 
-        return BATCH_BYTES, self.reads_in_threads(turns=turns)
-
-    def reads_in_threads(self, *, turns: bool = False) -> bool:
-        """Whether its batches (without turns) go to threads: :attr:`lean_threads`, and its
-        :attr:`native_module` loaded (in pure Python the threads would take turns on the GIL)."""
-        if turns or not self.lean_threads:
-            return False
-        from cc_analytics.frames import extension
-
-        return self.native_module is None or extension.load(self.native_module) is not None
+        return BATCH_BYTES, False
 
     def unit_bytes(self, path: Path) -> bytes | None:
         """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of

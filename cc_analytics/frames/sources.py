@@ -398,8 +398,8 @@ def _listed_sizes(source: Source, skip: Callable[[str], bool] | None = None) -> 
 
 def threaded_names() -> Callable[[str], bool] | None:
     """Whether a file name is one the formats that read ``sessions`` and ``usage`` in threads
-    (``FormatPlugin.reads_in_threads``) give their files, from their patterns that name more than
-    a suffix; None when no format does.
+    (``FormatPlugin.batching(…, turns=False)``) give their files, from their patterns that name
+    more than a suffix; None when no format does.
 
     Examples:
         >>> wanted = threaded_names()
@@ -411,7 +411,7 @@ def threaded_names() -> Callable[[str], bool] | None:
     patterns = [
         pattern
         for plugin in formats()
-        if plugin.reads_in_threads()
+        if plugin.batching(0, turns=False)[1]
         for pattern in plugin.file_names
         if not (pattern.startswith("*") and not GLOB_CHARS.intersection(pattern[1:]))
     ]

@@ -162,3 +162,25 @@ def test_a_format_with_an_optional_verb_group_exposes_it_and_the_front_reads_onl
     # The samples hold every format: the front skips those without findings, naming none.
     found = ccf.read_findings(ROOT / "data-samples")
     assert set(found["format"]) == with_findings and found.filter(pl.col("format").is_null()).height == 0
+
+
+def test_a_store_module_gives_the_three_store_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A format names the module that finds its files instead of writing three methods that call it.
+    store = type(sys)("toy_agent_store")
+    store.default_stores = lambda: [tmp_path]  # type: ignore[attr-defined]
+    store.resolve = lambda source, *, planned=False: [("resolved", source, planned)]  # type: ignore[attr-defined]
+    store.classify = lambda path, *, size, head: ("classified", path, size, head)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "toy_agent_store", store)
+
+    class Stored(FormatPlugin):
+        name, label, package, worker_module, store_hint = TOY.name, TOY.label, TOY.package, TOY.package, "~/.toy"
+        store_module = "toy_agent_store"
+
+    plugin = Stored()
+    assert plugin.default_stores() == [tmp_path]
+    assert plugin.resolve("x", planned=True) == [("resolved", "x", True)]  # type: ignore[comparison-overlap]
+    assert plugin.classify(tmp_path, size=3, head=b"{}") == ("classified", tmp_path, 3, b"{}")  # type: ignore[comparison-overlap]
+    # Without one, a method not overridden says what is missing (ToyPlugin overrides default_stores only).
+    with pytest.raises(NotImplementedError, match="ToyPlugin names no store_module"):
+        TOY.resolve(None)
+    assert TOY.default_stores() == [Path("~/.toy").expanduser()]

@@ -255,7 +255,7 @@ def test_ctrl_c_while_reading_ends_cleanly_and_writes_nothing(
     files = files_of(samples, plugin)
     folder = tmp_path / "many"
     # About 40 MB of this format (200 MB of one that reads in threads: they start in a moment)
-    copies = max(1, ((200 if plugin.reads_in_threads() else 40) << 20) // max(1, sum(f.size for f in files)))
+    copies = max(1, ((200 if plugin.batching(0, turns=False)[1] else 40) << 20) // max(1, sum(f.size for f in files)))
     for index in range(copies):
         for path in dict.fromkeys(f.path for f in files):  # several sessions may share a file (a database)
             relative = path.relative_to(SAMPLES)
@@ -266,7 +266,9 @@ def test_ctrl_c_while_reading_ends_cleanly_and_writes_nothing(
 
     out = tmp_path / "sessions.parquet"
     command = [str(SCRIPT), "sessions", str(folder), "--parquet", str(out), "--quiet", "--workers", "2"]
-    result = supervise(command, sig="SIGINT", when=f"thread:{BATCH_THREAD}" if plugin.reads_in_threads() else "workers")
+    result = supervise(
+        command, sig="SIGINT", when=f"thread:{BATCH_THREAD}" if plugin.batching(0, turns=False)[1] else "workers"
+    )
     assert_prompt_clean_exit(result, "SIGINT")
     assert not out.exists() and leftovers(tmp_path) == []
 

@@ -206,7 +206,7 @@ def test_sessions_and_usage_over_rollouts_start_no_worker_process(
     make_corpus.generate(tmp_path / "home", 1, seed=3)
     with workers_ahead(tmp_path / "home", 2, lean=True):
         # In pure Python (CC_ANALYTICS_PURE_PYTHON) they are processes, started ahead as ever.
-        assert bool(engine._started) == (not PLUGIN.reads_in_threads())
+        assert bool(engine._started) == (not PLUGIN.batching(0, turns=False)[1])
     with workers_ahead(tmp_path / "home", 2):
         assert engine._started
     monkeypatch.setattr("cc_analytics.frames.codex.plugin.LEAN_BATCH_MIN", 2**16)  # batches of 64 KiB: several

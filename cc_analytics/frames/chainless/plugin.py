@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from cc_analytics.frames.plugin import FormatPlugin
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.sources import Source, TranscriptFile
+    from cc_analytics.frames.sources import TranscriptFile
 
 SUFFIX = ".jsonl"
 
@@ -41,6 +41,7 @@ class ChainlessPlugin(FormatPlugin):
     store_option = "--sessions-dir"
     sniff_order = 10
     context_order = 0
+    store_module = "cc_analytics.frames.chainless.store"  # resolve; its store and a file's unit are named apart
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         if first is None:
@@ -53,11 +54,6 @@ class ChainlessPlugin(FormatPlugin):
         from cc_analytics.frames.chainless.store import default_sessions_dir
 
         return [default_sessions_dir()]
-
-    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
-        from cc_analytics.frames.chainless.store import resolve
-
-        return resolve(source, planned=planned)
 
     def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
         from cc_analytics.frames.chainless.store import transcript_file

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from cc_analytics.frames.plugin import FormatPlugin
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.sources import Source, TranscriptFile
+    from cc_analytics.frames.sources import TranscriptFile
 
 
 # Keys of Claude Code's line envelopes (spec ``claude-code-jsonl.md``): one of them is on every
@@ -65,6 +65,7 @@ class ClaudePlugin(FormatPlugin):
     sniff_order = 1000  # asked last: any object with a string type
     previews_windows = True
     native_module = "cc_analytics.frames.claude._skim"  # the line skimmer (_skim.c)
+    store_module = "cc_analytics.frames.claude.discovery"  # resolve and classify; its stores are its roots
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         if first is None or not isinstance(first.get("type"), str):
@@ -93,16 +94,6 @@ class ClaudePlugin(FormatPlugin):
         roots = [root.parent for root in self.default_stores()]
         home = DEFAULT_CONFIG.expanduser()
         return roots if home in roots else [*roots, home]
-
-    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
-        from cc_analytics.frames.claude.discovery import resolve
-
-        return resolve(source, planned=planned)
-
-    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
-        from cc_analytics.frames.claude.discovery import classify
-
-        return classify(path, size=size, head=head)
 
     def find_session(self, session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:
         from cc_analytics.frames.claude.discovery import find_session

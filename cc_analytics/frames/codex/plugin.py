@@ -1,8 +1,8 @@
 """The OpenAI Codex CLI format as every caller outside ``frames.codex`` sees it.
 
 Imports: the standard library and ``frames.plugin`` at import time (this module is imported
-to tell files apart); ``frames.codex.store`` (standard library, ``errors``, ``frames.sources``)
-when a method first needs it, and the verbs module (Polars) only through
+to tell files apart); ``frames.codex.store`` (standard library, ``errors``, ``frames.sources``:
+its :attr:`~FormatPlugin.store_module`) when a method first needs it, and the verbs module (Polars) only through
 :meth:`FormatPlugin.module`.
 
 A rollout is recognised by its first line, a ``session_meta`` record in Codex's envelope
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from cc_analytics.frames.plugin import FormatPlugin, is_safe_id
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.sources import Source, TranscriptFile
+    from cc_analytics.frames.sources import TranscriptFile
 
 ENVELOPE_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
 LEGACY_HEADER_KEYS = frozenset({"id", "timestamp", "instructions", "git"})
@@ -51,17 +51,20 @@ class CodexPlugin(FormatPlugin):
     store_option: ClassVar[str | None] = "--codex-home"
     native_module: ClassVar[str | None] = "cc_analytics.frames.codex._scan"  # the lean scan's loop (_scan.c)
     has_limits: ClassVar[bool] = True  # token_count events record the plan's rate limits
-    lean_threads: ClassVar[bool] = True  # the lean scan's C loop releases the GIL
+    store_module: ClassVar[str | None] = "cc_analytics.frames.codex.store"  # $CODEX_HOME's rollouts, grouped by session
     # Codex names every rollout so; Claude Code's "*.jsonl" still finds one renamed.
     file_names: ClassVar[tuple[str, ...]] = ("rollout-*.jsonl",)
     # Asked before the formats that take what nobody else claims: the signature is specific.
     sniff_order: ClassVar[int] = 50
 
     def batching(self, total: int, *, turns: bool) -> tuple[int, bool]:
-        """Without turns, the lean scan's batches (:func:`lean_batch_bytes`), in threads when its C loop is built."""
+        """Without turns, the lean scan's batches (:func:`lean_batch_bytes`), in threads when its
+        C loop (which releases the GIL) is built."""
         if turns:
             return super().batching(total, turns=turns)
-        return lean_batch_bytes(total), self.reads_in_threads()
+        from cc_analytics.frames import extension
+
+        return lean_batch_bytes(total), extension.load(self.native_module) is not None
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """A ``session_meta`` first line (whole, or cut in ``head``), or a rollout from before the envelope."""
@@ -77,25 +80,6 @@ class CodexPlugin(FormatPlugin):
                 and isinstance(stamp, str)
             )
         return _CUT_META.match(head) is not None
-
-    def default_stores(self) -> list[Path]:
-        """``$CODEX_HOME/sessions`` and ``$CODEX_HOME/archived_sessions`` (``CODEX_HOME``: ``~/.codex``)."""
-        from cc_analytics.frames.codex.store import default_stores
-
-        return default_stores()
-
-    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
-        """The rollouts of ``source`` (None: the default stores), grouped by session: a
-        subagent's rollout joins the session of the thread that spawned it."""
-        from cc_analytics.frames.codex.store import resolve
-
-        return resolve(source, planned=planned)
-
-    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
-        """One rollout's :class:`TranscriptFile` from its path and first bytes."""
-        from cc_analytics.frames.codex.store import classify
-
-        return classify(path, size=size, head=head)
 
     def find_session(self, session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:
         """The rollouts of session ``session_id``: its own and those of the subagents it spawned."""

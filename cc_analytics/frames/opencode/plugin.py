@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from cc_analytics.frames.plugin import FormatPlugin, is_safe_id
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.sources import Source, TranscriptFile
+    from cc_analytics.frames.sources import TranscriptFile
 
 
 class OpenCodePlugin(FormatPlugin):
@@ -42,6 +42,9 @@ class OpenCodePlugin(FormatPlugin):
     store_hint: ClassVar[str] = "$XDG_DATA_HOME/opencode (opencode.db, storage/), default ~/.local/share/opencode"
     sniff_order: ClassVar[int] = 60
     file_names: ClassVar[tuple[str, ...]] = ("opencode*.db", "ses_*.json")
+    # $XDG_DATA_HOME/opencode's sessions, a sub-task's with its parent's; a database stands for
+    # all its sessions, a session file for its own.
+    store_module: ClassVar[str | None] = "cc_analytics.frames.opencode.store"
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """OpenCode's database (by its first bytes), or a JSON storage session file."""
@@ -52,24 +55,6 @@ class OpenCodePlugin(FormatPlugin):
         if isinstance(first, Mapping):
             return is_session_object(dict(first))
         return session_of_head(head) is not None
-
-    def default_stores(self) -> list[Path]:
-        """``$XDG_DATA_HOME/opencode`` (default ``~/.local/share/opencode``)."""
-        from cc_analytics.frames.opencode.store import default_stores
-
-        return default_stores()
-
-    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
-        """The sessions of ``source`` (None: the default store), a sub-task's with its parent's."""
-        from cc_analytics.frames.opencode.store import resolve
-
-        return resolve(source, planned=planned)
-
-    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
-        """One file's unit: a database stands for all its sessions, a session file for its own."""
-        from cc_analytics.frames.opencode.store import classify
-
-        return classify(path, size=size, head=head)
 
     def unit_bytes(self, path: Path) -> bytes | None:
         """A database: a consistent snapshot (SQLite's backup API, read-only). A JSON storage
