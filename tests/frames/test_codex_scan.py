@@ -55,8 +55,14 @@ def new_state() -> list[Any]:
 
 
 def new_sink() -> tuple[Any, ...]:
-    """What lean.scan hands the loop: the usage columns, settings, packed items, marks."""
-    return ([[] for _ in range(lean.USAGE_COLUMNS)], [], bytearray(), [])
+    """What lean.scan hands the loop: the packed usage rows, their stamps and models, settings,
+    packed items, marks."""
+    return (bytearray(), [], [], [], bytearray(), [])
+
+
+def usage_lines(usage: bytearray) -> list[int]:
+    """The line of every packed usage row (its first number)."""
+    return [row[0] for row in lean.USAGE_ROW.iter_unpack(usage)]
 
 
 def test_the_policy_numbers() -> None:
@@ -113,7 +119,7 @@ def test_a_rollout_longer_than_a_flush_of_records() -> None:
         lines += [PROMPT, count % (index, index + 1), count % (index, index + 1)]  # a repeat
     found = both(b"\n".join(lines) + b"\n")
     assert found.lines == 9001
-    assert found.usage[0] == list(range(3, 9001, 3))  # the line column: one row a count, not a repeat
+    assert usage_lines(found.usage) == list(range(3, 9001, 3))  # the line column: one row a count, not a repeat
 
 
 def test_a_big_mapped_rollout_hands_back_its_pages_and_reads_the_same(tmp_path: Path) -> None:
@@ -137,7 +143,7 @@ def test_a_big_mapped_rollout_hands_back_its_pages_and_reads_the_same(tmp_path: 
     assert path.stat().st_size > 64 * 2**20
     mapped = lean._scan_file(resolve(path)[0])  # mapped, with release
     assert mapped == lean.scan(path.read_bytes())
-    assert mapped.lines == len(lines) and len(mapped.usage[0]) == 18_000
+    assert mapped.lines == len(lines) and len(usage_lines(mapped.usage)) == 18_000
 
 
 def test_the_loop_takes_the_clean_lines_and_hands_back_the_others() -> None:
@@ -152,9 +158,12 @@ def test_the_loop_takes_the_clean_lines_and_hands_back_the_others() -> None:
     taken = installed.scan_lines(data, len(lines[0]) + 1, 1, sink, state)
     assert taken is None or taken[2] > 2
     assert state[0] >= 2 and state[1] >= 3  # lines taken, the last one with a head
-    assert sink[0][0] and sink[1] and sink[2] and sink[3]  # usage rows, settings, items, marks
-    assert all(line > 1 for line in sink[0][0]) and all(row[0] > 1 for rows in (sink[1], sink[3]) for row in rows)
-    assert {len(column) for column in sink[0]} == {len(sink[0][0])}  # whole rows
+    usage, stamps, models, settings, items, marks = sink
+    assert usage and settings and items and marks
+    lines = usage_lines(usage)
+    assert len(usage) % lean.USAGE_ROW.size == 0 and len(lines) == len(stamps) == len(models)  # whole rows
+    assert all(line > 1 for line in lines) and all(row[0] > 1 for rows in (settings, marks) for row in rows)
+    assert all(stamp.encode().translate(lean.DIGITS_TO_ZERO) == lean.STAMP_SHAPE for stamp in stamps)
 
 
 def test_a_clean_rollout_is_taken_whole_after_its_header() -> None:
@@ -162,7 +171,7 @@ def test_a_clean_rollout_is_taken_whole_after_its_header() -> None:
     sink = new_sink()
     state = new_state()
     assert installed.scan_lines(data, len(HEADER) + 1, 1, sink, state) is None
-    assert sink[3] == [(2, lean.PROMPT), (4, lean.PROMPT)]
+    assert sink[5] == [(2, lean.PROMPT), (4, lean.PROMPT)]
     assert state[:4] == [2, 4, len(HEADER) + 15, len(HEADER) + 15]
 
 
@@ -203,9 +212,13 @@ def test_bad_arguments_are_errors() -> None:
     with pytest.raises(TypeError):
         installed.scan_lines(b"", 0, 0, ([], []), new_state())
     with pytest.raises(TypeError):
-        installed.scan_lines(b"", 0, 0, ([], [], [], []), new_state())  # the usage columns, the packed items
+        installed.scan_lines(b"", 0, 0, ([], [], [], [], [], []), new_state())  # not packed usage, items
     with pytest.raises(TypeError):
-        installed.scan_lines(b"", 0, 0, (*new_sink()[:3], ()), new_state())
+        installed.scan_lines(b"", 0, 0, (*new_sink()[:5], ()), new_state())
+    with pytest.raises(TypeError, match="16-tuple"):
+        installed.scan_lines(b"", 0, 0, new_sink(), [0, 0, -1, -1, -1, -1, (1, 2), False])
+    with pytest.raises(ValueError, match="null mark"):
+        installed.scan_lines(b"", 0, 0, new_sink(), [0, 0, -1, -1, -1, -1, (lean.NULL_COUNT,) * 16, False])
     with pytest.raises(ValueError, match="bad offsets"):
         installed.scan_lines(PROMPT, 0, 0, new_sink(), [0, 0, 10**6, 10**6, -1, -1, None, False])
     with pytest.raises(ValueError, match="bad offsets"):
@@ -232,7 +245,7 @@ def test_module_objects_are_independent() -> None:
     for module in (other, installed):
         sink = new_sink()
         assert module.scan_lines(data, len(HEADER) + 1, 1, sink, new_state()) is None
-        assert sink[3] == [(2, lean.PROMPT)]
+        assert sink[5] == [(2, lean.PROMPT)]
     del other
     gc.collect()
     assert installed.scan_lines(data, len(HEADER) + 1, 1, new_sink(), new_state()) is None
@@ -248,7 +261,7 @@ def test_the_extension_loads_in_a_subinterpreter() -> None:
         f"spec = importlib.util.spec_from_file_location({lean.NATIVE!r}, {installed.__file__!r})\n"
         "module = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(module)\n"
-        f"sink = ([[] for _ in range({lean.USAGE_COLUMNS})], [], bytearray(), [])\n"
+        "sink = (bytearray(), [], [], [], bytearray(), [])\n"
         f"assert module.scan_lines({PROMPT!r}, 0, 0, sink, [0, 0, -1, -1, -1, -1, None, False]) is None\n"
         "'''\n"
         "print(interpreters.run_string(interp, code))\n"

@@ -25,9 +25,11 @@
  * declined). session_meta, compacted, thread_settings_applied, lines with an "ordinal" and
  * every line that breaks a rule are Python's.
  *
- * sink: (usage, settings, items, marks), what lean.scan appends to: the usage rows' 18 column
- * lists, the settings rows, the items packed in a bytearray (line, bucket, tokens: three native
- * int64 each, summed by item_sums) and the marks.
+ * sink: (usage, stamps, models, settings, items, marks), what lean.scan appends to: the usage
+ * rows packed in a bytearray (lean.USAGE_ROW: the line and a count's 15 numbers, native int64
+ * each, NULL_COUNT for None), their timestamps and models (lists), the settings rows, the items
+ * packed in a bytearray (line, bucket, tokens: three native int64 each, summed by item_sums) and
+ * the marks.
  * state: [lines, last_line, min_stamp, max_stamp, last_start, last_end, last_values, in_burst],
  * read on entry and written back on return: the lines taken here, the last line with a head,
  * the offsets of the earliest and latest timestamp taken here (-1: none), the span of the last
@@ -378,18 +380,24 @@ static Rec *new_rec(Recs *R, int kind, Py_ssize_t number) {
     return r;
 }
 
-enum { SINK_USAGE = 0, SINK_SETTINGS, SINK_ITEMS, SINK_MARKS, SINK_SIZE };
-#define USAGE_COLUMNS 18 /* line, timestamp, then a count's 16 values (lean.USAGE_COLUMNS) */
+enum { SINK_USAGE = 0, SINK_STAMPS, SINK_MODELS, SINK_SETTINGS, SINK_ITEMS, SINK_MARKS, SINK_SIZE };
+#define COUNT_NUMBERS 15 /* a count's values less its model: has_total, 6 counts, has_last, 6 counts, window */
+#define NULL_COUNT INT64_MIN /* None, in a packed usage row (lean.NULL_COUNT) */
 #define ITEM_BYTES 24    /* an item in sink[SINK_ITEMS]: line, bucket, tokens, native int64 each */
 enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, ST_LAST_VALUES, ST_IN_BURST, ST_SIZE };
 #define TAKEN 1
 #define DECLINED 0
 #define FAILED (-1)
 
-/* What one scan_lines call reads and writes back to its state. */
+/* What one scan_lines call reads and writes back to its state. The last count's values are
+ * kept as numbers (last_none: it had no info; last_model: its model, a new reference, or None);
+ * last_values is the state's tuple, made anew on return when this call read a count. */
 typedef struct {
     Py_ssize_t lines, last_line, min, max, last_start, last_end;
-    PyObject *last_values; /* a new reference; read and written by emit() only */
+    PyObject *last_values; /* a new reference */
+    int64_t last[COUNT_NUMBERS];
+    int last_none, last_fresh;
+    PyObject *last_model; /* a new reference */
     int in_burst;
 } Run;
 
@@ -655,52 +663,84 @@ static int setting_row(PyObject *settings, Py_ssize_t number, PyObject *model) {
     return append_tuple(settings, 4, row);
 }
 
-/* A count's values as lean._count_of_body gives them: None, or a 16-tuple (a new reference). */
-static PyObject *count_values(const Count *c) {
-    if (c->none) return Py_NewRef(Py_None);
-    PyObject *row[16];
+/* A count's numbers as a packed usage row has them (after its line). */
+static void count_numbers(const Count *c, int64_t out[COUNT_NUMBERS]) {
     Py_ssize_t at = 0;
     for (int u = 0; u < 2; u++) {
-        row[at++] = Py_NewRef(c->has[u] ? Py_True : Py_False);
-        for (int k = 0; k < 6; k++) row[at++] = c->has[u] ? PyLong_FromLongLong(c->counts[u][k]) : Py_NewRef(Py_None);
+        out[at++] = c->has[u];
+        for (int k = 0; k < 6; k++) out[at++] = c->has[u] ? (int64_t)c->counts[u][k] : NULL_COUNT;
     }
-    row[at++] = c->window >= 0 ? PyLong_FromLongLong(c->window) : Py_NewRef(Py_None);
-    row[at++] = Py_NewRef(Py_None);
-    PyObject *tuple = PyTuple_New(16);
-    int ok = tuple != NULL;
-    for (int k = 0; k < 16; k++) ok = ok && row[k] != NULL;
-    if (!ok) {
-        for (int k = 0; k < 16; k++) Py_XDECREF(row[k]);
-        Py_XDECREF(tuple);
-        return NULL;
+    out[at] = c->window >= 0 ? (int64_t)c->window : NULL_COUNT;
+}
+
+/* The last count's values as lean._count_of_body gives them: None, or a 16-tuple (a new reference). */
+static PyObject *count_values(const Run *run) {
+    if (run->last_none) return Py_NewRef(Py_None);
+    PyObject *tuple = PyTuple_New(COUNT_NUMBERS + 1);
+    if (!tuple) return NULL;
+    for (Py_ssize_t k = 0; k < COUNT_NUMBERS; k++) {
+        int64_t v = run->last[k];
+        PyObject *item = (k == 0 || k == 7) ? Py_NewRef(v ? Py_True : Py_False)
+                         : v == NULL_COUNT ? Py_NewRef(Py_None)
+                                           : PyLong_FromLongLong((long long)v);
+        if (!item) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, k, item);
     }
-    for (int k = 0; k < 16; k++) PyTuple_SET_ITEM(tuple, k, row[k]);
+    PyTuple_SET_ITEM(tuple, COUNT_NUMBERS, Py_NewRef(run->last_model));
     return tuple;
 }
 
-/* What lean.scan does with a count's values (the last ones read): its usage row, appended to
- * the usage columns (left out for a repeat with a total: it changes nothing), and its model.
- * 1, or 0 with an exception set. */
-static int count_rows(PyObject *sink, Run *run, const uint8_t *data, const Rec *r) {
-    PyObject *values = run->last_values;
-    if (values == NULL || values == Py_None) return 1;
-    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != 16) {
+/* The state's last values (None, or a 16-tuple lean.scan made) as numbers: 1, or 0 with an
+ * exception set. */
+static int read_values(PyObject *values, Run *run) {
+    run->last_model = Py_NewRef(Py_None);
+    run->last_none = values == Py_None;
+    if (run->last_none) return 1;
+    if (!PyTuple_CheckExact(values) || PyTuple_GET_SIZE(values) != COUNT_NUMBERS + 1) {
         PyErr_SetString(PyExc_TypeError, "scan_lines: the last count's values are not a 16-tuple or None");
         return 0;
     }
-    if (!(r->kind == R_REPEAT && PyTuple_GET_ITEM(values, 0) == Py_True)) {
-        PyObject *columns = PyTuple_GET_ITEM(sink, SINK_USAGE);
-        PyObject *line = PyLong_FromSsize_t(r->number), *text = ascii_str((const char *)data + r->a, STAMP_SIZE);
-        int ok = line != NULL && text != NULL && PyList_Append(PyList_GET_ITEM(columns, 0), line) == 0 &&
-                 PyList_Append(PyList_GET_ITEM(columns, 1), text) == 0;
-        Py_XDECREF(line);
+    for (Py_ssize_t k = 0; k < COUNT_NUMBERS; k++) {
+        PyObject *item = PyTuple_GET_ITEM(values, k);
+        if (item == Py_None) {
+            run->last[k] = NULL_COUNT;
+            continue;
+        }
+        long long v = PyLong_AsLongLong(item);
+        if (v == -1 && PyErr_Occurred()) return 0;
+        if (v == NULL_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "scan_lines: a count of the last values is the null mark");
+            return 0;
+        }
+        run->last[k] = (int64_t)v;
+    }
+    Py_SETREF(run->last_model, Py_NewRef(PyTuple_GET_ITEM(values, COUNT_NUMBERS)));
+    return 1;
+}
+
+/* What lean.scan does with a count's values (the last ones read): its usage row, appended to
+ * the packed usage rows with its timestamp and model (left out for a repeat with a total: it
+ * changes nothing), and its model. 1, or 0 with an exception set. */
+static int count_rows(PyObject *sink, Run *run, const uint8_t *data, const Rec *r) {
+    if (run->last_none) return 1;
+    if (!(r->kind == R_REPEAT && run->last[0])) {
+        PyObject *usage = PyTuple_GET_ITEM(sink, SINK_USAGE);
+        Py_ssize_t at = PyByteArray_GET_SIZE(usage);
+        int64_t row[COUNT_NUMBERS + 1];
+        row[0] = (int64_t)r->number;
+        memcpy(row + 1, run->last, sizeof(run->last));
+        if (PyByteArray_Resize(usage, at + (Py_ssize_t)sizeof(row)) < 0) return 0;
+        memcpy(PyByteArray_AS_STRING(usage) + at, row, sizeof(row));
+        PyObject *text = ascii_str((const char *)data + r->a, STAMP_SIZE);
+        int ok = text != NULL && PyList_Append(PyTuple_GET_ITEM(sink, SINK_STAMPS), text) == 0 &&
+                 PyList_Append(PyTuple_GET_ITEM(sink, SINK_MODELS), run->last_model) == 0;
         Py_XDECREF(text);
-        for (Py_ssize_t k = 0; ok && k < 16; k++)
-            ok = PyList_Append(PyList_GET_ITEM(columns, k + 2), PyTuple_GET_ITEM(values, k)) == 0;
         if (!ok) return 0;
     }
-    PyObject *model = PyTuple_GET_ITEM(values, 15);
-    return model == Py_None || setting_row(PyTuple_GET_ITEM(sink, SINK_SETTINGS), r->number, model);
+    return run->last_model == Py_None || setting_row(PyTuple_GET_ITEM(sink, SINK_SETTINGS), r->number, run->last_model);
 }
 
 /* The rows of the records, appended to the sink's lists in line order: 1, or 0 with an
@@ -734,13 +774,13 @@ static int emit(PyObject *sink, Run *run, const Recs *R, const uint8_t *data) {
             Py_XDECREF(name);
             break;
         }
-        case R_COUNT: {
-            PyObject *values = count_values(&r->count);
-            if (!values) return 0;
-            Py_XSETREF(run->last_values, values);
+        case R_COUNT:
+            run->last_none = r->count.none;
+            if (!run->last_none) count_numbers(&r->count, run->last);
+            Py_SETREF(run->last_model, Py_NewRef(Py_None)); /* a count the loop reads names none */
+            run->last_fresh = 1;
             ok = count_rows(sink, run, data, r);
             break;
-        }
         default: /* R_REPEAT */
             ok = count_rows(sink, run, data, r);
             break;
@@ -757,7 +797,8 @@ static int read_state(PyObject *state, Run *run) {
     run->in_burst = PyObject_IsTrue(PyList_GET_ITEM(state, ST_IN_BURST));
     if (run->in_burst < 0) return 0;
     run->last_values = Py_NewRef(PyList_GET_ITEM(state, ST_LAST_VALUES));
-    return 1;
+    run->last_fresh = 0;
+    return read_values(run->last_values, run);
 }
 
 static int write_state(PyObject *state, Run *run) {
@@ -765,6 +806,11 @@ static int write_state(PyObject *state, Run *run) {
     for (int k = 0; k < 6; k++) {
         PyObject *value = PyLong_FromSsize_t(values[k]);
         if (!value || PyList_SetItem(state, k, value) < 0) return 0;
+    }
+    if (run->last_fresh) {
+        PyObject *values = count_values(run);
+        if (!values) return 0;
+        Py_SETREF(run->last_values, values);
     }
     return PyList_SetItem(state, ST_LAST_VALUES, Py_NewRef(run->last_values)) == 0;
 }
@@ -797,30 +843,35 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (nargs < 5 || nargs > 6 || !PyTuple_CheckExact(args[3]) || PyTuple_GET_SIZE(args[3]) != SINK_SIZE ||
         !PyList_CheckExact(args[4]) || PyList_GET_SIZE(args[4]) != ST_SIZE) {
         PyErr_SetString(PyExc_TypeError,
-                        "scan_lines(raw, start, number, (usage, settings, items, marks), state, release=False)");
+                        "scan_lines(raw, start, number, (usage, stamps, models, settings, items, marks), state, release=False)");
         return NULL;
     }
     int release = nargs == 6 ? PyObject_IsTrue(args[5]) : 0;
     if (release < 0) return NULL;
     PyObject *sink = args[3], *state = args[4];
-    PyObject *columns = PyTuple_GET_ITEM(sink, SINK_USAGE);
-    int shaped = PyList_CheckExact(columns) && PyList_GET_SIZE(columns) == USAGE_COLUMNS &&
+    int shaped = PyByteArray_CheckExact(PyTuple_GET_ITEM(sink, SINK_USAGE)) &&
+                 PyList_CheckExact(PyTuple_GET_ITEM(sink, SINK_STAMPS)) &&
+                 PyList_CheckExact(PyTuple_GET_ITEM(sink, SINK_MODELS)) &&
                  PyList_CheckExact(PyTuple_GET_ITEM(sink, SINK_SETTINGS)) &&
                  PyByteArray_CheckExact(PyTuple_GET_ITEM(sink, SINK_ITEMS)) &&
                  PyList_CheckExact(PyTuple_GET_ITEM(sink, SINK_MARKS));
-    for (Py_ssize_t k = 0; shaped && k < USAGE_COLUMNS; k++) shaped = PyList_CheckExact(PyList_GET_ITEM(columns, k));
     if (!shaped) {
-        PyErr_SetString(PyExc_TypeError,
-                        "scan_lines: the sink holds a list of 18 usage column lists, a list, a bytearray and a list");
+        PyErr_SetString(PyExc_TypeError, "scan_lines: the sink holds a bytearray, three lists, a bytearray and a list");
         return NULL;
     }
     Py_ssize_t start, number;
     if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &number)) return NULL;
     Run run;
-    if (!read_state(state, &run)) return NULL;
+    run.last_values = run.last_model = NULL;
+    if (!read_state(state, &run)) {
+        Py_XDECREF(run.last_values);
+        Py_XDECREF(run.last_model);
+        return NULL;
+    }
     Data d;
     if (!data_of(args[0], &d)) {
         Py_DECREF(run.last_values);
+        Py_DECREF(run.last_model);
         return NULL;
     }
     PyObject *result = NULL;
@@ -879,6 +930,7 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
 done:
     if (result && !write_state(state, &run)) Py_CLEAR(result);
     Py_DECREF(run.last_values);
+    Py_DECREF(run.last_model);
     PyMem_RawFree(R.rec);
     PyMem_RawFree(S.keys);
     PyMem_RawFree(S.text);
@@ -931,7 +983,7 @@ static PyMethodDef scan_methods[] = {
     {"scan_lines", (PyCFunction)(void (*)(void))scan_lines, METH_FASTCALL,
      "scan_lines(raw, start, number, sink, state, release=False) -> (start, end, number) | None\n\n"
      "lean.scan's loop over the clean lines of raw from offset start (the line after line\n"
-     "`number`), appending to its lists (sink: usage, settings, items, marks) and keeping its\n"
+     "`number`), appending to its sink (usage, stamps, models, settings, items, marks) and keeping its\n"
      "state (see the module's source); returns the span and number of the first line Python\n"
      "must read, or None at the end of the data. release: raw is a shared mapping of a file,\n"
      "whose pages already read are handed back as it goes (MADV_DONTNEED)."},

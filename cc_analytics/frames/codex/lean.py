@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import mmap
 import re
+import struct
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -113,8 +115,12 @@ _EXTENSION = extension.load(NATIVE)
 SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
 ITEM_SUMS: Any = None if _EXTENSION is None else _EXTENSION.item_sums
 STAMP_SIZE = len(STAMP_SHAPE)
-# A usage row's columns: USAGE_SCHEMA less the file (the line, the timestamp, the count's values).
-USAGE_COLUMNS = len(S.USAGE_SCHEMA) - 1
+# A usage row's numbers, packed (as the C loop packs them): its line, then a count's values but
+# its model (has_total, the six totals, has_last, the six last counts, the window), native int64
+# each, NULL_COUNT for None (no count is negative); its timestamp and model are kept in lists.
+USAGE_NUMBERS = (S.LINE, *(name for name in S.USAGE_SCHEMA if name not in (S.FILE, S.LINE, S.TIMESTAMP, S.USAGE_MODEL)))
+USAGE_ROW = struct.Struct(f"={len(USAGE_NUMBERS)}q")
+NULL_COUNT = -(2**63)
 # The buckets of the items the C loop packs, in its codes' order (_scan.c: B_SYSTEM...).
 PACKED_BUCKETS = ("system", "user", "assistant", "tool", "tool_calls")
 
@@ -127,16 +133,18 @@ class Unclean(Exception):
 class Scan:
     """What the lean scan keeps of one rollout: its header, the lines its fork replayed, its
     line count and last line, its earliest and latest timestamp (or every line's, when they
-    are not all of Codex's shape), its usage rows (the columns of ``USAGE_SCHEMA`` but the
-    file) and settings rows (``SETTINGS_SCHEMA`` without the file), its sums (:data:`SUMS`) and the lines of its own
-    compactions."""
+    are not all of Codex's shape), its usage rows (packed: :data:`USAGE_ROW`; their
+    timestamps and models) and settings rows (``SETTINGS_SCHEMA`` without the file), its sums
+    (:data:`SUMS`) and the lines of its own compactions."""
 
     header: dict[str, Any]
     replay: tuple[int, int]
     lines: int
     last_line: int
     stamps: tuple[str, str] | list[bytes]
-    usage: list[list[Any]]  # its columns
+    usage: bytearray  # its rows' numbers, packed (USAGE_ROW)
+    usage_stamps: list[str]
+    usage_models: list[str | None]
     settings: list[tuple[Any, ...]]
     sums: tuple[int, ...]
     compactions: list[int]
@@ -171,7 +179,10 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False)
     loads = read_line
     stamps: list[bytes] = []
     add_stamp = stamps.append
-    usage: list[list[Any]] = [[] for _ in range(USAGE_COLUMNS)]
+    usage = bytearray()  # the usage rows' numbers, packed (USAGE_ROW), and beside them:
+    usage_stamps: list[str] = []
+    usage_models: list[str | None] = []
+    pack_row = USAGE_ROW.pack
     settings: list[tuple[Any, ...]] = []
     items: list[tuple[Any, ...]] = []
     packed = bytearray()  # the C loop's items, packed (ITEM_SUMS adds them up)
@@ -187,7 +198,7 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False)
     number = last_line = 0
     pos = 0
     scan_lines = SCAN_LINES if native else None
-    sink = (usage, settings, packed, marks)
+    sink = (usage, usage_stamps, usage_models, settings, packed, marks)
     # The C loop's state (see _scan.c): lines it took, the last line with a head, the offsets
     # of its earliest and latest timestamp, the span of the last count's body and its values,
     # whether a fork's leading burst is open (then the token counts are read here).
@@ -289,8 +300,9 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False)
                         # not advanced, so no request and no occupancy; its totals and window are
                         # the previous row's): left out. Its model is still named (below).
                         if not (repeat and last_values[0]):
-                            for column, value in zip(usage, (number, stamp, *last_values), strict=True):
-                                column.append(value)
+                            usage += pack_row(number, *[NULL_COUNT if v is None else v for v in last_values[:-1]])
+                            usage_stamps.append(stamp)
+                            usage_models.append(last_values[-1])
                         model = last_values[-1]
                         if model is not None:
                             add_setting((number, model, None, False))
@@ -364,9 +376,8 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False)
     if taken and not isinstance(ends, tuple):
         return scan(data, native=False)
     sums, compactions = _sums(items, marks, replay, packed)
-    return Scan(
-        header, replay, len(stamps) - 2 * (taken > 0) + taken, last_line, ends, usage, settings, sums, compactions
-    )
+    lines = len(stamps) - 2 * (taken > 0) + taken
+    return Scan(header, replay, lines, last_line, ends, usage, usage_stamps, usage_models, settings, sums, compactions)
 
 
 RELEASE_BYTES = 32 * 2**20  # as _scan.c's
@@ -638,7 +649,7 @@ class Batch:
             files_frame,
             pl.DataFrame(schema={**S.LINES_SCHEMA, S.REPLAYED: pl.Boolean()}),
             pl.DataFrame(schema={**S.ITEMS_SCHEMA, S.REPLAYED: pl.Boolean()}),
-            table([found.usage for found in scans], S.USAGE_SCHEMA),
+            _usage_frame(scans, replays),
             table([rows_of(found.settings, len(S.SETTINGS_SCHEMA) - 1) for found in scans], S.SETTINGS_SCHEMA),
             pl.DataFrame(schema={**S.LIMITS_SCHEMA, S.REPLAYED: pl.Boolean()}),
             pl.DataFrame(schema=S.PROBLEMS_SCHEMA),
@@ -648,6 +659,55 @@ class Batch:
             _times(pl.DataFrame(stats, schema=STATS_SCHEMA, orient="row"), every_stamp),
             pl.DataFrame(compactions, schema=COMPACTIONS_SCHEMA, orient="row"),
         )
+
+
+def _usage_frame(scans: Sequence[Scan], replays: dict[int, tuple[int, int]]) -> pl.DataFrame:
+    """The usage rows of a batch's scans (``USAGE_SCHEMA`` and ``replayed``): their packed
+    numbers made columns by Polars (every :data:`USAGE_ROW` is one stride of a flat column; no
+    Python object a number), their timestamps and models from the lists beside them.
+
+    Examples:
+        >>> row = USAGE_ROW.pack(7, 1, 10, 0, 0, 5, 0, 15, 0, *[NULL_COUNT] * 6, NULL_COUNT)
+        >>> found = Scan({}, (0, 0), 7, 7, ("", ""), bytearray(row), ["2025-10-01T10:00:00.000Z"], [None], [], (), [])
+        >>> _usage_frame([found], {}).select("line", "total_input", "window", "replayed").rows()
+        [(7, 10, None, False)]
+    """
+    width = len(USAGE_NUMBERS)
+    numbers = array("q")
+    files = array("I")
+    for index, found in enumerate(scans):
+        numbers.frombytes(found.usage)
+        files.extend(array("I", [index]) * (len(found.usage) // USAGE_ROW.size))
+    flat = pl.Series(numbers, dtype=pl.Int64())
+    flags = (S.HAS_TOTAL, S.HAS_LAST)
+    columns = {
+        name: flat.gather_every(width, offset) if offset < len(flat) else pl.Series([], dtype=pl.Int64())
+        for offset, name in enumerate(USAGE_NUMBERS)
+    }
+    starts = [replays.get(index, (0, 0)) for index in range(len(scans))]
+    file = pl.col(S.FILE)
+    frame = pl.DataFrame(
+        {
+            S.FILE: pl.Series(files, dtype=pl.UInt32()),
+            **columns,
+            S.TIMESTAMP: pl.Series([stamp for found in scans for stamp in found.usage_stamps], dtype=pl.String()),
+            S.USAGE_MODEL: pl.Series([model for found in scans for model in found.usage_models], dtype=pl.String()),
+        }
+    )
+    start = pl.lit(pl.Series([start for start, _ in starts], dtype=pl.Int64())).gather(file)
+    end = pl.lit(pl.Series([end for _, end in starts], dtype=pl.Int64())).gather(file)
+    line = pl.col(S.LINE)
+    return frame.select(
+        *(
+            pl.col(name).cast(pl.Boolean())
+            if name in flags
+            else pl.when(pl.col(name) != NULL_COUNT).then(pl.col(name)).alias(name)
+            if name not in (S.FILE, S.LINE, S.TIMESTAMP, S.USAGE_MODEL)
+            else pl.col(name)
+            for name in S.USAGE_SCHEMA
+        ),
+        ((end > 0) & (start <= line) & (line <= end)).alias(S.REPLAYED),
+    )
 
 
 def _times(stats: pl.DataFrame, stamps: list[tuple[int, bytes]]) -> pl.DataFrame:
