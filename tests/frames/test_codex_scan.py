@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import struct
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from cc_analytics import jsonline
 from cc_analytics.frames import extension
 from cc_analytics.frames.codex import lean, resolve
+from cc_analytics.frames.estimate import text_tokens
 from tests.conftest import ROOT, shared_path
 from tests.fixtures.codex import make_corpus
 from tests.frames.test_codex_lean import rollouts
@@ -272,3 +274,59 @@ def test_the_extension_loads_in_a_subinterpreter() -> None:
         pytest.skip("this Python has no subinterpreter module")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "None", done.stdout
+
+
+def compacted(payload: bytes) -> bytes:
+    return b'{"timestamp":"2025-11-03T09:00:02.000Z","type":"compacted","payload":' + payload + b"}"
+
+
+HISTORY = (
+    b'{"replacement_history":['
+    b'{"type":"message","role":"user","content":[{"type":"input_text","text":"fix the tests"},{"text":"\\u00e9t\\u00e9"}]},'
+    b'{"type":"message","role":"developer","content":"be brief"},{"type":"message","content":7},'
+    b'{"type":"agent_message","content":"done"},{"type":"function_call","name":"shell","arguments":"{\\"cmd\\":\\"ls\\"}"},'
+    b'{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin"},'
+    b'{"type":"function_call_output","output":"a\\nb"},{"type":"reasoning","summary":[]},3,"text",null,'
+    b'{"type":"compaction_summary","text":"x"}'
+    b'],"message":"ignored beside a history"}'
+)
+
+
+@pytest.mark.parametrize(
+    ("payload", "taken"),
+    [
+        (HISTORY, True),
+        (b'{"message":"what happened so far"}', True),  # before replacement histories
+        (b'{"message":"","replacement_history":null}', True),  # nothing measured, still a compaction
+        (b'{"replacement_history":[{"type":"local_shell_call","action":{"command":["ls"]}}]}', False),
+        (b'{"replacement_history":[{"type":"mess\\u0061ge","content":"x"}]}', False),  # an escaped type
+        (b'{"replacement_history":[{"type":"message","role":"us\\u0065r","content":"x"}]}', False),
+        (b'{"replacement_history":[{"type":"function_call","name":"shell","arguments":{"cmd":"ls"}}]}', False),
+        (b'{"replacement_history":[{"type":"message","content":{"text":"x"}}]}', False),
+        (b'{"replacement_history":[{"type":"function_call_output","output":[{"text":"x"}]}]}', False),
+    ],
+)
+def test_compacted_lines_are_the_loops_unless_an_entry_is_not(payload: bytes, taken: bool) -> None:
+    line = compacted(payload)
+    data = HEADER + b"\n" + line + b"\n"
+    start = len(HEADER) + 1
+    sink = new_sink()
+    found = installed.scan_lines(data, start, 1, sink, new_state())
+    assert (found is None) == taken
+    if taken:
+        assert sink[5] == [(2, lean.COMPACTED)]
+    else:
+        assert found == (start, start + len(line), 2) and sink[4] == bytearray() and sink[5] == []
+    scanned = both(data)
+    assert scanned is not None and scanned.compactions == [2]
+
+
+def test_a_compacted_history_measures_each_entry_as_python_does() -> None:
+    data = HEADER + b"\n" + compacted(HISTORY) + b"\n"
+    sink = new_sink()
+    assert installed.scan_lines(data, len(HEADER) + 1, 1, sink, new_state()) is None
+    items = [struct.unpack("=3q", sink[4][at : at + 24]) for at in range(0, len(sink[4]), 24)]
+    buckets = [lean.PACKED_BUCKETS[bucket] for _, bucket, _ in items]
+    # The user message, the developer one, a message without text, the agent's, the two calls, the output.
+    assert buckets == ["user", "system", "assistant", "user", "tool_calls", "tool_calls", "tool"]
+    assert items[0][2] == text_tokens("fix the tests\nété") and items[2][2] == 0

@@ -22,8 +22,10 @@
  * Every line it parses is validated in full, as the JSON line policy reads it
  * (cc_analytics/jsonline.py: nesting up to MAX_DEPTH, the first of a repeated key wins; an
  * integer beyond 64 bits, an escaped key or a text only the estimate's expression measures is
- * declined). session_meta, compacted, thread_settings_applied, lines with an "ordinal" and
- * every line that breaks a rule are Python's.
+ * declined). compacted lines are taken too (their replacement history's entries measured as
+ * response items are, or their message), unless an entry is one it does not measure.
+ * session_meta, thread_settings_applied, lines with an "ordinal" and every line that breaks a
+ * rule are Python's.
  *
  * sink: (usage, stamps, models, settings, items, marks), what lean.scan appends to: the usage
  * rows packed in a bytearray (lean.USAGE_ROW: the line and a count's 15 numbers, native int64
@@ -51,7 +53,13 @@
 #include <unistd.h>
 #endif
 
-typedef enum { X_SKIP = 0, X_TOP, X_PAYLOAD, X_CONTENT, X_PART, X_INFO, X_TOTAL, X_LAST } Ctx;
+typedef enum { X_SKIP = 0, X_TOP, X_PAYLOAD, X_CONTENT, X_PART, X_INFO, X_TOTAL, X_LAST, X_HISTORY, X_ENTRY } Ctx;
+
+/* What a compacted line's replacement history adds: an entry's bucket and tokens. */
+typedef struct {
+    int bucket;
+    long long tokens;
+} Entry;
 
 /* Scratch space of one scan_lines call (its loop runs without the GIL: nothing it writes is shared). */
 typedef struct {
@@ -61,6 +69,8 @@ typedef struct {
     Py_ssize_t text_cap;
     Level *levels;
     Py_ssize_t levels_cap;
+    Entry *entries; /* a compacted line's measured history (see parse_history) */
+    Py_ssize_t entries_cap, entries_len;
 } Scratch;
 
 /* The usage counts lean._usage reads, in its order (cached: cached_input_tokens, else
@@ -86,9 +96,14 @@ typedef struct {
     Val total, last, window;
     Val counts[2][U_KEYS];
     int model_keys; /* info has model, model_name or metadata */
+    /* a compacted line's payload: its message and replacement history (read only when compacted) */
+    int compacted;
+    Val message, history;
+    int history_state; /* 0: every entry measured; DECLINED_ENTRY: one the loop does not measure; FAILED_ENTRY: no memory */
 } Parser;
 
 static int parse_value(Parser *P, Val *out, Ctx ctx);
+static int parse_history(Parser *P, Val *out);
 
 #include "../_jsonscan_parse.h"
 
@@ -124,6 +139,25 @@ static Val *target(Parser *P, Ctx ctx, const uint8_t *k, Py_ssize_t n, Ctx *sub)
         if (KEY("input")) return &P->input;
         if (KEY("role")) return &P->role;
         if (KEY("model")) return &P->model;
+        if (KEY("content")) {
+            *sub = X_CONTENT;
+            return &P->content;
+        }
+        if (P->compacted) {
+            if (KEY("message")) return &P->message;
+            if (KEY("replacement_history")) {
+                *sub = X_HISTORY;
+                return &P->history;
+            }
+        }
+        return NULL;
+    case X_ENTRY: /* a history entry: the fields of a response item's payload */
+        if (KEY("type")) return &P->ptype;
+        if (KEY("output")) return &P->output;
+        if (KEY("name")) return &P->name;
+        if (KEY("arguments")) return &P->arguments;
+        if (KEY("input")) return &P->input;
+        if (KEY("role")) return &P->role;
         if (KEY("content")) {
             *sub = X_CONTENT;
             return &P->content;
@@ -243,6 +277,123 @@ static int parse_parts(Parser *P, Val *out) {
     return 1;
 }
 
+enum { DECLINED_ENTRY = 1, FAILED_ENTRY = 2 };
+enum { B_SYSTEM = 0, B_USER, B_ASSISTANT, B_TOOL, B_TOOL_CALLS };
+static long long text_tokens(const Val *v);
+
+static inline int is(const uint8_t *s, const uint8_t *e, const char *text) {
+    size_t n = strlen(text);
+    return (size_t)(e - s) == n && memcmp(s, text, n) == 0;
+}
+
+/* A history entry's bucket and tokens as values.text_of_item measures them: 1, 0 (nothing
+ * measured), or -1 (one the loop does not measure: the line is Python's). */
+static int entry_measure(const Parser *P, int *bucket, long long *tokens) {
+    const Val *type = &P->ptype;
+    if (type->t != J_STR) return 0;
+    if (type->escaped) return -1;
+    const uint8_t *t = type->s, *e = type->e;
+    if (is(t, e, "function_call_output") || is(t, e, "custom_tool_call_output")) {
+        *bucket = B_TOOL;
+        *tokens = text_tokens(&P->output);
+        return *tokens < 0 ? -1 : 1;
+    }
+    if (is(t, e, "function_call") || is(t, e, "custom_tool_call")) {
+        const Val *name = &P->name, *arguments = e - t == 13 ? &P->arguments : &P->input;
+        if (name->t != J_STR || arguments->t != J_STR || past_cjk(name) || past_cjk(arguments)) return -1;
+        *bucket = B_TOOL_CALLS;
+        *tokens = tokens_of(name->m.units + arguments->m.units + 1, name->m.cjk + arguments->m.cjk);
+        return 1;
+    }
+    int message = is(t, e, "message");
+    if (message || is(t, e, "agent_message")) {
+        *bucket = B_USER;
+        if (message) {
+            const Val *role = &P->role;
+            *bucket = B_ASSISTANT;
+            if (role->t == J_STR) {
+                if (role->escaped) return -1;
+                if (is(role->s, role->e, "user")) *bucket = B_USER;
+                else if (is(role->s, role->e, "system") || is(role->s, role->e, "developer")) *bucket = B_SYSTEM;
+            }
+        }
+        const Val *content = &P->content;
+        Measure text = {0, 0, 1};
+        if (content->t == J_STR) {
+            if (past_cjk(content)) return -1;
+            text = content->m;
+        } else if (content->t == J_ARR) {
+            if (P->past) return -1;
+            text = P->joined;
+        } else if (content->t == J_OBJ) {
+            return -1;
+        }
+        *tokens = tokens_of(text.units, text.cjk);
+        return 1;
+    }
+    if (is(t, e, "local_shell_call") || is(t, e, "web_search_call") || is(t, e, "tool_search_call") ||
+        is(t, e, "tool_search_output"))
+        return -1; /* measured from JSON values (values.dumped) */
+    return 0;
+}
+
+/* A compacted line's replacement history: each object entry is read with the fields of a
+ * response item and measured into the scratch's entries (lean.scan: text_of_item of each dict
+ * entry); the other values are validated and skipped. */
+static int parse_history(Parser *P, Val *out) {
+    Val scratch;
+    Scratch *S = P->scratch;
+    const uint8_t *start = P->p;
+    P->p++;
+    skip_ws(P);
+    if (P->p >= P->end) return 0;
+    out->empty = 1;
+    if (*P->p != ']') {
+        out->empty = 0;
+        for (;;) {
+            if (P->p >= P->end) return 0;
+            if (*P->p == '{') {
+                Val *fields[] = {&P->ptype, &P->output, &P->name, &P->arguments, &P->input, &P->role, &P->content,
+                                 &P->first_text, &P->part_text};
+                for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) memset(fields[k], 0, sizeof(Val));
+                memset(&P->joined, 0, sizeof(Measure));
+                P->joined.ascii = 1;
+                P->parts = 0;
+                P->past = 0;
+                if (!parse_value(P, &scratch, X_ENTRY)) return 0;
+                int bucket = 0;
+                long long tokens = 0;
+                int got = entry_measure(P, &bucket, &tokens);
+                if (got < 0) P->history_state |= DECLINED_ENTRY;
+                else if (got > 0 && !P->history_state) {
+                    if (S->entries_len == S->entries_cap) {
+                        Py_ssize_t cap = S->entries_cap ? S->entries_cap * 2 : 16;
+                        Entry *grown = PyMem_RawRealloc(S->entries, (size_t)cap * sizeof(Entry));
+                        if (!grown) {
+                            P->history_state |= FAILED_ENTRY;
+                        } else {
+                            S->entries = grown;
+                            S->entries_cap = cap;
+                        }
+                    }
+                    if (!P->history_state) S->entries[S->entries_len++] = (Entry){bucket, tokens};
+                }
+            } else if (!parse_value(P, &scratch, X_SKIP)) {
+                return 0;
+            }
+            int next = after_item(P, ']');
+            if (next == 1) continue;
+            if (next == 2) break;
+            return 0;
+        }
+    }
+    P->p++;
+    out->t = J_ARR;
+    out->s = start;
+    out->e = P->p;
+    return 1;
+}
+
 /* The value at P->p (no whitespace before it). Objects and arrays a field is read from take
  * their context; the others are skipped without recursion (skip_value). */
 static int parse_value(Parser *P, Val *out, Ctx ctx) {
@@ -250,11 +401,13 @@ static int parse_value(Parser *P, Val *out, Ctx ctx) {
     case '{':
     case '[': {
         int own = *P->p == '{' ? ctx == X_TOP || ctx == X_PAYLOAD || ctx == X_PART || ctx == X_INFO ||
-                                     ctx == X_TOTAL || ctx == X_LAST
-                               : ctx == X_CONTENT;
+                                     ctx == X_TOTAL || ctx == X_LAST || ctx == X_ENTRY
+                               : ctx == X_CONTENT || ctx == X_HISTORY;
         if (!own) return skip_value(P, out);
         if (++P->depth > MAX_DEPTH) return 0;
-        int ok = *P->p == '{' ? parse_object(P, out, ctx) : parse_parts(P, out);
+        int ok = *P->p == '{'         ? parse_object(P, out, ctx)
+                 : ctx == X_HISTORY ? parse_history(P, out)
+                                    : parse_parts(P, out);
         P->depth--;
         return ok;
     }
@@ -290,11 +443,6 @@ static const uint8_t *word(const uint8_t *p, const uint8_t *end) {
     const uint8_t *start = p;
     while (p < end && word_byte(*p)) p++;
     return p > start && p < end && *p == '"' ? p : NULL;
-}
-
-static inline int is(const uint8_t *s, const uint8_t *e, const char *text) {
-    size_t n = strlen(text);
-    return (size_t)(e - s) == n && memcmp(s, text, n) == 0;
 }
 
 static inline int starts(const uint8_t *s, const uint8_t *e, const char *text) {
@@ -336,8 +484,7 @@ static int decoded_starts(const Val *v, const char *prefix) {
  * from them, in line order. A line either gives all its records or none (declined). */
 
 enum { R_ITEM = 0, R_MARK, R_SETTING, R_COUNT, R_REPEAT };
-enum { B_SYSTEM = 0, B_USER, B_ASSISTANT, B_TOOL, B_TOOL_CALLS };
-enum { M_PROMPT = 0, M_LEGACY = 1, M_COMPACT_EVENT = 3 }; /* lean.PROMPT, LEGACY, COMPACT_EVENT */
+enum { M_PROMPT = 0, M_LEGACY = 1, M_COMPACTED = 2, M_COMPACT_EVENT = 3 }; /* lean.PROMPT, LEGACY, COMPACTED, COMPACT_EVENT */
 
 /* What lean._count_of_body reads of a token_count: None (info is not an object), or the total's
  * and the last request's six counts (each present or not) and the window. */
@@ -409,6 +556,7 @@ static void init_parser(Parser *P, Scratch *S, const uint8_t *p, const uint8_t *
     P->scratch = S;
     P->joined.ascii = 1;
     S->keys_len = 0;
+    S->entries_len = 0;
 }
 
 /* The line data[start:stop] as a whole, parsed from its first byte: 1 when it is one valid object. */
@@ -567,6 +715,26 @@ static int response_item(Recs *R, Parser *P, const uint8_t *ptype, const uint8_t
     return TAKEN;        /* an item measured by nothing */
 }
 
+/* A compacted line: the items of its replacement history (a list), else of its message (a
+ * user item, when a non-empty string), and its mark; DECLINED when an entry or the message is
+ * one the loop does not measure. */
+static int compacted(Recs *R, Parser *P, Py_ssize_t number) {
+    P->compacted = 1;
+    if (!parse_line(P) || P->payload.t != J_OBJ) return DECLINED;
+    if (P->history_state & FAILED_ENTRY) return FAILED;
+    if (P->history.t == J_ARR) {
+        if (P->history_state) return DECLINED;
+        Scratch *S = P->scratch;
+        for (Py_ssize_t k = 0; k < S->entries_len; k++)
+            if (add_item(R, number, S->entries[k].bucket, S->entries[k].tokens) != TAKEN) return FAILED;
+    } else if (P->message.t == J_STR && P->message.s != P->message.e) {
+        long long tokens = text_tokens(&P->message);
+        if (tokens < 0) return DECLINED;
+        if (add_item(R, number, B_USER, tokens) != TAKEN) return FAILED;
+    }
+    return add_mark(R, number, M_COMPACTED);
+}
+
 /* One line, data[start:stop] (stop: its closing brace's end): TAKEN, DECLINED or FAILED. */
 static int scan_line(Scratch *S, Recs *R, Run *run, const uint8_t *data, Py_ssize_t start, Py_ssize_t stop,
                      const uint8_t *limit, Py_ssize_t number) {
@@ -625,7 +793,9 @@ static int scan_line(Scratch *S, Recs *R, Run *run, const uint8_t *data, Py_ssiz
                 r->b = e - data;
             }
         }
-    } else if (is(kind, kind_end, "session_meta") || is(kind, kind_end, "compacted")) {
+    } else if (is(kind, kind_end, "compacted")) {
+        got = compacted(R, &P, number);
+    } else if (is(kind, kind_end, "session_meta")) {
         return DECLINED;
     }
     if (got != TAKEN) return got;
@@ -935,6 +1105,7 @@ done:
     PyMem_RawFree(S.keys);
     PyMem_RawFree(S.text);
     PyMem_RawFree(S.levels);
+    PyMem_RawFree(S.entries);
     data_release(&d);
     return result;
 }
