@@ -1,7 +1,7 @@
 """The verbs of the GitHub Copilot CLI format: events, turns, sessions, problems and requests frames.
 
 Imports: polars, the standard library, the shared ``frames`` modules (``engine``, ``prices``,
-``schema``, ``sources``, ``context_report``), the frame builders of ``frames.gemini_family``
+``schema``, ``sources``, ``context_report``), the frame builders of ``frames.chatlog``
 that name no format (turns and sessions from a messages frame and a requests frame), and the
 other modules of ``frames.copilot``. The rules are in ``frames.copilot.events`` and
 ``docs/copilot.md``: requests come from ``session.shutdown``'s per-model totals (their growth
@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from cc_analytics.frames import gemini_family as family
 from cc_analytics.frames import schema as S
+from cc_analytics.frames.chatlog import builders
+from cc_analytics.frames.chatlog import messages as family
 from cc_analytics.frames.copilot.events import NAMES_JOIN, Parsed, parse
 from cc_analytics.frames.copilot.plugin import PLUGIN
 from cc_analytics.frames.copilot.store import resolve
@@ -154,7 +155,7 @@ class Batch:
 
     __slots__ = ("decoded", "requests")
 
-    def __init__(self, decoded: family.Decoded, requests: pl.DataFrame) -> None:
+    def __init__(self, decoded: builders.Decoded, requests: pl.DataFrame) -> None:
         self.decoded = decoded
         self.requests = requests
 
@@ -187,7 +188,7 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
         pl.when(names.is_null()).then(pl.lit([], S.STRINGS)).otherwise(names.str.split(NAMES_JOIN)).alias(S.TOOL_NAMES),
         pl.lit(False).alias(REWOUND),
     )
-    decoded = family.Decoded(
+    decoded = builders.Decoded(
         _frame(file_rows, _files_schema()),
         events,
         pl.DataFrame(problems, schema=S.PROBLEMS_SCHEMA, orient="row"),
@@ -195,7 +196,7 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
     return Batch(decoded, _frame(request_rows, _requests_schema()))
 
 
-def events_with_session(decoded: family.Decoded) -> pl.LazyFrame:
+def events_with_session(decoded: builders.Decoded) -> pl.LazyFrame:
     """The events with their file's session, which are requests and prompts, and their time."""
     files = decoded.files.lazy().select(FILE, S.SESSION_ID)
     return (
@@ -204,7 +205,7 @@ def events_with_session(decoded: family.Decoded) -> pl.LazyFrame:
         .with_columns(
             pl.col(USED).alias(IS_REQUEST),
             (pl.col(S.ROLE) == family.USER).alias(IS_PROMPT),
-            family.utc_time(pl.col(TIMESTAMP)).alias(S.TIME),
+            builders.utc_time(pl.col(TIMESTAMP)).alias(S.TIME),
         )
     )
 
@@ -231,7 +232,7 @@ def priced_requests(batch: Batch) -> pl.DataFrame:
         S.IS_SIDECHAIN: pl.col(S.IS_SUBAGENT_FILE),
         S.REQUEST_ID: pl.col(S.REQUEST_ID),
         S.MESSAGE_ID: pl.col(S.MESSAGE_ID),
-        S.TIME: family.utc_time(pl.col(TIMESTAMP)),
+        S.TIME: builders.utc_time(pl.col(TIMESTAMP)),
         S.MODEL: pl.col(S.MODEL),
         S.PROVIDER: pl.lit(PROVIDER, pl.String),
         S.INPUT_TOKENS: pl.col(S.INPUT_TOKENS),
@@ -315,8 +316,8 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: S
     batch = decode(files, contents)
     events = events_with_session(batch.decoded).collect().lazy()
     requests = priced_requests(batch)
-    turn_frame = family.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect()
-    sessions = family.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
+    turn_frame = builders.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect()
+    sessions = builders.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
     return Tables(
         sessions,
         turn_frame if turns else turn_frame.clear(),
@@ -493,7 +494,7 @@ def context_report(
     now = (
         events_with_session(decode(list(files), contents).decoded)
         .filter(pl.col(S.SESSION_ID) == session_id)
-        .filter(family.in_context())
+        .filter(builders.in_context())
         .collect()
     )
     breakdown = dict(zip(BREAKDOWN_KEYS, (int(now[bucket].sum()) for bucket in S.BUCKETS), strict=True))

@@ -1,6 +1,6 @@
 """A Gemini CLI chat file as messages: the ``.json`` document and the ``.jsonl`` log.
 
-Imports: orjson, the standard library and ``frames.gemini_family`` (no Polars: a worker parses
+Imports: orjson, the standard library and ``frames.chatlog.messages`` (no Polars: a worker parses
 here and hands the messages on). Rules:
 
 * a ``.json`` file is one document: ``sessionId``, ``projectHash``, ``startTime``,
@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from cc_analytics.frames.gemini_family import (
+from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
     NOT_JSON_FILE,
     SYSTEM,

@@ -1,6 +1,6 @@
 """A Qwen Code chat file as messages.
 
-Imports: the standard library and ``frames.gemini_family`` (no Polars: a worker parses here and
+Imports: the standard library and ``frames.chatlog.messages`` (no Polars: a worker parses here and
 hands the messages on). Rules:
 
 * one record per line (``uuid``, ``parentUuid``, ``sessionId``, ``timestamp``, ``type``,
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cc_analytics.frames.gemini_family import (
+from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
     SYSTEM,
     TOOL,
