@@ -58,10 +58,16 @@ class Decoded:
     problems: pl.DataFrame
 
 
-def _schemas() -> tuple[pl.Schema, pl.Schema]:
+def files_schema() -> pl.Schema:
+    """The batch-local ``files`` frame: one row per file, its place in the batch first.
+
+    Examples:
+        >>> list(files_schema())[:3]
+        ['file', 'source_file', 'session_id']
+    """
     import polars as pl
 
-    files = pl.Schema(
+    return pl.Schema(
         {
             FILE: pl.Int64(),
             S.SOURCE_FILE: pl.String(),
@@ -75,6 +81,12 @@ def _schemas() -> tuple[pl.Schema, pl.Schema]:
             S.EVENTS: pl.Int64(),
         }
     )
+
+
+def _schemas() -> tuple[pl.Schema, pl.Schema]:
+    import polars as pl
+
+    files = files_schema()
     messages = pl.Schema(
         {
             FILE: pl.Int64(),
@@ -157,24 +169,37 @@ def decode(spec: Spec, files: Sequence[TranscriptFile], contents: Sequence[bytes
             )
     return Decoded(
         pl.DataFrame(file_rows, schema=files_schema),
-        _messages_frame(rows, messages_schema),
+        messages_frame(rows, messages_schema),
         pl.DataFrame(problems, schema=S.PROBLEMS_SCHEMA),
     )
 
 
-def _messages_frame(rows: list[tuple[Any, ...]], schema: pl.Schema) -> pl.DataFrame:
-    """The messages frame from its rows, column by column; tool names split back into lists."""
+def frame_of(rows: list[Any], schema: pl.Schema) -> pl.DataFrame:
+    """A frame of ``schema`` from its rows (tuples in the schema's order), column by column.
+
+    Examples:
+        >>> import polars as pl
+        >>> frame_of([(1, "a"), (2, None)], pl.Schema({"n": pl.Int64(), "s": pl.String()})).rows()
+        [(1, 'a'), (2, None)]
+    """
     import polars as pl
 
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
-    frame = pl.DataFrame(
+    return pl.DataFrame(
         {
             name: pl.Series(name, column, dtype=dtype)
             for (name, dtype), column in zip(schema.items(), columns, strict=True)
         }
     )
+
+
+def messages_frame(rows: list[Any], schema: pl.Schema) -> pl.DataFrame:
+    """A messages frame from its rows (:func:`frame_of`), its tool names (joined by
+    ``NAMES_JOIN``) split back into lists."""
+    import polars as pl
+
     names = pl.col(S.TOOL_NAMES)
-    return frame.with_columns(
+    return frame_of(rows, schema).with_columns(
         pl.when(names.is_null()).then(pl.lit([], S.STRINGS)).otherwise(names.str.split(NAMES_JOIN)).alias(S.TOOL_NAMES)
     )
 
@@ -425,21 +450,25 @@ def summarize(
     return summary.collect().cast(S.SESSIONS_SCHEMA)
 
 
-def events_frame(spec: Spec, decoded: Decoded) -> pl.DataFrame:
-    """The events frame of a batch (:func:`events_schema`): one row per message."""
+def events_frame(
+    spec: Spec, decoded: Decoded, *, messages: pl.LazyFrame | None = None, schema: pl.Schema | None = None
+) -> pl.DataFrame:
+    """The events frame of a batch (``schema``, :func:`events_schema` unless given): one row
+    per message of ``messages`` (:func:`messages_with_session` unless given)."""
     import polars as pl
 
+    schema = events_schema() if schema is None else schema
     files = decoded.files.lazy().select(FILE, S.SOURCE_FILE, S.PROJECT)
     return (
-        messages_with_session(decoded)
+        (messages_with_session(decoded) if messages is None else messages)
         .join(files, on=FILE, how="left", maintain_order="left")
         .with_columns(
             pl.lit(spec.format).alias(S.FORMAT),
             pl.sum_horizontal(*S.BUCKETS).cast(pl.Int64).alias(S.ESTIMATED_TOKENS),
         )
-        .select(list(events_schema()))
+        .select(list(schema))
         .collect()
-        .cast(events_schema())
+        .cast(schema)
     )
 
 

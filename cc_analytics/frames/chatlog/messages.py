@@ -43,6 +43,7 @@ from cc_analytics.frames import schema as S
 from cc_analytics.frames.lines import kind_name
 
 if TYPE_CHECKING:
+    from cc_analytics.frames.chatlog.verbs import Batches
     from cc_analytics.frames.sources import TranscriptFile
 
 # Roles of a message (the ``role`` column of events).
@@ -153,6 +154,7 @@ class Spec:
     provider: str | None = None  # the ``provider`` of its requests (None: not recorded)
     window_of: Callable[[str | None], int | None] = no_window  # the window of a model's name
     default_window: int = 1_048_576  # what ``context`` assumes when no window is recorded or known
+    batches: Batches | None = None  # its own batch functions (None: the family's, of ``parse``)
 
 
 # ------------------------------------------------------------------ values

@@ -5,11 +5,16 @@ functions) and the ``context`` report.
 Imports: polars (inside functions), the standard library, the shared ``frames`` modules
 (``engine``, ``tables``, ``context_report``, ``schema``, ``sources``) and
 ``frames.chatlog.messages``, ``frames.chatlog.builders``.
+
+A format whose files become :class:`~cc_analytics.frames.chatlog.messages.Message` rows (its
+``Spec.parse``) gets every batch from here; one whose files do not gives its own
+:class:`Batches` (``Spec.batches``), and gets the same verbs and report made of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -70,12 +75,9 @@ def problems_batch(spec: Spec, files: list[TranscriptFile]) -> pl.DataFrame:
     return decode(spec, files).problems
 
 
-def sessions_batch(spec: Spec, files: list[TranscriptFile]) -> pl.DataFrame:
-    return tables_batch(spec, files, turns=False).sessions
-
-
-def turns_batch(spec: Spec, files: list[TranscriptFile]) -> pl.DataFrame:
-    return tables_batch(spec, files).turns
+def context_messages(spec: Spec, files: list[TranscriptFile], contents: Sequence[bytes] | None = None) -> pl.LazyFrame:
+    """The messages of a batch with their session (what the ``context`` report reads)."""
+    return messages_with_session(decode(spec, files, contents))
 
 
 # ------------------------------------------------------------------ the verbs
@@ -84,6 +86,48 @@ def turns_batch(spec: Spec, files: list[TranscriptFile]) -> pl.DataFrame:
 BATCH_BYTES = 16 * 1024 * 1024
 """Bytes of chats per batch: a batch's messages are Python objects until its frames are made, so
 smaller batches than the engine's keep two workers' tree under 300 MB on a 1 GB home."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batches:
+    """A format's batch functions, each of a list of files (module-level functions, or partials
+    of them: batches are pickled); the verbs and the ``context`` report are made of them.
+
+    Examples:
+        >>> batches = batches_of(Spec("toy", "Toy", parse=lambda shown, data: Chat(), resolve=lambda s, planned=False: []))
+        >>> batches.problems([]).height, batches.batch_bytes == BATCH_BYTES
+        (0, True)
+    """
+
+    tables: Callable[..., Tables]  # (files, *, turns=True, contents=None): one decode, every table
+    requests: Callable[[list[TranscriptFile]], tuple[pl.DataFrame, pl.DataFrame]]  # (priced requests, problems)
+    events: Callable[[list[TranscriptFile]], pl.DataFrame]
+    problems: Callable[[list[TranscriptFile]], pl.DataFrame]
+    messages: Callable[..., pl.LazyFrame]  # (files, contents=None): messages with their session
+    events_schema: Callable[[], pl.Schema]
+    batch_bytes: int = BATCH_BYTES
+
+
+def batches_of(spec: Spec) -> Batches:
+    """The format's own :class:`Batches` (``spec.batches``), else the family's, of its parser."""
+    if spec.batches is not None:
+        return spec.batches
+    return Batches(
+        partial(tables_batch, spec),
+        partial(requests_batch, spec),
+        partial(events_batch, spec),
+        partial(problems_batch, spec),
+        partial(context_messages, spec),
+        events_schema,
+    )
+
+
+def sessions_batch(tables: Callable[..., Tables], files: list[TranscriptFile]) -> pl.DataFrame:
+    return tables(files, turns=False).sessions
+
+
+def turns_batch(tables: Callable[..., Tables], files: list[TranscriptFile]) -> pl.DataFrame:
+    return tables(files).turns
 
 
 def verbs(spec: Spec) -> dict[str, Any]:
@@ -101,6 +145,7 @@ def verbs(spec: Spec) -> dict[str, Any]:
 
     from cc_analytics.frames.engine import run_batches, scan_batches
 
+    batches = batches_of(spec)
     made: dict[str, Any] = {}
 
     def lazy(
@@ -114,13 +159,13 @@ def verbs(spec: Spec) -> dict[str, Any]:
             source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
         ) -> pl.LazyFrame:
             return scan_batches(
-                partial(work, spec),
+                work,
                 spec.resolve(source),
                 schema,
                 f"{spec.format}_{table}",
                 workers=workers,
                 on_progress=on_progress,
-                batch_bytes=BATCH_BYTES,
+                batch_bytes=batches.batch_bytes,
                 pick=pick,
             )
 
@@ -135,22 +180,22 @@ def verbs(spec: Spec) -> dict[str, Any]:
         scan.__name__, read.__name__ = f"scan_{table}", f"read_{table}"
         made[scan.__name__], made[read.__name__] = scan, read
 
-    lazy(events_batch, events_schema(), "events")
-    lazy(turns_batch, S.TURNS_SCHEMA, "turns")
-    lazy(sessions_batch, S.SESSIONS_SCHEMA, "sessions")
-    lazy(problems_batch, S.PROBLEMS_SCHEMA, "problems")
-    lazy(requests_batch, S.REQUESTS_SCHEMA, "requests", pick=itemgetter(0))  # priced; the problems left out
+    lazy(batches.events, batches.events_schema(), "events")
+    lazy(partial(turns_batch, batches.tables), S.TURNS_SCHEMA, "turns")
+    lazy(partial(sessions_batch, batches.tables), S.SESSIONS_SCHEMA, "sessions")
+    lazy(batches.problems, S.PROBLEMS_SCHEMA, "problems")
+    lazy(batches.requests, S.REQUESTS_SCHEMA, "requests", pick=itemgetter(0))  # priced; the problems left out
 
     def iter_requests(
         source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
     ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
         """(priced requests, problems) of ``source`` batch by batch: what ``usage`` reads."""
         yield from run_batches(
-            partial(requests_batch, spec),
+            batches.requests,
             spec.resolve(source),
             workers=workers,
             on_progress=on_progress,
-            batch_bytes=BATCH_BYTES,
+            batch_bytes=batches.batch_bytes,
         )
 
     def iter_tables(
@@ -158,14 +203,14 @@ def verbs(spec: Spec) -> dict[str, Any]:
     ) -> Iterator[Tables]:
         """Sessions, turns (empty unless ``turns``), problems and requests batch by batch, each
         batch decoded once."""
-        work = partial(tables_batch, spec, turns=turns)
+        work = partial(batches.tables, turns=turns)
         yield from run_batches(
-            work, spec.resolve(source), workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
+            work, spec.resolve(source), workers=workers, on_progress=on_progress, batch_bytes=batches.batch_bytes
         )
 
     def batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
         """The tables of one batch (bytes in: what the archive runs)."""
-        return tables_batch(spec, files, turns=turns, contents=contents)
+        return batches.tables(files, turns=turns, contents=contents)
 
     report = partial(context_report, spec)
     report.__doc__ = f"What ``cc-analytics context`` prints for a {spec.label} session (:func:`context_report`)."
@@ -196,7 +241,8 @@ def context_report(
 
     if not files:
         return None
-    batch = tables_batch(spec, list(files), contents=contents)
+    batches = batches_of(spec)
+    batch = batches.tables(list(files), contents=contents)
     sessions = batch.sessions.filter(pl.col(S.SESSION_ID) == session_id)
     if sessions.is_empty():
         return None
@@ -205,7 +251,7 @@ def context_report(
     known = (spec.window_of(model) if model else None) or row[S.WINDOW] or spec.window_of(shown_model)
     window = known or spec.default_window  # a window neither recorded nor known: the agent's default, assumed
     now = (
-        messages_with_session(decode(spec, list(files), contents))
+        batches.messages(list(files), contents)
         .filter(pl.col(S.SESSION_ID) == session_id)
         .filter(in_context())
         .collect()

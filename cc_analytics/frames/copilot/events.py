@@ -42,6 +42,7 @@ from typing import Any
 from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
     BAD_COUNT,
+    NAMES_JOIN,
     SYSTEM,
     TOOL,
     USER,
@@ -72,7 +73,6 @@ REQUEST_TYPES = frozenset(
 )
 """The events a request's figures come from (its usage, model, occupancy and window)."""
 USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
-NAMES_JOIN = "\x1f"
 
 # Places in a request row (:attr:`Parsed.requests`).
 (
