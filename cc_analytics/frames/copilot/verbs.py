@@ -281,9 +281,10 @@ def events_schema() -> pl.Schema:
 # ------------------------------------------------------------------ batches
 
 
-def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
+def batch_tables(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
     """Sessions, turns (empty unless ``turns``), problems and priced requests of one batch from
-    one decode (run in a worker process); ``contents``: the files' bytes, when read elsewhere."""
+    one decode (run in a worker process); ``contents``: the files' bytes, when read elsewhere.
+    (Not named ``tables_batch``: that is the verb the family makes of it.)"""
     from cc_analytics.frames.tables import Tables
 
     batch = decode(files, contents)
@@ -322,7 +323,7 @@ def context_events(files: list[TranscriptFile], contents: Sequence[bytes] | None
 # ------------------------------------------------------------------ the verbs
 
 BATCHES = Batches(
-    tables_batch, requests_batch, events_batch, problems_batch, context_events, events_schema, BATCH_BYTES
+    batch_tables, requests_batch, events_batch, problems_batch, context_events, events_schema, BATCH_BYTES
 )
 SPEC = Spec(
     FORMAT,
