@@ -5,11 +5,17 @@ from __future__ import annotations
 import importlib
 import pickle
 from functools import partial
+from pathlib import Path
 
 import pytest
 
 from cc_analytics.frames.chatlog.verbs import batches_of, sessions_batch, turns_batch
 from tests.conftest import ROOT
+
+GENERATORS = {
+    "gemini": ("gemini", ".gemini/tmp"),
+    "qwen": ("qwen", ".qwen/projects"),
+}
 
 FORMATS = ("gemini", "qwen", "copilot")
 
@@ -34,3 +40,21 @@ def test_the_batches_cross_to_worker_processes(name: str) -> None:
     requests, problems = pickle.loads(pickle.dumps(batches.requests))(files)
     assert requests.height > 0 and requests.equals(batches.requests(files)[0])
     assert problems.equals(batches.requests(files)[1])
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_the_lean_requests_are_the_tables_requests(name: str, tmp_path: Path) -> None:
+    # ``usage`` reads the requests batch, a lean parse: the same requests and problems as the
+    # full read's, on the samples and on a generated home (streamed rewrites, rewinds).
+    from tests.fixtures.gemini.make_corpus import generate
+
+    agent, store = GENERATORS[name]
+    generate(agent, tmp_path / "home", 1.0, seed=4)
+    spec = importlib.import_module(f"cc_analytics.frames.{name}.verbs").SPEC
+    batches = batches_of(spec)
+    for source in (ROOT / "data-samples" / name, tmp_path / "home" / store):
+        files = spec.resolve(source)
+        requests, problems = batches.requests(files)
+        tables = batches.tables(files)
+        assert requests.height > 0 and requests.equals(tables.requests)
+        assert problems.equals(tables.problems)

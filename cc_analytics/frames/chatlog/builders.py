@@ -112,8 +112,11 @@ def _schemas() -> tuple[pl.Schema, pl.Schema]:
     return files, messages
 
 
-def decode(spec: Spec, files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None) -> Decoded:
-    """Parse each file (its bytes from ``contents`` when given) into the batch's frames."""
+def decode(
+    spec: Spec, files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None, *, lean: bool = False
+) -> Decoded:
+    """Parse each file (its bytes from ``contents`` when given) into the batch's frames
+    (``lean``: what the requests are made of, ``messages.LEAN``)."""
     import polars as pl
 
     from cc_analytics.frames.sources import read_transcript
@@ -130,7 +133,7 @@ def decode(spec: Spec, files: Sequence[TranscriptFile], contents: Sequence[bytes
         except OSError as error:
             chat.problems.append((None, UNREADABLE.format(error.strerror or error)))
         else:
-            chat = spec.parse(shown, data)
+            chat = spec.parse(shown, data, lean=True) if lean else spec.parse(shown, data)
         for line, reason in chat.problems:
             problems[S.SOURCE_FILE].append(shown)
             problems[S.LINE].append(line)

@@ -94,6 +94,9 @@ class Usage(NamedTuple):
 
 
 NO_USAGE = Usage()
+LEAN = """What a parser may leave out when called with ``lean=True`` (the requests batch): the
+text, tool names, tool errors and estimated tokens of every message; the rest (ids, roles,
+times, models, usage, windows, problems) is what a full parse gives."""
 NAMES_JOIN = "\x1f"  # tool names of a message, joined (the unit separator: in no tool's name)
 
 
@@ -149,7 +152,7 @@ class Spec:
 
     format: str  # the frames' ``format`` value
     label: str  # what people call the agent (in the verbs' docstrings)
-    parse: Callable[[str, bytes], Chat]  # (shown path, bytes) -> Chat
+    parse: Callable[..., Chat]  # (shown path, bytes, *, lean=False) -> Chat; lean: requests only (LEAN)
     resolve: Callable[..., list[TranscriptFile]]  # (source, planned=False) -> files
     provider: str | None = None  # the ``provider`` of its requests (None: not recorded)
     window_of: Callable[[str | None], int | None] = no_window  # the window of a model's name
@@ -281,6 +284,9 @@ class Parts(NamedTuple):
     result_tokens: int  # of the function responses
 
 
+NO_PARTS = Parts(None, (), 0, 0, 0, 0)  # of no parts (and what a lean parse reads)
+
+
 def read_parts(parts: Any) -> Parts:
     """The text, tool calls and estimated tokens of Gemini API ``parts`` (a list of objects;
     a string counts as one text part).
@@ -294,7 +300,7 @@ def read_parts(parts: Any) -> Parts:
     if isinstance(parts, dict):
         parts = [parts]
     if not isinstance(parts, list):
-        return Parts(None, (), 0, 0, 0, 0)
+        return NO_PARTS
     texts: list[str] = []
     names: list[str] = []
     errors = tokens = calls = results = 0

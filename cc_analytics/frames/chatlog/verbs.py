@@ -61,8 +61,8 @@ def tables_batch(
 
 
 def requests_batch(spec: Spec, files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(priced requests, problems) of one batch."""
-    decoded = decode(spec, files)
+    """(priced requests, problems) of one batch (a lean parse: ``messages.LEAN``)."""
+    decoded = decode(spec, files, lean=True)
     requests = priced_requests(spec, decoded, messages_with_session(decoded))
     return requests.select(list(S.REQUESTS_SCHEMA)), decoded.problems
 
