@@ -95,8 +95,9 @@ class Usage(NamedTuple):
 
 NO_USAGE = Usage()
 LEAN = """What a parser may leave out when called with ``lean=True`` (the requests batch): the
-text, tool names, tool errors and estimated tokens of every message; the rest (ids, roles,
-times, models, usage, windows, problems) is what a full parse gives."""
+text, tool names, tool errors and estimated tokens of every message, and which messages a
+rewind removed; the rest (ids, roles, times, models, usage, windows, problems) is what a full
+parse gives."""
 NAMES_JOIN = "\x1f"  # tool names of a message, joined (the unit separator: in no tool's name)
 
 

@@ -109,7 +109,8 @@ def parse(shown: str, data: bytes, *, lean: bool = False) -> Chat:
             chat.messages[place] = message(value, number, place, chat, lean=lean)
             parents[place] = parent if isinstance(parent, str) else None
     chat.problems.extend((None, OTHER_SESSION.format(session)) for session in others)
-    _mark_rewound(chat, where, parents)
+    if not lean:  # no request depends on it
+        _mark_rewound(chat, where, parents)
     return chat
 
 
