@@ -20,31 +20,22 @@ compare CPU seconds; walls move with the load.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from measure import OURS, USAGE, Plan, find_ccusage, jsonl_bytes, options, ours, side_by_side
+from measure import Plan, against_ccusage, jsonl_bytes, session_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "codex"))
 from make_corpus import cached, generate  # noqa: E402
 
-CCUSAGE = "ccusage codex session --json"
 
-
-def tasks(home: Path, workers: str | None, scratch: Path, ccusage: str | None) -> Plan:
-    """The measured commands on one Codex home, each with its environment."""
+def tasks(home: Path, scratch: Path, workers: str | None, ccusage: str | None) -> Plan:
+    """The measured commands on one Codex home, each with its environment (ccusage's own HOME,
+    so that it finds no Claude Code or other data of this machine's)."""
     parquet = scratch / f"{home.name}-sessions.parquet"
-    out: Plan = {
-        OURS: (ours("sessions", str(home), "--parquet", str(parquet), "--force", "--quiet", workers=workers), {}),
-        USAGE: (ours("usage", str(home), "--by", "day", "--json", "--quiet", workers=workers), {}),
-    }
-    if ccusage:
-        # Its own HOME, so that it finds no Claude Code or other data of this machine's.
-        env = {"CODEX_HOME": str(home), "HOME": str(scratch), "TZ": "UTC"}
-        out[CCUSAGE] = ([ccusage, "codex", "session", "--json", "--offline"], env)
-    return out
+    env = {"CODEX_HOME": str(home), "HOME": str(scratch), "TZ": "UTC"}
+    return session_plan("codex", home, parquet, workers=workers, ccusage=ccusage, env=env)
 
 
 def make_home(size_mb: int, parent: Path) -> Path:
@@ -59,21 +50,8 @@ def smoke_home(folder: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options(parser)
-    args = parser.parse_args(argv)
-    ccusage = find_ccusage()
-    if not ccusage:
-        print("ccusage: not found (set CCUSAGE, or npm install ccusage); skipped", file=sys.stderr)
-    side_by_side(
-        args,
-        make=make_home,
-        smoke=smoke_home,
-        plan=lambda home, scratch: tasks(home, args.workers, scratch, ccusage),
-        size=jsonl_bytes,
-        baselines=[("ccusage", CCUSAGE)],
-    )
-    return 0
+    description = __doc__.splitlines()[0]
+    return against_ccusage(description, "codex", argv, make=make_home, smoke=smoke_home, plan=tasks, size=jsonl_bytes)
 
 
 if __name__ == "__main__":

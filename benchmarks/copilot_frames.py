@@ -20,35 +20,30 @@ On a shared machine compare CPU seconds; walls move with the load.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from measure import OURS, USAGE, Plan, find_ccusage, jsonl_bytes, options, ours, side_by_side
+from measure import Plan, against_ccusage, jsonl_bytes, session_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "copilot"))
 from make_corpus import generate  # noqa: E402
-
-CCUSAGE = "ccusage copilot session --json"
 
 
 def store_of(home: Path) -> Path:
     return home / ".copilot" / "session-state"
 
 
-def tasks(home: Path, workers: str | None, scratch: Path, ccusage: str | None) -> Plan:
-    """The measured commands on one Copilot CLI home, each with its environment."""
+def tasks(home: Path, scratch: Path, workers: str | None, ccusage: str | None) -> Plan:
+    """The measured commands on one Copilot CLI home, each with its environment (ccusage's
+    HOME at the corpus: it finds its session-state there and no other agent's data)."""
     parquet = scratch / f"{home.name}-sessions.parquet"
-    store = str(store_of(home))
-    out: Plan = {
-        OURS: (ours("sessions", store, "--parquet", str(parquet), "--force", "--quiet", workers=workers), {}),
-        USAGE: (ours("usage", store, "--by", "day", "--json", "--quiet", workers=workers), {}),
-    }
-    if ccusage:
-        # HOME at the corpus: ccusage finds its session-state there and no other agent's data.
-        out[CCUSAGE] = ([ccusage, "copilot", "session", "--json", "--offline"], {"HOME": str(home), "TZ": "UTC"})
-    return out
+    env = {"HOME": str(home), "TZ": "UTC"}
+    return session_plan("copilot", store_of(home), parquet, workers=workers, ccusage=ccusage, env=env)
+
+
+def store_bytes(home: Path) -> int:
+    return jsonl_bytes(store_of(home))
 
 
 def make_home(size_mb: int, parent: Path) -> Path:
@@ -64,21 +59,8 @@ def smoke_home(folder: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options(parser)
-    args = parser.parse_args(argv)
-    ccusage = find_ccusage()
-    if not ccusage:
-        print("ccusage: not found (set CCUSAGE, or npm install ccusage); skipped", file=sys.stderr)
-    side_by_side(
-        args,
-        make=make_home,
-        smoke=smoke_home,
-        plan=lambda home, scratch: tasks(home, args.workers, scratch, ccusage),
-        size=lambda home: jsonl_bytes(store_of(home)),
-        baselines=[("ccusage", CCUSAGE)],
-    )
-    return 0
+    description = __doc__.splitlines()[0]
+    return against_ccusage(description, "copilot", argv, make=make_home, smoke=smoke_home, plan=tasks, size=store_bytes)
 
 
 if __name__ == "__main__":

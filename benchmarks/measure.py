@@ -202,6 +202,56 @@ def side_by_side(
     return medians
 
 
+def ccusage_session(agent: str) -> str:
+    """The task name of ``ccusage AGENT session --json`` in a :data:`Plan` (and a baseline's)."""
+    return f"ccusage {agent} session --json"
+
+
+def session_plan(
+    agent: str, source: Path, parquet: Path, *, workers: str | None, ccusage: str | None, env: dict[str, str]
+) -> Plan:
+    """Our ``sessions`` (to ``parquet``) and ``usage --by day`` of ``source``, and, when
+    ``ccusage`` was found, ``ccusage AGENT session --json --offline`` with ``env`` (where it
+    finds that agent's data and no other)."""
+    out: Plan = {
+        OURS: (ours("sessions", str(source), "--parquet", str(parquet), "--force", "--quiet", workers=workers), {}),
+        USAGE: (ours("usage", str(source), "--by", "day", "--json", "--quiet", workers=workers), {}),
+    }
+    if ccusage:
+        out[ccusage_session(agent)] = ([ccusage, agent, "session", "--json", "--offline"], env)
+    return out
+
+
+def against_ccusage(
+    description: str,
+    agent: str,
+    argv: list[str] | None,
+    *,
+    make: Callable[[int, Path], Path],
+    smoke: Callable[[Path], Path],
+    plan: Callable[[Path, Path, str | None, str | None], Plan],
+    size: Callable[[Path], int],
+) -> int:
+    """A format benchmark's ``main``: its options, ccusage found (or a note that it was not),
+    and :func:`side_by_side` of ``plan(corpus, scratch, workers, ccusage)`` with ccusage's
+    ``AGENT session`` as the baseline."""
+    parser = argparse.ArgumentParser(description=description)
+    options(parser)
+    args = parser.parse_args(argv)
+    ccusage = find_ccusage()
+    if not ccusage:
+        print("ccusage: not found (set CCUSAGE, or npm install ccusage); skipped", file=sys.stderr)
+    side_by_side(
+        args,
+        make=make,
+        smoke=smoke,
+        plan=lambda corpus, scratch: plan(corpus, scratch, args.workers, ccusage),
+        size=size,
+        baselines=[("ccusage", ccusage_session(agent))],
+    )
+    return 0
+
+
 def jsonl_bytes(folder: Path) -> int:
     """The bytes of the ``.jsonl`` files under ``folder``."""
     return sum(path.stat().st_size for path in folder.rglob("*.jsonl") if path.is_file())

@@ -17,33 +17,24 @@ and of the whole tree, and the ratios to ccusage; on a shared machine compare CP
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from measure import OURS, USAGE, Plan, find_ccusage, options, ours, side_by_side
+from measure import Plan, against_ccusage, session_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "opencode"))
 import make_fixtures as F  # noqa: E402
 
-CCUSAGE = "ccusage opencode session --json"
 SESSIONS_PER_ROUND = 200
 
 
-def tasks(corpus: Path, workers: str | None, scratch: Path, ccusage: str | None) -> Plan:
-    """The measured commands on one corpus, each with its environment."""
+def tasks(corpus: Path, scratch: Path, workers: str | None, ccusage: str | None) -> Plan:
+    """The measured commands on one corpus, each with its environment (ccusage's own HOME, so
+    that it finds no other agent's data of this machine)."""
     parquet = scratch / f"{corpus.name}-sessions.parquet"
-    data = str(corpus / "opencode")
-    out: Plan = {
-        OURS: (ours("sessions", data, "--parquet", str(parquet), "--force", "--quiet", workers=workers), {}),
-        USAGE: (ours("usage", data, "--by", "day", "--json", "--quiet", workers=workers), {}),
-    }
-    if ccusage:
-        # Its own HOME, so that it finds no other agent's data of this machine.
-        env = {"XDG_DATA_HOME": str(corpus), "HOME": str(scratch), "TZ": "UTC"}
-        out[CCUSAGE] = ([ccusage, "opencode", "session", "--json", "--offline"], env)
-    return out
+    env = {"XDG_DATA_HOME": str(corpus), "HOME": str(scratch), "TZ": "UTC"}
+    return session_plan("opencode", corpus / "opencode", parquet, workers=workers, ccusage=ccusage, env=env)
 
 
 def generate(corpus: Path, size_mb: int, seed: int = 1) -> Path:
@@ -84,22 +75,15 @@ def database_bytes(corpus: Path) -> int:
     return sum(path.stat().st_size for path in (corpus / "opencode").glob("opencode*.db"))
 
 
+def smoke_corpus(folder: Path) -> Path:
+    return generate(folder, 2)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options(parser)
-    args = parser.parse_args(argv)
-    ccusage = find_ccusage()
-    if not ccusage:
-        print("ccusage: not found (set CCUSAGE, or npm install ccusage); skipped", file=sys.stderr)
-    side_by_side(
-        args,
-        make=make_corpus,
-        smoke=lambda folder: generate(folder, 2),
-        plan=lambda corpus, scratch: tasks(corpus, args.workers, scratch, ccusage),
-        size=database_bytes,
-        baselines=[("ccusage", CCUSAGE)],
+    description = __doc__.splitlines()[0]
+    return against_ccusage(
+        description, "opencode", argv, make=make_corpus, smoke=smoke_corpus, plan=tasks, size=database_bytes
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """A GitHub Copilot CLI event log as rows: one per event, and the requests whose usage it records.
 
 Imports: the standard library, ``frames.lines`` (the JSON line policy) and the value helpers of
-``frames.gemini_family`` (token estimates, counts; no Polars: a worker parses here and hands
+``frames.chatlog.messages`` (token estimates, counts; no Polars: a worker parses here and hands
 the rows on). Rules (``docs/copilot.md``):
 
 * every line is ``{"type", "data", "id", "timestamp", "parentId"}``; a line that is not JSON,
@@ -39,7 +39,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cc_analytics.frames.gemini_family import ASSISTANT, BAD_COUNT, SYSTEM, TOOL, USER, count, text_tokens, value_tokens
+from cc_analytics.frames.chatlog.messages import (
+    ASSISTANT,
+    BAD_COUNT,
+    NAMES_JOIN,
+    SYSTEM,
+    TOOL,
+    USER,
+    count,
+    text_tokens,
+    value_tokens,
+)
 from cc_analytics.frames.lines import kind_name, read_line
 
 # Problem reasons, each written here and nowhere else.
@@ -63,7 +73,6 @@ REQUEST_TYPES = frozenset(
 )
 """The events a request's figures come from (its usage, model, occupancy and window)."""
 USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
-NAMES_JOIN = "\x1f"
 
 # Places in a request row (:attr:`Parsed.requests`).
 (

@@ -1,7 +1,7 @@
 """Where GitHub Copilot CLI writes its session event logs, and which session each file holds.
 
 Imports: the standard library, ``frames.sources`` and the store helpers of
-``frames.gemini_family`` (standard library only there: no Polars; the plugin uses this module
+``frames.chatlog.store`` (standard library only there: no Polars; the plugin uses this module
 to plan files). Rules:
 
 * the store is ``$COPILOT_HOME/session-state`` (``COPILOT_HOME`` replaces ``~/.copilot``);
@@ -26,7 +26,7 @@ import os
 import re
 from pathlib import Path
 
-from cc_analytics.frames.gemini_family import file_size, head_of, resolve_files
+from cc_analytics.frames.chatlog.store import file_size, head_of, resolve_files
 from cc_analytics.frames.sources import Source, TranscriptFile, shown, walk
 
 HOME_ENV = "COPILOT_HOME"

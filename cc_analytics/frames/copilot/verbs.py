@@ -1,8 +1,9 @@
 """The verbs of the GitHub Copilot CLI format: events, turns, sessions, problems and requests frames.
 
-Imports: polars, the standard library, the shared ``frames`` modules (``engine``, ``prices``,
-``schema``, ``sources``, ``context_report``), the frame builders of ``frames.gemini_family``
-that name no format (turns and sessions from a messages frame and a requests frame), and the
+Imports: polars, the standard library, the shared ``frames`` modules (``prices``, ``schema``,
+``sources``), ``frames.chatlog`` (its frame builders: events, turns and sessions from a
+messages frame and a requests frame; the verbs and the ``context`` report, made from this
+module's :class:`~cc_analytics.frames.chatlog.verbs.Batches` through :data:`SPEC`), and the
 other modules of ``frames.copilot``. The rules are in ``frames.copilot.events`` and
 ``docs/copilot.md``: requests come from ``session.shutdown``'s per-model totals (their growth
 since the previous shutdown) and, after the last shutdown, from each answer's recorded output.
@@ -26,23 +27,34 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from functools import partial
-from operator import itemgetter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from cc_analytics.frames import gemini_family as family
 from cc_analytics.frames import schema as S
-from cc_analytics.frames.copilot.events import NAMES_JOIN, Parsed, parse
+from cc_analytics.frames.chatlog import builders
+from cc_analytics.frames.chatlog.messages import (
+    COMPACTION,
+    FILE,
+    INDEX,
+    IS_PROMPT,
+    IS_REQUEST,
+    REWOUND,
+    TEXT,
+    TIMESTAMP,
+    TYPE,
+    USER,
+    Chat,
+    Spec,
+)
+from cc_analytics.frames.chatlog.verbs import Batches, verbs
+from cc_analytics.frames.copilot.events import Parsed, parse
 from cc_analytics.frames.copilot.plugin import PLUGIN
 from cc_analytics.frames.copilot.store import resolve
-from cc_analytics.frames.engine import run_batches, scan_batches
-from cc_analytics.frames.sources import Source, TranscriptFile, read_transcript
+from cc_analytics.frames.sources import TranscriptFile, read_transcript
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.engine import Progress
     from cc_analytics.frames.tables import Tables
 
 FORMAT = PLUGIN.name
@@ -55,9 +67,6 @@ On a 1 GB home two workers' tree peaked at 371 MB with 16 MB batches, 329 MB wit
 310 MB with 4 MB (which cost more CPU): most of it is three processes' Polars."""
 UNREADABLE = "unreadable: {}"
 
-FILE, INDEX, TYPE, TIMESTAMP, TEXT = family.FILE, family.INDEX, family.TYPE, family.TIMESTAMP, family.TEXT
-COMPACTION, REWOUND = family.COMPACTION, family.REWOUND
-IS_REQUEST, IS_PROMPT = family.IS_REQUEST, family.IS_PROMPT
 USAGE_INPUT = "usage_input"
 USAGE_OUTPUT = "usage_output"
 USAGE_CACHE_READ = "usage_cache_read"
@@ -68,28 +77,8 @@ USAGE = (USAGE_INPUT, USAGE_OUTPUT, USAGE_CACHE_READ, USAGE_CACHE_WRITE, USAGE_R
 USED = "_used"
 
 
-def _spec_parse(shown: str, data: bytes) -> family.Chat:  # the shared builders never parse
-    return family.Chat()
-
-
-SPEC = family.Spec(FORMAT, "GitHub Copilot CLI", parse=_spec_parse, resolve=resolve, provider=PROVIDER)
-
-
-def _files_schema() -> pl.Schema:
-    return pl.Schema(
-        {
-            FILE: pl.Int64(),
-            S.SOURCE_FILE: pl.String(),
-            S.SESSION_ID: pl.String(),
-            S.AGENT_ID: pl.String(),
-            S.IS_SUBAGENT_FILE: pl.Boolean(),
-            S.PROJECT: pl.String(),
-            S.PROJECT_DIR: pl.String(),
-            S.START_TIME: pl.String(),
-            S.END_TIME: pl.String(),
-            S.EVENTS: pl.Int64(),
-        }
-    )
+def _spec_parse(shown: str, data: bytes) -> Chat:  # its own batches never parse into messages
+    return Chat()
 
 
 def _events_schema() -> pl.Schema:
@@ -139,22 +128,12 @@ def _requests_schema() -> pl.Schema:
     )
 
 
-def _frame(rows: list[Any], schema: pl.Schema) -> pl.DataFrame:
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
-    return pl.DataFrame(
-        {
-            name: pl.Series(name, column, dtype=dtype)
-            for (name, dtype), column in zip(schema.items(), columns, strict=True)
-        }
-    )
-
-
 class Batch:
     """The decoded frames of one batch: ``decoded`` (files, events, problems) and raw ``requests``."""
 
     __slots__ = ("decoded", "requests")
 
-    def __init__(self, decoded: family.Decoded, requests: pl.DataFrame) -> None:
+    def __init__(self, decoded: builders.Decoded, requests: pl.DataFrame) -> None:
         self.decoded = decoded
         self.requests = requests
 
@@ -181,21 +160,16 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
         )
         event_rows.extend([position, *row] for row in parsed.events)
         request_rows.extend((position, *row) for row in parsed.requests)
-    events = _frame(event_rows, _events_schema())
-    names = pl.col(S.TOOL_NAMES)
-    events = events.with_columns(
-        pl.when(names.is_null()).then(pl.lit([], S.STRINGS)).otherwise(names.str.split(NAMES_JOIN)).alias(S.TOOL_NAMES),
-        pl.lit(False).alias(REWOUND),
-    )
-    decoded = family.Decoded(
-        _frame(file_rows, _files_schema()),
+    events = builders.messages_frame(event_rows, _events_schema()).with_columns(pl.lit(False).alias(REWOUND))
+    decoded = builders.Decoded(
+        builders.frame_of(file_rows, builders.files_schema()),
         events,
         pl.DataFrame(problems, schema=S.PROBLEMS_SCHEMA, orient="row"),
     )
-    return Batch(decoded, _frame(request_rows, _requests_schema()))
+    return Batch(decoded, builders.frame_of(request_rows, _requests_schema()))
 
 
-def events_with_session(decoded: family.Decoded) -> pl.LazyFrame:
+def events_with_session(decoded: builders.Decoded) -> pl.LazyFrame:
     """The events with their file's session, which are requests and prompts, and their time."""
     files = decoded.files.lazy().select(FILE, S.SESSION_ID)
     return (
@@ -203,8 +177,8 @@ def events_with_session(decoded: family.Decoded) -> pl.LazyFrame:
         .join(files, on=FILE, how="left", maintain_order="left")
         .with_columns(
             pl.col(USED).alias(IS_REQUEST),
-            (pl.col(S.ROLE) == family.USER).alias(IS_PROMPT),
-            family.utc_time(pl.col(TIMESTAMP)).alias(S.TIME),
+            (pl.col(S.ROLE) == USER).alias(IS_PROMPT),
+            builders.utc_time(pl.col(TIMESTAMP)).alias(S.TIME),
         )
     )
 
@@ -231,7 +205,7 @@ def priced_requests(batch: Batch) -> pl.DataFrame:
         S.IS_SIDECHAIN: pl.col(S.IS_SUBAGENT_FILE),
         S.REQUEST_ID: pl.col(S.REQUEST_ID),
         S.MESSAGE_ID: pl.col(S.MESSAGE_ID),
-        S.TIME: family.utc_time(pl.col(TIMESTAMP)),
+        S.TIME: builders.utc_time(pl.col(TIMESTAMP)),
         S.MODEL: pl.col(S.MODEL),
         S.PROVIDER: pl.lit(PROVIDER, pl.String),
         S.INPUT_TOKENS: pl.col(S.INPUT_TOKENS),
@@ -307,16 +281,17 @@ def events_schema() -> pl.Schema:
 # ------------------------------------------------------------------ batches
 
 
-def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
+def batch_tables(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
     """Sessions, turns (empty unless ``turns``), problems and priced requests of one batch from
-    one decode (run in a worker process); ``contents``: the files' bytes, when read elsewhere."""
+    one decode (run in a worker process); ``contents``: the files' bytes, when read elsewhere.
+    (Not named ``tables_batch``: that is the verb the family makes of it.)"""
     from cc_analytics.frames.tables import Tables
 
     batch = decode(files, contents)
     events = events_with_session(batch.decoded).collect().lazy()
     requests = priced_requests(batch)
-    turn_frame = family.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect()
-    sessions = family.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
+    turn_frame = builders.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect()
+    sessions = builders.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
     return Tables(
         sessions,
         turn_frame if turns else turn_frame.clear(),
@@ -333,187 +308,35 @@ def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFr
 
 def events_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     decoded = decode(files).decoded
-    paths = decoded.files.lazy().select(FILE, S.SOURCE_FILE, S.PROJECT)
-    return (
-        events_with_session(decoded)
-        .join(paths, on=FILE, how="left", maintain_order="left")
-        .with_columns(
-            pl.lit(FORMAT).alias(S.FORMAT),
-            pl.sum_horizontal(*S.BUCKETS).cast(pl.Int64).alias(S.ESTIMATED_TOKENS),
-        )
-        .select(list(events_schema()))
-        .collect()
-        .cast(events_schema())
-    )
+    return builders.events_frame(SPEC, decoded, messages=events_with_session(decoded), schema=events_schema())
 
 
 def problems_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     return decode(files).decoded.problems
 
 
-def sessions_batch(files: list[TranscriptFile]) -> pl.DataFrame:
-    return tables_batch(files, turns=False).sessions
-
-
-def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
-    return tables_batch(files).turns
+def context_events(files: list[TranscriptFile], contents: Sequence[bytes] | None = None) -> pl.LazyFrame:
+    """The events of a batch with their session (what the ``context`` report reads)."""
+    return events_with_session(decode(files, contents).decoded)
 
 
 # ------------------------------------------------------------------ the verbs
 
+BATCHES = Batches(
+    batch_tables, requests_batch, events_batch, problems_batch, context_events, events_schema, BATCH_BYTES
+)
+SPEC = Spec(
+    FORMAT,
+    "GitHub Copilot CLI",
+    parse=_spec_parse,
+    resolve=resolve,
+    provider=PROVIDER,
+    default_window=DEFAULT_WINDOW,
+    batches=BATCHES,
+)
 
-def _scan(
-    work: Any, schema: pl.Schema, table: str, source: Source, workers: int | None, on_progress: Any, **pick: Any
-) -> pl.LazyFrame:
-    return scan_batches(
-        work,
-        resolve(source),
-        schema,
-        f"{FORMAT}_{table}",
-        workers=workers,
-        on_progress=on_progress,
-        batch_bytes=BATCH_BYTES,
-        **pick,
-    )
-
-
-def scan_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
-    """Lazily, one row per event of the Copilot CLI logs in ``source`` (:func:`events_schema`)."""
-    return _scan(events_batch, events_schema(), "events", source, workers, on_progress)
-
-
-def read_events(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
-    """Eager :func:`scan_events`."""
-    return scan_events(source, workers=workers, on_progress=on_progress).collect()
-
-
-def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:
-    """Lazily, one row per turn (``TURNS_SCHEMA``): a ``user.message`` opens one."""
-    return _scan(turns_batch, S.TURNS_SCHEMA, "turns", source, workers, on_progress)
-
-
-def read_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.DataFrame:
-    """Eager :func:`scan_turns`."""
-    return scan_turns(source, workers=workers, on_progress=on_progress).collect()
-
-
-def scan_sessions(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.LazyFrame:
-    """Lazily, one row per session (``SESSIONS_SCHEMA``)."""
-    return _scan(sessions_batch, S.SESSIONS_SCHEMA, "sessions", source, workers, on_progress)
-
-
-def read_sessions(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.DataFrame:
-    """Eager :func:`scan_sessions`, sorted by session id."""
-    frame = scan_sessions(source, workers=workers, on_progress=on_progress).collect()
-    return frame.sort(S.SESSION_ID, maintain_order=True)
-
-
-def scan_problems(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.LazyFrame:
-    """Lazily, one row per line or file that could not be read (``PROBLEMS_SCHEMA``)."""
-    return _scan(problems_batch, S.PROBLEMS_SCHEMA, "problems", source, workers, on_progress)
-
-
-def read_problems(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.DataFrame:
-    """Eager :func:`scan_problems`."""
-    return scan_problems(source, workers=workers, on_progress=on_progress).collect()
-
-
-def iter_requests(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
-    """(priced requests, problems) of ``source`` batch by batch: what ``usage`` reads."""
-    yield from run_batches(
-        requests_batch, resolve(source), workers=workers, on_progress=on_progress, batch_bytes=BATCH_BYTES
-    )
-
-
-def scan_requests(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.LazyFrame:
-    """Lazily, one row per request (``REQUESTS_SCHEMA``), priced: a shutdown's growth per
-    model, and each answer after the last shutdown (its output only)."""
-    return _scan(requests_batch, S.REQUESTS_SCHEMA, "requests", source, workers, on_progress, pick=itemgetter(0))
-
-
-def read_requests(
-    source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
-) -> pl.DataFrame:
-    """Eager :func:`scan_requests`."""
-    return scan_requests(source, workers=workers, on_progress=on_progress).collect()
-
-
-def iter_tables(
-    source: Source = None, *, turns: bool = True, workers: int | None = 1, on_progress: Progress | None = None
-) -> Iterator[Tables]:
-    """Sessions, turns (empty unless ``turns``), problems and requests batch by batch, each
-    batch decoded once."""
-    yield from run_batches(
-        partial(tables_batch, turns=turns),
-        resolve(source),
-        workers=workers,
-        on_progress=on_progress,
-        batch_bytes=BATCH_BYTES,
-    )
-
-
-# ------------------------------------------------------------------ the context report
-
-
-def context_report(
-    session_id: str,
-    files: Sequence[TranscriptFile],
-    *,
-    contents: Sequence[bytes] | None = None,
-    model: str | None = None,
-    provider: str | None = None,
-) -> dict[str, Any] | None:
-    """What ``cc-analytics context`` prints for a Copilot CLI session: the occupancy its last
-    shutdown recorded (``currentTokens``) against the window its last truncation recorded
-    (else :data:`DEFAULT_WINDOW`, assumed), with the estimate's breakdown of the events in the
-    context now. None when the files hold no event."""
-    from cc_analytics.frames.context_report import BREAKDOWN_KEYS
-    from cc_analytics.frames.context_report import context_report as build_report
-
-    if not files:
-        return None
-    batch = tables_batch(list(files), contents=contents)
-    sessions = batch.sessions.filter(pl.col(S.SESSION_ID) == session_id)
-    if sessions.is_empty():
-        return None
-    row = sessions.row(0, named=True)
-    window = row[S.WINDOW] or DEFAULT_WINDOW
-    now = (
-        events_with_session(decode(list(files), contents).decoded)
-        .filter(pl.col(S.SESSION_ID) == session_id)
-        .filter(family.in_context())
-        .collect()
-    )
-    breakdown = dict(zip(BREAKDOWN_KEYS, (int(now[bucket].sum()) for bucket in S.BUCKETS), strict=True))
-    roles = dict(now.group_by(S.ROLE).len().iter_rows())
-    counts = {key: int(roles.get(key, 0)) for key in (family.SYSTEM, family.USER, family.ASSISTANT, family.TOOL)}
-    recorded = {
-        "windowAssumed": not row[S.WINDOW],
-        "recordedTokens": row[S.LAST_OCCUPANCY],
-        "estimatedTokens": row[S.CONTEXT_ESTIMATE],
-        "requests": row[S.REQUESTS],
-        "costUsd": row[S.COST_USD],
-    }
-    return build_report(
-        session_id,
-        model=model or row[S.LAST_MODEL],
-        provider=provider or row[S.PROVIDER] or "",
-        window=int(window),
-        breakdown=breakdown,
-        counts=counts,
-        message_count=int(row[S.MESSAGES] or 0),
-        recorded=recorded,
-        total=row[S.LAST_OCCUPANCY],
-    )
+# scan_/read_ events, turns, sessions, problems and requests, iter_requests, iter_tables,
+# tables_batch and context_report: the family's verbs, made of this format's batches. The
+# ``context`` report: the occupancy the last shutdown recorded (``currentTokens``) against the
+# window the last truncation recorded (else DEFAULT_WINDOW, assumed).
+globals().update(verbs(SPEC))

@@ -7,7 +7,7 @@ loads Polars by itself.
 Each verb takes ``source`` (a chat file, a folder, a glob, TranscriptFiles, a list of those,
 or None for the default store ``$GEMINI_CLI_HOME/.gemini/tmp``, else ``~/.gemini/tmp``) and
 the keywords ``workers`` and ``on_progress``. The rules are in ``docs/gemini.md``, in
-``frames.gemini_family`` (shared with Qwen Code) and in ``frames.gemini.chats``.
+``frames.chatlog`` (shared with Qwen Code and GitHub Copilot CLI) and in ``frames.gemini.chats``.
 
 Examples:
     >>> import cc_analytics.frames.gemini as gemini

@@ -1,6 +1,6 @@
 """A Gemini CLI chat file as messages: the ``.json`` document and the ``.jsonl`` log.
 
-Imports: orjson, the standard library and ``frames.gemini_family`` (no Polars: a worker parses
+Imports: orjson, the standard library and ``frames.chatlog.messages`` (no Polars: a worker parses
 here and hands the messages on). Rules:
 
 * a ``.json`` file is one document: ``sessionId``, ``projectHash``, ``startTime``,
@@ -33,8 +33,9 @@ from typing import Any
 
 import orjson
 
-from cc_analytics.frames.gemini_family import (
+from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
+    NO_PARTS,
     NOT_JSON_FILE,
     SYSTEM,
     USER,
@@ -75,11 +76,12 @@ def window_of(model: str | None) -> int | None:
     return window_by_prefix(model, WINDOWS)
 
 
-def parse(shown: str, data: bytes) -> Chat:
-    """The :class:`Chat` of one file: a ``.jsonl`` log when its name says so, else a document."""
+def parse(shown: str, data: bytes, *, lean: bool = False) -> Chat:
+    """The :class:`Chat` of one file: a ``.jsonl`` log when its name says so, else a document
+    (``lean``: no text, tool names or estimates, ``frames.chatlog.messages.LEAN``)."""
     if shown.endswith(".jsonl"):
-        return parse_log(data)
-    return parse_document(data)
+        return parse_log(data, lean=lean)
+    return parse_document(data, lean=lean)
 
 
 def _header(chat: Chat, value: dict[str, Any]) -> None:
@@ -93,7 +95,7 @@ def _header(chat: Chat, value: dict[str, Any]) -> None:
         chat.updated = updated
 
 
-def parse_document(data: bytes) -> Chat:
+def parse_document(data: bytes, *, lean: bool = False) -> Chat:
     """A ``session-*.json`` document."""
     chat = Chat()
     try:
@@ -114,11 +116,11 @@ def parse_document(data: bytes) -> Chat:
             chat.problems.append((None, BAD_MESSAGE.format(position + 1, kind_name(item))))
             continue
         chat.events += 1
-        chat.messages.append(message(item, None, len(chat.messages), chat))
+        chat.messages.append(message(item, None, len(chat.messages), chat, lean=lean))
     return chat
 
 
-def parse_log(data: bytes) -> Chat:
+def parse_log(data: bytes, *, lean: bool = False) -> Chat:
     """A ``session-*.jsonl`` log (0.40 and later)."""
     chat = Chat()
     where: dict[str, int] = {}  # message id -> its place in chat.messages
@@ -142,25 +144,24 @@ def parse_log(data: bytes) -> Chat:
         identifier = value.get("id")
         place = where.get(identifier) if isinstance(identifier, str) else None
         if place is None:
-            built = message(value, number, len(chat.messages), chat)
+            built = message(value, number, len(chat.messages), chat, lean=lean)
             if isinstance(identifier, str):
                 where[identifier] = len(chat.messages)
             chat.messages.append(built)
         else:
-            chat.messages[place] = message(value, number, place, chat)
+            chat.messages[place] = message(value, number, place, chat, lean=lean)
     return chat
 
 
-def message(value: dict[str, Any], line: int | None, index: int, chat: Chat) -> Message:
-    """One message of a chat."""
+def message(value: dict[str, Any], line: int | None, index: int, chat: Chat, *, lean: bool = False) -> Message:
+    """One message of a chat (``lean``: without its text, tools and estimates)."""
     kind = value.get("type")
     role = ROLES.get(kind, SYSTEM) if isinstance(kind, str) else SYSTEM
-    content = value.get("content", value.get("parts"))
-    parts = read_parts(content)
+    parts = NO_PARTS if lean else read_parts(value.get("content", value.get("parts")))
     names = list(parts.tool_names)
     errors = parts.tool_errors
     call_tokens = result_tokens = thought_tokens = 0
-    calls = value.get("toolCalls")
+    calls = None if lean else value.get("toolCalls")
     if isinstance(calls, list):
         for call in calls:
             if not isinstance(call, dict):
@@ -171,7 +172,7 @@ def message(value: dict[str, Any], line: int | None, index: int, chat: Chat) -> 
             call_tokens += value_tokens(name) + value_tokens(call.get("args"))
             result = call.get("result")
             result_tokens += read_parts(result).result_tokens if isinstance(result, list) else value_tokens(result)
-    thoughts = value.get("thoughts")
+    thoughts = None if lean else value.get("thoughts")
     if isinstance(thoughts, list):
         for thought in thoughts:
             if isinstance(thought, dict):

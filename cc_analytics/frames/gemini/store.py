@@ -1,6 +1,6 @@
 """Where Gemini CLI writes its chats, and which session each file holds.
 
-Imports: the standard library and ``frames.gemini_family`` (its :class:`~cc_analytics.frames.gemini_family.Store`
+Imports: the standard library and ``frames.chatlog.store`` (its :class:`~cc_analytics.frames.chatlog.store.Store`
 finds, classifies and resolves the chats; no Polars: the plugin uses this module to plan files). Rules:
 
 * the store is ``$GEMINI_CLI_HOME/.gemini/tmp`` (``GEMINI_CLI_HOME`` is the folder Gemini CLI
@@ -28,7 +28,7 @@ import os
 import re
 from pathlib import Path
 
-from cc_analytics.frames.gemini_family import Store, header_session_id
+from cc_analytics.frames.chatlog.store import Store, header_session_id
 
 HOME_ENV = "GEMINI_CLI_HOME"
 FOLDER = ".gemini"

@@ -1,8 +1,8 @@
 """The verbs of the Gemini CLI format: events, turns, sessions, problems and requests frames.
 
-Imports: polars (through ``frames.gemini_family``), the standard library and the other modules
+Imports: polars (through ``frames.chatlog``), the standard library and the other modules
 of ``frames.gemini``. Every frame is made by the code Gemini CLI shares with Qwen Code
-(``frames.gemini_family``: the rules are in its docstring); this module names the format, its
+(``frames.chatlog``: the rules are in its docstring); this module names the format, its
 parser (``frames.gemini.chats``), its files (``frames.gemini.store``) and its provider
 (``google``). Occupancy is recorded (a request's prompt, cached input included, plus the
 tool-use prompt); the window is inferred from the model's name.
@@ -24,14 +24,15 @@ Examples:
 
 from __future__ import annotations
 
-from cc_analytics.frames import gemini_family as family
+from cc_analytics.frames.chatlog.messages import Spec
+from cc_analytics.frames.chatlog.verbs import verbs
 from cc_analytics.frames.gemini.chats import parse, window_of
 from cc_analytics.frames.gemini.plugin import PLUGIN
 from cc_analytics.frames.gemini.store import resolve
 
 PROVIDER = "google"
-SPEC = family.Spec(PLUGIN.name, PLUGIN.label, parse=parse, resolve=resolve, provider=PROVIDER, window_of=window_of)
+SPEC = Spec(PLUGIN.name, PLUGIN.label, parse=parse, resolve=resolve, provider=PROVIDER, window_of=window_of)
 
 # scan_/read_ events, turns, sessions, problems and requests, iter_requests, iter_tables,
 # tables_batch and context_report: the family's verbs, made for this format.
-globals().update(family.verbs(SPEC))
+globals().update(verbs(SPEC))

@@ -7,7 +7,7 @@ loads Polars by itself.
 Each verb takes ``source`` (a chat file, a folder, a glob, TranscriptFiles, a list of those,
 or None for the default store ``$QWEN_RUNTIME_DIR/projects``, ``$QWEN_HOME/projects``, else ``~/.qwen/projects``) and
 the keywords ``workers`` and ``on_progress``. The rules are in ``docs/qwen.md``, in
-``frames.gemini_family`` (shared with Gemini CLI) and in ``frames.qwen.chats``.
+``frames.chatlog`` (shared with Gemini CLI and GitHub Copilot CLI) and in ``frames.qwen.chats``.
 
 Examples:
     >>> import cc_analytics.frames.qwen as qwen

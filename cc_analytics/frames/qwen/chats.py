@@ -1,6 +1,6 @@
 """A Qwen Code chat file as messages.
 
-Imports: the standard library and ``frames.gemini_family`` (no Polars: a worker parses here and
+Imports: the standard library and ``frames.chatlog.messages`` (no Polars: a worker parses here and
 hands the messages on). Rules:
 
 * one record per line (``uuid``, ``parentUuid``, ``sessionId``, ``timestamp``, ``type``,
@@ -35,8 +35,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cc_analytics.frames.gemini_family import (
+from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
+    NO_PARTS,
     SYSTEM,
     TOOL,
     USER,
@@ -75,8 +76,9 @@ def window_of(model: str | None) -> int | None:
     return window_by_prefix(model, WINDOWS)
 
 
-def parse(shown: str, data: bytes) -> Chat:
-    """The :class:`Chat` of one ``.jsonl`` file."""
+def parse(shown: str, data: bytes, *, lean: bool = False) -> Chat:
+    """The :class:`Chat` of one ``.jsonl`` file (``lean``: no text, tool names or estimates,
+    ``frames.chatlog.messages.LEAN``)."""
     chat = Chat()
     where: dict[str, int] = {}
     parents: list[str | None] = []
@@ -101,13 +103,14 @@ def parse(shown: str, data: bytes) -> Chat:
         if place is None:
             if identifier is not None:
                 where[identifier] = len(chat.messages)
-            chat.messages.append(message(value, number, len(chat.messages), chat))
+            chat.messages.append(message(value, number, len(chat.messages), chat, lean=lean))
             parents.append(parent if isinstance(parent, str) else None)
         else:
-            chat.messages[place] = message(value, number, place, chat)
+            chat.messages[place] = message(value, number, place, chat, lean=lean)
             parents[place] = parent if isinstance(parent, str) else None
     chat.problems.extend((None, OTHER_SESSION.format(session)) for session in others)
-    _mark_rewound(chat, where, parents)
+    if not lean:  # no request depends on it
+        _mark_rewound(chat, where, parents)
     return chat
 
 
@@ -131,12 +134,12 @@ def _mark_rewound(chat: Chat, where: dict[str, int], parents: list[str | None]) 
             chat.messages[index] = chat.messages[index]._replace(rewound=True)
 
 
-def message(value: dict[str, Any], line: int, index: int, chat: Chat) -> Message:
-    """One record of a chat."""
+def message(value: dict[str, Any], line: int, index: int, chat: Chat, *, lean: bool = False) -> Message:
+    """One record of a chat (``lean``: without its text, tools and estimates)."""
     kind = value.get("type")
     role = ROLES.get(kind, SYSTEM) if isinstance(kind, str) else SYSTEM
     body = value.get("message")
-    parts = read_parts(body.get("parts") if isinstance(body, dict) else None)
+    parts = NO_PARTS if lean else read_parts(body.get("parts") if isinstance(body, dict) else None)
     text = parts.text
     payload = value.get("systemPayload")
     if role == USER and isinstance(payload, dict) and isinstance(payload.get("displayText"), str):

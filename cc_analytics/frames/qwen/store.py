@@ -1,6 +1,6 @@
 """Where Qwen Code writes its chats, and which session each file holds.
 
-Imports: the standard library and ``frames.gemini_family`` (its :class:`~cc_analytics.frames.gemini_family.Store`
+Imports: the standard library and ``frames.chatlog.store`` (its :class:`~cc_analytics.frames.chatlog.store.Store`
 finds, classifies and resolves the chats; no Polars: the plugin uses this module to plan files). Rules:
 
 * the store is ``$QWEN_RUNTIME_DIR/projects`` (where Qwen Code keeps conversations), else
@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cc_analytics.frames.gemini_family import Store, header_session_id
+from cc_analytics.frames.chatlog.store import Store, header_session_id
 
 RUNTIME_ENV = "QWEN_RUNTIME_DIR"
 HOME_ENV = "QWEN_HOME"

@@ -1,8 +1,8 @@
 """The verbs of the Qwen Code format: events, turns, sessions, problems and requests frames.
 
-Imports: polars (through ``frames.gemini_family``), the standard library and the other modules
+Imports: polars (through ``frames.chatlog``), the standard library and the other modules
 of ``frames.qwen``. Every frame is made by the code Qwen Code shares with Gemini CLI
-(``frames.gemini_family``: the rules are in its docstring); this module names the format, its
+(``frames.chatlog``: the rules are in its docstring); this module names the format, its
 parser (``frames.qwen.chats``) and its files (``frames.qwen.store``). The provider is not
 recorded (Qwen Code talks to DashScope, OpenAI-compatible servers or Gemini): null, so prices
 are found by the model's name. Occupancy is recorded (a request's prompt, cached input
@@ -27,14 +27,15 @@ Examples:
 
 from __future__ import annotations
 
-from cc_analytics.frames import gemini_family as family
+from cc_analytics.frames.chatlog.messages import Spec
+from cc_analytics.frames.chatlog.verbs import verbs
 from cc_analytics.frames.qwen.chats import parse, window_of
 from cc_analytics.frames.qwen.plugin import PLUGIN
 from cc_analytics.frames.qwen.store import resolve
 
 DEFAULT_WINDOW = 131_072
 """The window ``context`` assumes for a model whose window is neither recorded nor known (128K)."""
-SPEC = family.Spec(
+SPEC = Spec(
     PLUGIN.name,
     PLUGIN.label,
     parse=parse,
@@ -46,4 +47,4 @@ SPEC = family.Spec(
 
 # scan_/read_ events, turns, sessions, problems and requests, iter_requests, iter_tables,
 # tables_batch and context_report: the family's verbs, made for this format.
-globals().update(family.verbs(SPEC))
+globals().update(verbs(SPEC))
