@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cc_analytics.frames.plugin import FormatPlugin
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.sources import Source, TranscriptFile
+    pass
 
 START = "session.start"
 PRODUCER = "copilot"
@@ -46,6 +45,8 @@ class CopilotPlugin(FormatPlugin):
     package: ClassVar[str] = "cc_analytics.frames.copilot"
     worker_module: ClassVar[str] = "cc_analytics.frames.copilot.verbs"
     store_hint: ClassVar[str] = "$COPILOT_HOME/session-state/<session id>/events.jsonl, default ~/.copilot"
+    # its stores: ``$COPILOT_HOME/session-state`` (default ``~/.copilot/session-state``).
+    store_module: ClassVar[str | None] = "cc_analytics.frames.copilot.store"
     sniff_order: ClassVar[int] = 50
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
@@ -59,24 +60,6 @@ class CopilotPlugin(FormatPlugin):
                 return isinstance(producer, str) and PRODUCER in producer.lower()
             return kind.startswith(FAMILIES) and "parentId" in first and "id" in first
         return _CUT.match(head) is not None and b'"producer":"copilot' in head
-
-    def default_stores(self) -> list[Path]:
-        """``$COPILOT_HOME/session-state`` (default ``~/.copilot/session-state``)."""
-        from cc_analytics.frames.copilot.store import default_stores
-
-        return default_stores()
-
-    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
-        """The event logs of ``source`` (None: the default stores), one session each."""
-        from cc_analytics.frames.copilot.store import resolve
-
-        return resolve(source, planned=planned)
-
-    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
-        """One event log's :class:`TranscriptFile` from its path and first bytes."""
-        from cc_analytics.frames.copilot.store import classify
-
-        return classify(path, size=size, head=head)
 
 
 PLUGIN = CopilotPlugin()

@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cc_analytics.frames.plugin import FormatPlugin
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.sources import Source, TranscriptFile
+    pass
 
 HEADER_KEYS = ("projectHash", "messages")
 # A document's first bytes: an object whose keys, before the first message, include these.
@@ -47,6 +46,8 @@ class GeminiPlugin(FormatPlugin):
     worker_module: ClassVar[str] = "cc_analytics.frames.gemini.verbs"
     store_hint: ClassVar[str] = "$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats, default ~/.gemini/tmp"
     store_option: ClassVar[str | None] = None
+    # its stores: ``$GEMINI_CLI_HOME/.gemini/tmp`` (``GEMINI_CLI_HOME``: the home folder).
+    store_module: ClassVar[str | None] = "cc_analytics.frames.gemini.store"
     sniff_order: ClassVar[int] = 40
     file_names: ClassVar[tuple[str, ...]] = ("*.jsonl", "session-*.json")
 
@@ -59,24 +60,6 @@ class GeminiPlugin(FormatPlugin):
             and _SESSION_KEY.search(head) is not None
             and _HEADER_KEY.search(head) is not None
         )
-
-    def default_stores(self) -> list[Path]:
-        """``$GEMINI_CLI_HOME/.gemini/tmp`` (``GEMINI_CLI_HOME``: the home folder)."""
-        from cc_analytics.frames.gemini.store import default_stores
-
-        return default_stores()
-
-    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
-        """The chats of ``source`` (None: the default stores), one session each."""
-        from cc_analytics.frames.gemini.store import resolve
-
-        return resolve(source, planned=planned)
-
-    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
-        """One chat's :class:`TranscriptFile` from its path and first bytes."""
-        from cc_analytics.frames.gemini.store import classify
-
-        return classify(path, size=size, head=head)
 
 
 PLUGIN = GeminiPlugin()

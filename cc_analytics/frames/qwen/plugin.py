@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from cc_analytics.frames.plugin import FormatPlugin
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.sources import Source, TranscriptFile
+    pass
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 QWEN_KEYS = ("systemPayload", "usageMetadata", "contextWindowSize")
@@ -43,6 +42,8 @@ class QwenPlugin(FormatPlugin):
     package: ClassVar[str] = "cc_analytics.frames.qwen"
     worker_module: ClassVar[str] = "cc_analytics.frames.qwen.verbs"
     store_hint: ClassVar[str] = "$QWEN_RUNTIME_DIR/projects or $QWEN_HOME/projects, default ~/.qwen/projects"
+    # its stores: ``$QWEN_RUNTIME_DIR/projects``, else ``$QWEN_HOME/projects``, else ``~/.qwen/projects``.
+    store_module: ClassVar[str | None] = "cc_analytics.frames.qwen.store"
     sniff_order: ClassVar[int] = 45
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
@@ -55,24 +56,6 @@ class QwenPlugin(FormatPlugin):
                 return True
             return any(key in first for key in QWEN_KEYS)
         return _CUT.match(head) is not None and b'"parts":' in head
-
-    def default_stores(self) -> list[Path]:
-        """``$QWEN_RUNTIME_DIR/projects``, else ``$QWEN_HOME/projects``, else ``~/.qwen/projects``."""
-        from cc_analytics.frames.qwen.store import default_stores
-
-        return default_stores()
-
-    def resolve(self, source: Source, *, planned: bool = False) -> list[TranscriptFile]:
-        """The chats of ``source`` (None: the default stores), one session each."""
-        from cc_analytics.frames.qwen.store import resolve
-
-        return resolve(source, planned=planned)
-
-    def classify(self, path: Path, *, size: int, head: bytes) -> TranscriptFile:
-        """One chat's :class:`TranscriptFile` from its path and first bytes."""
-        from cc_analytics.frames.qwen.store import classify
-
-        return classify(path, size=size, head=head)
 
 
 PLUGIN = QwenPlugin()
