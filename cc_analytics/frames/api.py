@@ -343,6 +343,28 @@ def read_limits(
     return frame.sort(S.TIME, S.FORMAT, S.LIMIT_WINDOW, S.SESSION_ID, nulls_last=True, maintain_order=True).collect()
 
 
+def _optional_verb(
+    verb: str, source: Source, format: Format, workers: int | None, on_progress: Progress | None
+) -> pl.LazyFrame:
+    """``scan_<table>``, one of an optional verb group (:data:`~cc_analytics.frames.plugin.COMPOSITION_VERBS`,
+    :data:`~cc_analytics.frames.plugin.FINDINGS_VERBS`), from every format of ``source`` whose
+    plugin has it (``FormatPlugin.has_<table>``), concatenated (``<TABLE>_SCHEMA`` when none has)."""
+    from cc_analytics.frames.registry import get
+
+    table = verb.removeprefix("scan_")
+    if archived(source) is not None:
+        msg = f"an archive keeps tables, not the content blocks the {table} of a transcript is measured from"
+        raise InputError(msg)
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    frames = [
+        getattr(package(name), verb)(files, workers=workers, on_progress=step)
+        for (name, files), step in zip(by_format.items(), steps, strict=True)
+        if name != UNRECOGNIZED and getattr(get(name), f"has_{table}")
+    ]
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=getattr(S, f"{table.upper()}_SCHEMA"))
+
+
 def scan_composition(
     source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
@@ -356,18 +378,7 @@ def scan_composition(
         >>> frame.filter(pl.col("occupancy").is_not_null()).height > 0
         True
     """
-    from cc_analytics.frames.registry import get
-
-    if archived(source) is not None:
-        raise InputError("an archive keeps tables, not the content blocks the composition is measured from")
-    by_format = plan(source, format=format)
-    steps = _progress_steps(by_format, on_progress)
-    frames = [
-        package(name).scan_composition(files, workers=workers, on_progress=step)
-        for (name, files), step in zip(by_format.items(), steps, strict=True)
-        if name != UNRECOGNIZED and get(name).has_composition
-    ]
-    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.COMPOSITION_SCHEMA)
+    return _optional_verb("scan_composition", source, format, workers, on_progress)
 
 
 def read_composition(
@@ -395,18 +406,7 @@ def scan_findings(
         >>> frame.filter(pl.col("kind") == "tool_definitions").height > 0
         True
     """
-    from cc_analytics.frames.registry import get
-
-    if archived(source) is not None:
-        raise InputError("an archive keeps tables, not the content blocks the findings are measured from")
-    by_format = plan(source, format=format)
-    steps = _progress_steps(by_format, on_progress)
-    frames = [
-        package(name).scan_findings(files, workers=workers, on_progress=step)
-        for (name, files), step in zip(by_format.items(), steps, strict=True)
-        if name != UNRECOGNIZED and get(name).has_findings
-    ]
-    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.FINDINGS_SCHEMA)
+    return _optional_verb("scan_findings", source, format, workers, on_progress)
 
 
 def read_findings(
