@@ -48,7 +48,7 @@ import polars as pl
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.composition import INPUT, TOOL, block_parts, composition_from
-from cc_analytics.frames.claude.decode import EVENTS, TURNS, Profile, decode_files
+from cc_analytics.frames.claude.decode import FINDINGS, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, resolve
 from cc_analytics.frames.claude.requests import BATCH_ENGINE, ON_CHAIN, SEGMENT, request_rows, session_projects
 from cc_analytics.frames.claude.sessions import KEY, prepared
@@ -67,17 +67,16 @@ _WRITES = [S.CACHE_CREATION_5M_TOKENS, S.CACHE_CREATION_1H_TOKENS]
 
 
 def findings_rows(files: list[TranscriptFile], *, contents: list[bytes] | None = None) -> pl.DataFrame:
-    """The findings frame (``FINDINGS_SCHEMA``) of one batch of transcripts: the main files decoded
-    with their text, the subagent files (only their requests are read) without."""
+    """The findings frame (``FINDINGS_SCHEMA``) of one batch of transcripts, decoded once with the
+    :data:`~cc_analytics.frames.claude.decode.FINDINGS` profile (no text: the blocks' marks)."""
+    return findings_of_decoded(*prepared(decode_files(files, FINDINGS, contents=contents)), files)
 
-    def decoded(subagent: bool, profile: Profile) -> tuple[pl.DataFrame, pl.DataFrame]:
-        indices = [index for index, file in enumerate(files) if file.is_subagent == subagent]
-        kept = None if contents is None else [contents[index] for index in indices]
-        return prepared(decode_files([files[index] for index in indices], profile, contents=kept))
 
-    events, blocks = decoded(False, EVENTS)
-    subagents, _ = decoded(True, TURNS)
-    return findings_of(events, blocks, files, subagents=subagents)
+def findings_of_decoded(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataFrame:
+    """The findings of a batch's prepared events and blocks, main and subagent files together
+    (``sessions.prepared`` of a ``FINDINGS`` decode): the subagents' requests are read apart."""
+    subagent = pl.col(S.IS_SUBAGENT_FILE)
+    return findings_of(events.filter(~subagent), blocks, files, subagents=events.filter(subagent))
 
 
 def findings_of(
