@@ -355,8 +355,8 @@ def iter_tables(
 
             frames = run.tables(name, list(files), workers=workers, on_progress=step, total=total)
             done += sum(f.size for f in files)
-            kept = {table: frames[table] for table in TABLES}
-            yield name, Tables(**{**kept, "findings": kept["findings"] if findings else None})
+            four = (frames["sessions"], frames["turns"], frames["problems"], frames["requests"])
+            yield name, Tables(*four, frames["findings"] if findings else None)
         if on_progress is not None:
             on_progress(total, total)
     finally:

@@ -267,6 +267,7 @@ def test_findings_from_the_tables_decode_cold_warm_and_after_a_read_without_them
     cold = api.read_tables(samples, findings=True)  # decoded again, with them
     assert cold.findings is not None and cold.findings.equals(expected)
     assert api.read_tables(samples, cache=False, findings=True).findings.equals(expected)  # type: ignore[union-attr]
+
     def refuse(name: str, files: list[object], **_kw: object) -> object:
         assert not files, f"decoded again: {files}"
         return iter(())

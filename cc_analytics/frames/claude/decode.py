@@ -27,8 +27,11 @@ Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
 the text of every content block, :data:`SESSIONS` keeps the columns the session summary
 reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
-line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`, and
-:data:`REQUESTS` keeps the summary's columns without looking at content blocks at all.
+line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`,
+:data:`FINDINGS` adds to :data:`TURNS` each block's marks (what the composition and the
+findings read of a block besides its tokens: ids, a tool call's input, the memory mark; see
+:attr:`Profile.marks`), and :data:`REQUESTS` keeps the summary's columns without looking at
+content blocks at all.
 
 A file is read in line-aligned pieces (``frames.sources.read_pieces``, ``PIECE_BYTES``: one
 piece unless it is larger), walked one after the other as one walk (line numbers and the walk's
