@@ -154,8 +154,8 @@ def load(
 ) -> ReportData:
     """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
     each transcript decoded once (``workers`` and ``cache`` as ``frames.read_tables`` takes them),
-    and, when ``findings`` and the sources are transcripts, their findings (``frames.read_findings``:
-    the transcripts of the formats that have them decoded again, with their text).
+    with, when ``findings`` and the sources are transcripts, their findings (what
+    ``frames.read_findings`` gives) from the same decode (and kept in the cache with the tables).
 
     The worker processes start before the files are planned; ``meanwhile`` is called while
     they start (they take about a third of a second: the report command imports its charts'
@@ -189,14 +189,10 @@ def load(
             if not found:
                 chosen = sample_sources()
                 used = ["data-samples (no sessions found under the default stores)"]
-        tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache)
-        found = None
-        if findings and root is None:
-            from cc_analytics.frames.api import read_findings
-
-            found = read_findings(chosen, workers=workers)
+        wanted = findings and root is None
+        tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache, findings=wanted)
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
-    return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests, found)
+    return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests, tables.findings)
 
 
 def _store_of(transcript: TranscriptFile, stores: list[Path]) -> str:

@@ -343,6 +343,28 @@ def read_limits(
     return frame.sort(S.TIME, S.FORMAT, S.LIMIT_WINDOW, S.SESSION_ID, nulls_last=True, maintain_order=True).collect()
 
 
+def _optional_verb(
+    verb: str, source: Source, format: Format, workers: int | None, on_progress: Progress | None
+) -> pl.LazyFrame:
+    """``scan_<table>``, one of an optional verb group (:data:`~cc_analytics.frames.plugin.COMPOSITION_VERBS`,
+    :data:`~cc_analytics.frames.plugin.FINDINGS_VERBS`), from every format of ``source`` whose
+    plugin has it (``FormatPlugin.has_<table>``), concatenated (``<TABLE>_SCHEMA`` when none has)."""
+    from cc_analytics.frames.registry import get
+
+    table = verb.removeprefix("scan_")
+    if archived(source) is not None:
+        msg = f"an archive keeps tables, not the content blocks the {table} of a transcript is measured from"
+        raise InputError(msg)
+    by_format = plan(source, format=format)
+    steps = _progress_steps(by_format, on_progress)
+    frames = [
+        getattr(package(name), verb)(files, workers=workers, on_progress=step)
+        for (name, files), step in zip(by_format.items(), steps, strict=True)
+        if name != UNRECOGNIZED and getattr(get(name), f"has_{table}")
+    ]
+    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=getattr(S, f"{table.upper()}_SCHEMA"))
+
+
 def scan_composition(
     source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.LazyFrame:
@@ -356,18 +378,7 @@ def scan_composition(
         >>> frame.filter(pl.col("occupancy").is_not_null()).height > 0
         True
     """
-    from cc_analytics.frames.registry import get
-
-    if archived(source) is not None:
-        raise InputError("an archive keeps tables, not the content blocks the composition is measured from")
-    by_format = plan(source, format=format)
-    steps = _progress_steps(by_format, on_progress)
-    frames = [
-        package(name).scan_composition(files, workers=workers, on_progress=step)
-        for (name, files), step in zip(by_format.items(), steps, strict=True)
-        if name != UNRECOGNIZED and get(name).has_composition
-    ]
-    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.COMPOSITION_SCHEMA)
+    return _optional_verb("scan_composition", source, format, workers, on_progress)
 
 
 def read_composition(
@@ -395,26 +406,19 @@ def scan_findings(
         >>> frame.filter(pl.col("kind") == "tool_definitions").height > 0
         True
     """
-    from cc_analytics.frames.registry import get
-
-    if archived(source) is not None:
-        raise InputError("an archive keeps tables, not the content blocks the findings are measured from")
-    by_format = plan(source, format=format)
-    steps = _progress_steps(by_format, on_progress)
-    frames = [
-        package(name).scan_findings(files, workers=workers, on_progress=step)
-        for (name, files), step in zip(by_format.items(), steps, strict=True)
-        if name != UNRECOGNIZED and get(name).has_findings
-    ]
-    return pl.concat(frames, how="vertical") if frames else pl.LazyFrame(schema=S.FINDINGS_SCHEMA)
+    return _optional_verb("scan_findings", source, format, workers, on_progress)
 
 
 def read_findings(
     source: Source = None, *, format: Format = "auto", workers: int | None = 1, on_progress: Progress | None = None
 ) -> pl.DataFrame:
     """Eager :func:`scan_findings`, by format, session, file, kind and rank."""
-    frame = scan_findings(source, format=format, workers=workers, on_progress=on_progress)
-    return frame.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.FINDING_KIND, S.RANK, maintain_order=True).collect()
+    return _sorted_findings(scan_findings(source, format=format, workers=workers, on_progress=on_progress)).collect()
+
+
+def _sorted_findings(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Findings in :func:`read_findings`' order: by format, session, file, kind and rank."""
+    return frame.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.FINDING_KIND, S.RANK, maintain_order=True)
 
 
 def scan_events(
@@ -457,10 +461,13 @@ def iter_tables(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     cache: bool = True,
+    findings: bool = False,
 ) -> Iterator[tuple[str, Tables]]:
     """(format, tables) batch by batch: sessions, turns (empty unless ``turns``), problems and
-    priced requests decoded once per batch; what the report and the CLI consume. ``source``
-    may be a :func:`plan`."""
+    priced requests decoded once per batch, and with ``findings`` the findings of the formats
+    that have them (:func:`scan_findings`; empty for the others) from the same decode; what the
+    report and the CLI consume. ``source`` may be a :func:`plan`; an archive has no findings
+    (``Tables.findings`` is None)."""
     archive = archived(source)
     if archive is not None:
         sessions = archive.scan("sessions", format=format).collect()
@@ -474,18 +481,20 @@ def iter_tables(
         from cc_analytics.frames import tablecache
 
         by_plan = tablecache.plan(source, format=format)
-        yield from tablecache.iter_tables(by_plan, turns=turns, workers=workers, on_progress=on_progress)
+        yield from tablecache.iter_tables(
+            by_plan, turns=turns, workers=workers, on_progress=on_progress, findings=findings
+        )
         return
+    from cc_analytics.frames.registry import get
+
     by_format = plan(source, format=format)
     steps = _progress_steps(by_format, on_progress)
     for (name, files), step in zip(by_format.items(), steps, strict=True):
-        for batch in package(name).iter_tables(files, turns=turns, workers=workers, on_progress=step):
-            yield (
-                name,
-                batch
-                if isinstance(batch, Tables)
-                else Tables(batch.sessions, batch.turns, batch.problems, batch.requests),
-            )
+        found = findings and name != UNRECOGNIZED and get(name).has_findings
+        options = {"findings": True} if found else {}
+        for batch in package(name).iter_tables(files, turns=turns, workers=workers, on_progress=step, **options):
+            kept = batch.findings if found else pl.DataFrame(schema=S.FINDINGS_SCHEMA) if findings else None
+            yield name, Tables(batch.sessions, batch.turns, batch.problems, batch.requests, kept)
 
 
 def read_tables(
@@ -496,8 +505,10 @@ def read_tables(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     cache: bool = True,
+    findings: bool = False,
 ) -> Tables:
-    """Sessions, turns, problems and priced requests of ``source`` from one decode of every file.
+    """Sessions, turns, problems and priced requests of ``source`` from one decode of every file,
+    and with ``findings`` what :func:`read_findings` gives (None from an archive), from the same decode.
 
     Examples:
         >>> from cc_analytics.report import SAMPLES_DIR
@@ -506,17 +517,21 @@ def read_tables(
         True
     """
     parts: dict[str, list[pl.DataFrame]] = {"sessions": [], "turns": [], "problems": [], "requests": []}
+    found: list[pl.DataFrame] | None = [] if findings else None
     for _name, batch in iter_tables(
-        source, format=format, turns=turns, workers=workers, on_progress=on_progress, cache=cache
+        source, format=format, turns=turns, workers=workers, on_progress=on_progress, cache=cache, findings=findings
     ):
         parts["sessions"].append(batch.sessions)
         parts["turns"].append(batch.turns)
         parts["problems"].append(batch.problems)
         parts["requests"].append(batch.requests)
+        if found is not None:
+            found = None if batch.findings is None else [*found, batch.findings]
     sessions = _concat(parts["sessions"], S.SESSIONS_SCHEMA).sort(S.FORMAT, S.SESSION_ID)
     turns_frame = _concat(parts["turns"], S.TURNS_SCHEMA)
     problems = _concat(parts["problems"], S.PROBLEMS_SCHEMA)
-    return Tables(sessions, turns_frame, problems, _concat(parts["requests"], S.REQUESTS_SCHEMA))
+    findings_frame = None if found is None else _sorted_findings(_concat(found, S.FINDINGS_SCHEMA).lazy()).collect()
+    return Tables(sessions, turns_frame, problems, _concat(parts["requests"], S.REQUESTS_SCHEMA), findings_frame)
 
 
 def _concat(frames: Sequence[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:

@@ -77,7 +77,9 @@ COMPOSITION_VERBS: tuple[str, ...] = ("scan_composition", "read_composition")
 FINDINGS_VERBS: tuple[str, ...] = ("scan_findings", "read_findings")
 """The verbs of a format whose transcripts let it point at what filled the window (the largest
 items, repeated reads, jumps, tool definitions, cache rebuilds; :attr:`FormatPlugin.has_findings`):
-the signature of :data:`VERBS`, rows in ``frames.schema.FINDINGS_SCHEMA``."""
+the signature of :data:`VERBS`, rows in ``frames.schema.FINDINGS_SCHEMA``. Such a format's
+``tables_batch`` and ``iter_tables`` also take ``findings=True``: the same rows, in
+``Tables.findings``, from the tables' own decode (what the report and the table cache read)."""
 
 BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch")
 """The batch functions every format's verbs module exposes besides :data:`VERBS`."""

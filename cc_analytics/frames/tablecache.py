@@ -12,14 +12,14 @@ What is kept, under ``cache_dir()/tables/<fingerprint>/``:
 * ``manifest.json``: each session (*unit*) by the identity of its files (format, paths,
   session, agent, layout, project), with each file's size, modification time and inode as
   they were before it was read, and the *pack* holding its rows;
-* ``packs/<id>.<table>.arrow``: the sessions, turns, problems and priced requests of one
-  decoded batch (Arrow IPC, read memory-mapped), with a ``_unit`` column tying each row to its
-  session;
+* ``packs/<id>.<table>.arrow``: the sessions, turns, problems, priced requests and findings of
+  one decoded batch (Arrow IPC, read memory-mapped), with a ``_unit`` column tying each row to
+  its session (turns and findings are empty where they were not asked for);
 * ``plans/<key>.json``: what a source listed and how its files were planned (formats told
   apart by content), reused while no file nor folder of it changed.
 
 A session is read from its pack while each of its files has the size, modification time and
-inode it had; any other session (new, grown, rewritten, turns wanted that were not kept) is
+inode it had; any other session (new, grown, rewritten, turns or findings wanted that were not kept) is
 decoded again, whole, and kept in a new pack. Files that are gone leave the results with the
 plan, and their sessions leave the manifest at the next write. The fingerprint is made of the
 package's own files (a new version, an edited schema), Polars', Python's and genai-prices'
@@ -67,10 +67,18 @@ if TYPE_CHECKING:
     from cc_analytics.frames.sources import Plan, Source
     from cc_analytics.frames.tables import Tables
 
-LAYOUT = 1  # bump when what is kept, or how, changes
-TABLES = ("sessions", "turns", "problems", "requests")
+LAYOUT = 2  # bump when what is kept, or how, changes
+TABLES = ("sessions", "turns", "problems", "requests", "findings")
+# The tables kept only when asked for (each entry says whether it holds them).
+OPTIONAL = ("turns", "findings")
 # Which column ties a table's rows to their session: its id, or the file it came from.
-KEYS = {"sessions": "session_id", "turns": "source_file", "problems": "source_file", "requests": "session_id"}
+KEYS = {
+    "sessions": "session_id",
+    "turns": "source_file",
+    "problems": "source_file",
+    "requests": "session_id",
+    "findings": "source_file",
+}
 UNIT = "_unit"
 # A plan's stamps serve the read that follows it this soon (the files are stat'ed once a run).
 STAMPS_SECONDS = 10.0
@@ -315,18 +323,24 @@ def _units(files: Sequence[TranscriptFile]) -> list[list[TranscriptFile]]:
 
 
 def iter_tables(
-    by_format: Plan, *, turns: bool = True, workers: int | None = 1, on_progress: Progress | None = None
+    by_format: Plan,
+    *,
+    turns: bool = True,
+    workers: int | None = 1,
+    on_progress: Progress | None = None,
+    findings: bool = False,
 ) -> Iterator[tuple[str, Tables]]:
     """(format, tables) of a plan, one per format, sessions read from the cache where they are
     kept and decoded (then kept) where they are not. Rows come in the plan's order of sessions,
-    each session's as its format decodes them."""
+    each session's as its format decodes them. ``findings``: their findings too (``Tables.findings``,
+    else None), from the same decode."""
     from cc_analytics.frames.tables import Tables
 
     if not (workers is None or (type(workers) is int and workers == 1)):
         from cc_analytics.frames.engine import worker_count
 
         worker_count(0, workers)  # refused as it is without the cache, even when nothing is decoded
-    run = _Run(turns=turns)
+    run = _Run(turns=turns, findings=findings)
     total = sum(f.size for files in by_format.values() for f in files)
     done = 0
     try:
@@ -341,7 +355,8 @@ def iter_tables(
 
             frames = run.tables(name, list(files), workers=workers, on_progress=step, total=total)
             done += sum(f.size for f in files)
-            yield name, Tables(*(frames[table] for table in TABLES))
+            four = (frames["sessions"], frames["turns"], frames["problems"], frames["requests"])
+            yield name, Tables(*four, frames["findings"] if findings else None)
         if on_progress is not None:
             on_progress(total, total)
     finally:
@@ -351,8 +366,8 @@ def iter_tables(
 class _Run:
     """One read through the cache: what it found, what it decoded, what it will keep."""
 
-    def __init__(self, *, turns: bool) -> None:
-        self.turns = turns
+    def __init__(self, *, turns: bool, findings: bool = False) -> None:
+        self.wanted = {"turns": turns, "findings": findings}
         self.folder = root()
         self.manifest = Manifest.read(self.folder)
         self.new_units: dict[str, Any] = {}
@@ -403,7 +418,9 @@ class _Run:
         fresh: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES}
         fresh_units: list[tuple[list[TranscriptFile], str]] = []
         offset = 1 << 62  # decoded rows' keys, apart from the packs'
-        for batch_files, batch in _decode(name, wanted, turns=self.turns, workers=workers):
+        for batch_files, batch in _decode(
+            name, wanted, turns=self.wanted["turns"], findings=self.wanted["findings"], workers=workers
+        ):
             batch_units = _units(batch_files)
             frames, complete = _with_units(batch, batch_units)
             for index, unit in enumerate(batch_units):
@@ -433,7 +450,7 @@ class _Run:
         out: dict[str, pl.DataFrame] = {}
         positioned_frames: dict[str, pl.DataFrame] = {}
         for table in TABLES:
-            if not found[table] or (table == "turns" and not self.turns):
+            if not found[table] or not self.wanted.get(table, True):
                 out[table] = pl.DataFrame(schema=schemas[table])
                 positioned_frames[table] = out[table].with_columns(pl.lit(None, pl.UInt32).alias(UNIT))
                 continue
@@ -454,13 +471,13 @@ class _Run:
         return out
 
     def usable(self, entry: Any, stamps: list[Stamp | None]) -> bool:
-        """Whether a unit's entry holds its rows as they are now: its files' stamps, turns if asked
-        for, a pack the manifest names (an entry of another shape is not usable)."""
+        """Whether a unit's entry holds its rows as they are now: its files' stamps, turns and
+        findings if asked for, a pack the manifest names (an entry of another shape is not usable)."""
         try:
             return (
                 entry["stamps"] == [list(stamp) for stamp in stamps if stamp is not None]
                 and type(entry["index"]) is int
-                and (entry["turns"] is True or not self.turns)
+                and all(entry[table] is True for table in OPTIONAL if self.wanted[table])
                 and entry["pack"] in self.manifest.packs
             )
         except (TypeError, KeyError):
@@ -473,7 +490,7 @@ class _Run:
         record = self.manifest.packs[pack]
         frames: dict[str, pl.DataFrame] = {}
         for table in TABLES:
-            if table == "turns" and not self.turns:
+            if not self.wanted.get(table, True):
                 frames[table] = pl.DataFrame(schema=[*schemas[table].items(), (UNIT, pl.UInt32())])
                 continue
             path = self.folder / "packs" / f"{pack}.{table}.arrow"
@@ -524,7 +541,7 @@ class _Run:
             "units": len(units),
             "rows": {table: frames[table].height for table in TABLES},
             "bytes": size,
-            "turns": self.turns,
+            **self.wanted,
             "time": time.time(),
         }
         for index, ((unit, key), found, kept) in enumerate(zip(units, unit_stamps, settled, strict=True)):
@@ -535,7 +552,7 @@ class _Run:
                 "index": index,
                 "stamps": [list(stamp) for stamp in found if stamp is not None],
                 "paths": [_text(f) for f in unit],
-                "turns": self.turns,
+                **self.wanted,
             }
 
     def commit(self) -> None:
@@ -585,21 +602,24 @@ def _schemas() -> dict[str, pl.Schema]:
         "turns": S.TURNS_SCHEMA,
         "problems": S.PROBLEMS_SCHEMA,
         "requests": S.REQUESTS_SCHEMA,
+        "findings": S.FINDINGS_SCHEMA,
     }
 
 
 def _decode(
-    name: str, files: list[TranscriptFile], *, turns: bool, workers: int | None
+    name: str, files: list[TranscriptFile], *, turns: bool, findings: bool, workers: int | None
 ) -> Iterator[tuple[list[TranscriptFile], Tables]]:
-    """(batch, its tables) of ``files``, by the batch engine (nothing is imported when nothing is to decode)."""
+    """(batch, its tables) of ``files``, by the batch engine (nothing is imported when nothing is
+    to decode); the findings from the same decode when asked for and the format has them."""
     if not files:
         return
     from cc_analytics.frames.engine import run_batches
     from cc_analytics.frames.registry import get
     from cc_analytics.frames.sources import package
 
-    decode = partial(_decoded, partial(package(name).tables_batch, turns=turns))
-    batch_bytes, threads = get(name).batching(sum(file.size for file in files), turns=turns)
+    options = {"findings": True} if findings and get(name).has_findings else {}
+    decode = partial(_decoded, partial(package(name).tables_batch, turns=turns, **options))
+    batch_bytes, threads = get(name).batching(sum(file.size for file in files), turns=turns or bool(options))
     yield from run_batches(decode, files, workers=workers, batch_bytes=batch_bytes, threads=threads)
 
 
@@ -618,7 +638,9 @@ def _with_units(tables: Any, units: list[list[TranscriptFile]]) -> tuple[dict[st
     out: dict[str, pl.DataFrame] = {}
     complete = True
     for table in TABLES:
-        frame = getattr(tables, table)
+        frame = getattr(tables, table, None)
+        if frame is None:  # findings not asked for, or a format without them
+            frame = pl.DataFrame(schema=_schemas()[table])
         mapping = by_session if KEYS[table] == "session_id" else by_file
         column = pl.col(KEYS[table]).replace_strict(mapping, default=None, return_dtype=pl.UInt32)
         frame = frame.with_columns(column.alias(UNIT))

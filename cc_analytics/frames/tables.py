@@ -23,12 +23,15 @@ if TYPE_CHECKING:
 class Tables:
     """Sessions, turns, problems and priced requests of the same sources, from one decode:
     ``SESSIONS_SCHEMA``, ``TURNS_SCHEMA``, ``PROBLEMS_SCHEMA`` and ``REQUESTS_SCHEMA``
-    (``frames.schema``). ``turns`` is empty when it was not asked for."""
+    (``frames.schema``). ``turns`` is empty when it was not asked for; ``findings``
+    (``FINDINGS_SCHEMA``) is None unless asked for (from the same decode, a format with
+    ``FormatPlugin.has_findings``; empty for the others)."""
 
     sessions: pl.DataFrame
     turns: pl.DataFrame
     problems: pl.DataFrame
     requests: pl.DataFrame
+    findings: pl.DataFrame | None = None
 
     @classmethod
     def empty(cls) -> Tables:

@@ -18,7 +18,7 @@ from polars.testing import assert_frame_equal
 
 from cc_analytics.frames.claude import decode
 from cc_analytics.frames.claude import schema as S
-from cc_analytics.frames.claude.decode import REQUESTS, SESSIONS, TURNS, decode_files
+from cc_analytics.frames.claude.decode import FINDINGS, REQUESTS, SESSIONS, TURNS, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, discover
 from tests.conftest import ROOT, extension_or_skip, shared_path
 from tests.fuzz.mutations import lines, mutate_line
@@ -26,7 +26,7 @@ from tests.fuzz.mutations import lines, mutate_line
 _skim = extension_or_skip()
 skim, skim_lines = _skim.skim, _skim.skim_lines
 
-PROFILES = (SESSIONS, TURNS, REQUESTS)
+PROFILES = (SESSIONS, TURNS, FINDINGS, REQUESTS)
 FAKE = TranscriptFile(Path("/nowhere/11111111-2222-4333-8444-555555555555.jsonl"), "s", None, "main", "p", 0)
 AGENT_FILE = TranscriptFile(Path("/nowhere/agent-x.jsonl"), "s", "x", "subagents-dir", "p", 0)
 
@@ -500,9 +500,9 @@ def test_the_skimmer_never_crashes(data: bytes, flags: int, draw: st.DataObject)
 
 
 def test_the_walker_skims_for_the_profiles_that_keep_no_text_and_only_for_them() -> None:
-    every = {"EVENTS": decode.EVENTS, "SESSIONS": SESSIONS, "TURNS": TURNS, "REQUESTS": REQUESTS}
-    assert {name for name, p in every.items() if not p.texts} == {"SESSIONS", "TURNS", "REQUESTS"}
-    assert set(PROFILES) == {SESSIONS, TURNS, REQUESTS}  # what assert_same_decoding compares
+    every = {"EVENTS": decode.EVENTS, "SESSIONS": SESSIONS, "TURNS": TURNS, "FINDINGS": FINDINGS, "REQUESTS": REQUESTS}
+    assert {name for name, p in every.items() if not p.texts} == {"SESSIONS", "TURNS", "FINDINGS", "REQUESTS"}
+    assert set(PROFILES) == {SESSIONS, TURNS, FINDINGS, REQUESTS}  # what assert_same_decoding compares
     raw = b"\n".join(clean_lines()) + b"\n"
     calls: list[tuple[str, int]] = []
     for name, profile in every.items():
@@ -512,4 +512,32 @@ def test_the_walker_skims_for_the_profiles_that_keep_no_text_and_only_for_them()
             )
             decoded = decode_files([FAKE], profile, contents=[raw])
         assert decoded.events.height == len(clean_lines()), name
-    assert calls == [("SESSIONS", 0), ("TURNS", 0), ("REQUESTS", 0)]  # one call per clean file
+    assert calls == [("SESSIONS", 0), ("TURNS", 0), ("FINDINGS", 0), ("REQUESTS", 0)]  # one call per clean file
+
+
+def test_the_findings_marks_of_each_block() -> None:
+    # What the findings read of a block instead of its text (decode.Profile.marks), the same with
+    # the skimmer as without: ids (escaped too), the memory mark (escaped, split over text
+    # blocks, in a queued prompt), a tool call's input (absent: null).
+    head = '"uuid":"u{n}","sessionId":"s","timestamp":"2026-03-01T10:00:0{n}Z"'
+    lines = [
+        '{"type":"user",' + head + ',"isMeta":true,"message":{"content":"see /w/CLAUDE\\u002emd"}}',
+        '{"type":"user",' + head + ',"message":{"content":[{"type":"text","text":"CLAUDE"},'
+        '{"type":"text","text":".md"},{"type":"tool_result","tool_use_id":"t\\u0031","content":"x"}]}}',
+        '{"type":"assistant",' + head + ',"message":{"id":"m","content":[{"type":"tool_use","id":"t1",'
+        '"name":"Read","input":{"file_path":"/w/CLAUDE.md"}},{"type":"tool_use","id":7,"name":"X"},'
+        '{"type":"text","text":"CLAUDE.md"}]}}',
+        '{"type":"attachment",' + head + ',"attachment":{"type":"queued_command","prompt":"CLAUDE.md now"}}',
+    ]
+    raw = "\n".join(line.replace("{n}", str(n)) for n, line in enumerate(lines)).encode() + b"\n"
+    assert_same_decoding([FAKE], [raw])
+    blocks = decode_files([FAKE], FINDINGS, contents=[raw]).blocks
+    assert blocks.select(S.KIND, S.BLOCK_ID, S.NAMES_MEMORY, S.TOOL_INPUT).rows() == [
+        ("prompt", None, True, None),
+        ("tool_result", "t1", None, None),
+        ("prompt", None, False, None),  # " ".join of the texts: "CLAUDE .md"
+        ("tool_use", "t1", None, '{"file_path":"/w/CLAUDE.md"}'),
+        ("tool_use", None, None, "null"),
+        ("text", None, None, None),
+        ("prompt", None, True, None),
+    ]

@@ -259,6 +259,24 @@ def test_turns_asked_after_a_read_without_them(samples: Path, cache: Path) -> No
     assert api.read_sessions(samples).equals(sessions)
 
 
+def test_findings_from_the_tables_decode_cold_warm_and_after_a_read_without_them(
+    samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = api.read_findings(samples)
+    assert expected.height and api.read_tables(samples).findings is None  # kept without findings
+    cold = api.read_tables(samples, findings=True)  # decoded again, with them
+    assert cold.findings is not None and cold.findings.equals(expected)
+    assert api.read_tables(samples, cache=False, findings=True).findings.equals(expected)  # type: ignore[union-attr]
+
+    def refuse(name: str, files: list[object], **_kw: object) -> object:
+        assert not files, f"decoded again: {files}"
+        return iter(())
+
+    monkeypatch.setattr(tablecache, "_decode", refuse)
+    warm = api.read_tables(samples, findings=True)
+    assert warm.findings is not None and warm.findings.equals(expected) and warm.sessions.equals(cold.sessions)
+
+
 def test_unreadable_files_are_never_kept(samples: Path, cache: Path) -> None:
     (samples / "claude" / "projects" / "gone.jsonl").symlink_to(samples / "absent.jsonl")
     os.mkfifo(samples / "fifo.jsonl")

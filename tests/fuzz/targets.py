@@ -307,7 +307,7 @@ def run_claude_skim(batch: list[bytes]) -> None:
         TranscriptFile(Path(f"/fuzz/{CLAUDE_STEM.format(i)}.jsonl"), "s", None if i % 2 else "a", "main", "p", len(raw))
         for i, raw in enumerate(batch)
     ]
-    for profile in (decode.SESSIONS, decode.TURNS, decode.REQUESTS):
+    for profile in (decode.SESSIONS, decode.TURNS, decode.FINDINGS, decode.REQUESTS):
         walked = []
         for walker in (skim, None):
             decode.SKIM_LINES = walker

@@ -17,14 +17,16 @@
  * change nothing it keeps, except inside a tool input, whose text then is not what orjson
  * writes of it (the last wins there): such a line is declined.
  *
- * flags: 1 = identity (uuid, session id, agent id), 2 = blocks (measure content blocks).
+ * flags: 1 = identity (uuid, session id, agent id), 2 = blocks (measure content blocks), 8 = marks
+ * (with blocks: what the findings read of each block besides its tokens: a tool call's id and
+ * its input's JSON text, a tool result's tool_use_id, whether a prompt names "CLAUDE.md").
  *
  * The tuple (see _walk): kind, subtype, timestamp (its microseconds since 1970 when in Claude Code's
  * own form, see stamp_micros; else its text), cwd, version, model, message id, request id,
  * has_envelope, is_sidechain, is_meta, is_compact_summary, is_api_error, has_interrupted_id,
  * the four usage counts, prompt, compact trigger, compact pre-tokens, uuid, session id,
  * agent id (None: not a string), pricing ((row, 5m, 1h, web searches, tier, speed) or None),
- * blocks ((rows, kinds, names, is_error, tokens) or None).
+ * blocks ((rows, kinds, names, is_error, tokens) or None; with marks, then ids, memory, inputs).
  *
  * skim_lines(raw, start, number, sink, state) is the walker's loop over a file: from offset start
  * (the line after line `number`), it cuts lines on LF, skips empty ones, skims each line that
@@ -76,7 +78,7 @@ typedef enum {
 } Ctx;
 
 typedef struct {
-    Val type, text, thinking, name, input, content, is_error;
+    Val type, text, thinking, name, input, content, is_error, id, tool_use_id;
     const uint8_t *input_s, *input_e; /* the input's JSON text */
     int input_canonical; /* that text is what orjson.dumps writes of the input */
     int item_bad;        /* a tool result item with an escaped "type" */
@@ -213,6 +215,8 @@ static Val *target(Parser *P, Ctx ctx, const uint8_t *k, Py_ssize_t n, Ctx *sub)
         if (KEY("name")) return &b->name;
         if (KEY("input")) return &b->input;
         if (KEY("is_error")) return &b->is_error;
+        if (KEY("id")) return &b->id;
+        if (KEY("tool_use_id")) return &b->tool_use_id;
         if (KEY("content")) {
             *sub = C_RESULTS;
             return &b->content;
@@ -965,12 +969,74 @@ typedef struct {
     PyObject *name; /* new reference or NULL (None) */
     int is_error;   /* -1: None */
     long long tokens;
+    /* the marks (flag 8): */
+    Val id;                         /* a tool call's id, a result's tool_use_id (J_ABSENT: None) */
+    int memory;                     /* a prompt names a memory file (-1: None, not a prompt) */
+    const uint8_t *input_s, *input_e; /* a tool call's input, its JSON text (NULL: None) */
 } OutBlock;
+
+#define MEMORY_MARK "CLAUDE.md" /* composition.MEMORY_MARK */
+
+/* Whether text[0:n] holds MEMORY_MARK. */
+static int holds_mark(const char *text, Py_ssize_t n) {
+    Py_ssize_t m = (Py_ssize_t)sizeof(MEMORY_MARK) - 1;
+    if (n < m) return 0;
+    for (const char *p = text, *stop = text + n - m; p <= stop; p++) {
+        p = memchr(p, MEMORY_MARK[0], (size_t)(stop - p + 1));
+        if (!p) return 0;
+        if (memcmp(p, MEMORY_MARK, (size_t)m) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Whether the string v (unescaped) holds MEMORY_MARK; -1 when out of memory. */
+static int names_memory(Scratch *S, const Val *v) {
+    if (!v->escaped) return holds_mark((const char *)v->s, v->e - v->s);
+    if (!reserve_text(S, v->e - v->s)) return -1;
+    return holds_mark(S->text, unescape(v->s, v->e, S->text));
+}
+
+/* A prompt block of the string v: its tokens, and with marks whether it names a memory file. */
+#define PROMPT_OF(v)                                                                          \
+    do {                                                                                      \
+        int memory_ = marks ? names_memory(S, (v)) : -1;                                      \
+        if (marks && memory_ < 0) {                                                           \
+            PyErr_NoMemory();                                                                 \
+            goto error;                                                                       \
+        }                                                                                     \
+        out_blocks[out_count++] = (OutBlock){st->k_prompt, NULL, -1, tokens_of((v)->m.units, (v)->m.cjk), \
+                                             .memory = memory_};                              \
+    } while (0)
 
 #define DECLINE_IF(cond) \
     do {                 \
         if (cond) goto decline; \
     } while (0)
+
+/* The marks of a block as three new references (id, memory, input); 0 on error. */
+static int marks_of(Scratch *S, const OutBlock *o, PyObject **marked) {
+    marked[0] = o->id.t == J_STR ? str_of(S, &o->id) : Py_NewRef(Py_None);
+    marked[1] = Py_NewRef(o->memory < 0 ? Py_None : o->memory ? Py_True : Py_False);
+    marked[2] = o->input_s ? PyUnicode_DecodeUTF8((const char *)o->input_s, o->input_e - o->input_s, NULL)
+                           : Py_NewRef(Py_None);
+    if (marked[0] && marked[2]) return 1;
+    for (int c = 0; c < 3; c++) Py_XDECREF(marked[c]);
+    return 0;
+}
+
+/* Append the marks of a block to their three typed columns (id, memory, input); 0 on error. */
+static int append_marks(Scratch *S, const OutBlock *o, Column **sink) {
+    int ok;
+    if (o->id.t != J_STR) ok = column_null(sink[0]);
+    else if (!o->id.escaped) ok = column_utf8(sink[0], (const char *)o->id.s, o->id.e - o->id.s);
+    else {
+        PyObject *id = str_of(S, &o->id);
+        ok = id && column_append(sink[0], id);
+        Py_XDECREF(id);
+    }
+    return ok && (o->memory < 0 ? column_null(sink[1]) : column_bool(sink[1], o->memory)) &&
+           (o->input_s ? column_utf8(sink[2], (const char *)o->input_s, o->input_e - o->input_s) : column_null(sink[2]));
+}
 
 /* Skim the line data[start:end] (0 <= start < end <= size, the size of the data; end < 0: the
  * line runs to the first line feed after the object, or the end of the data, and *line_end is
@@ -982,6 +1048,9 @@ typedef struct {
 #define SKIM_IDENTITY 1
 #define SKIM_BLOCKS 2
 #define SKIM_NO_CWD_VERSION 4
+#define SKIM_MARKS 8
+#define BLOCK_COLUMNS 5
+#define MARKED_COLUMNS 8
 
 static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end,
                      Py_ssize_t row, long flags, PyObject **out, Val *cwd_version, Py_ssize_t *line_end,
@@ -999,7 +1068,8 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
     Block dummy; /* P.block is never NULL: keys outside blocks compare against its input */
     Val top;
     for (int k = 0; k < RESULT_SIZE; k++) out[k] = NULL;
-    int identity = (flags & 1) != 0, measure = (flags & 2) != 0;
+    int identity = (flags & 1) != 0, measure = (flags & 2) != 0, marks = measure && (flags & SKIM_MARKS) != 0;
+    int columns = marks ? MARKED_COLUMNS : BLOCK_COLUMNS;
     memset(&P, 0, sizeof(P));
     P.p = data + start;
     P.end = data + (end < 0 ? size : end);
@@ -1048,9 +1118,9 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
         Val *content = P.message.t == J_OBJ ? &P.mcontent : NULL;
         DECLINE_IF(content == NULL || (content->t != J_STR && content->t != J_ARR));
         if (content->t == J_STR) {
+            PROMPT_OF(content);
             prompt = str_of(S, content);
             if (!prompt) goto error;
-            out_blocks[out_count++] = (OutBlock){st->k_prompt, NULL, -1, tokens_of(content->m.units, content->m.cjk)};
         } else {
             Py_ssize_t texts = 0, bytes = 0, units = 0, cjk = 0;
             int ascii = 1;
@@ -1074,7 +1144,9 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
                     } else goto decline;
                     int error = flag(&b->is_error);
                     DECLINE_IF(error < 0);
-                    out_blocks[out_count++] = (OutBlock){st->k_tool_result, NULL, error, tokens_of(m.units, m.cjk)};
+                    out_blocks[out_count++] =
+                        (OutBlock){st->k_tool_result, NULL, error, tokens_of(m.units, m.cjk), .id = b->tool_use_id, .memory = -1};
+                    if (out_blocks[out_count - 1].id.t != J_STR) out_blocks[out_count - 1].id.t = J_ABSENT;
                 }
             }
             if (texts) {
@@ -1095,10 +1167,11 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
                         d += b->text.e - b->text.s;
                     }
                 }
+                int memory = marks ? holds_mark(S->text, d - S->text) : -1;
                 prompt = ascii ? ascii_str(S->text, d - S->text) : PyUnicode_DecodeUTF8(S->text, d - S->text, NULL);
                 if (!prompt) goto error;
                 units += texts - 1;
-                out_blocks[out_count++] = (OutBlock){st->k_prompt, NULL, -1, tokens_of(units, cjk)};
+                out_blocks[out_count++] = (OutBlock){st->k_prompt, NULL, -1, tokens_of(units, cjk), .memory = memory};
             }
         }
     } else if (assistant) {
@@ -1112,17 +1185,21 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
                 DECLINE_IF(b->type.t == J_STR && b->type.escaped);
                 if (is_word(&b->type, "text")) {
                     DECLINE_IF(b->text.t != J_STR);
-                    out_blocks[out_count++] = (OutBlock){st->k_text, NULL, -1, tokens_of(b->text.m.units, b->text.m.cjk)};
+                    out_blocks[out_count++] =
+                        (OutBlock){st->k_text, NULL, -1, tokens_of(b->text.m.units, b->text.m.cjk), .memory = -1};
                 } else if (is_word(&b->type, "thinking")) {
                     DECLINE_IF(b->thinking.t != J_STR);
                     out_blocks[out_count++] =
-                        (OutBlock){st->k_thinking, NULL, -1, tokens_of(b->thinking.m.units, b->thinking.m.cjk)};
+                        (OutBlock){st->k_thinking, NULL, -1, tokens_of(b->thinking.m.units, b->thinking.m.cjk), .memory = -1};
                 } else if (is_word(&b->type, "tool_use")) {
                     Measure payload;
+                    const uint8_t *input_s = (const uint8_t *)"null", *input_e = input_s + 4;
                     if (b->input.t == J_ABSENT) {
                         payload.units = 4; /* null */
                         payload.cjk = 0;
                     } else {
+                        input_s = b->input_s;
+                        input_e = b->input_e;
                         DECLINE_IF(!b->input_canonical);
                         measure_raw(b->input_s, b->input_e, &payload);
                     }
@@ -1136,7 +1213,9 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
                             if (!name) goto error;
                         }
                     }
-                    out_blocks[out_count++] = (OutBlock){st->k_tool_use, name, -1, tokens_of(units, cjk)};
+                    out_blocks[out_count++] = (OutBlock){st->k_tool_use, name, -1, tokens_of(units, cjk), .id = b->id,
+                                                         .memory = -1, .input_s = input_s, .input_e = input_e};
+                    if (out_blocks[out_count - 1].id.t != J_STR) out_blocks[out_count - 1].id.t = J_ABSENT;
                 }
             }
         }
@@ -1185,7 +1264,7 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
             }
         } else if (P.content.t == J_STR && P.content.e > P.content.s) {
             out_blocks[out_count++] =
-                (OutBlock){st->k_system, NULL, -1, tokens_of(P.content.m.units, P.content.m.cjk)};
+                (OutBlock){st->k_system, NULL, -1, tokens_of(P.content.m.units, P.content.m.cjk), .memory = -1};
         }
         synthetic = is_word(&P.subtype, "api_error");
     } else if (attachment) {
@@ -1193,8 +1272,7 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
             DECLINE_IF(P.attach_type.t == J_STR && P.attach_type.escaped);
             if (is_word(&P.attach_type, "queued_command") && P.attach_prompt.t == J_STR &&
                 P.attach_prompt.e > P.attach_prompt.s) {
-                out_blocks[out_count++] =
-                    (OutBlock){st->k_prompt, NULL, -1, tokens_of(P.attach_prompt.m.units, P.attach_prompt.m.cjk)};
+                PROMPT_OF(&P.attach_prompt);
             }
         }
     }
@@ -1212,7 +1290,8 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
         if (!PyTuple_GET_ITEM(pricing, 0)) goto error;
     }
     if (measure && out_count && block_sink) {
-        /* Five typed columns to append to: the blocks go there now, out[25] stays None. */
+        /* Five typed columns to append to (eight with marks): the blocks go there now, out[25]
+         * stays None. */
         for (Py_ssize_t k = 0; k < out_count; k++) {
             OutBlock *o = &out_blocks[k];
             Py_ssize_t n;
@@ -1222,12 +1301,13 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
                            (o->is_error < 0 ? column_null(block_sink[3]) : column_bool(block_sink[3], o->is_error)) &&
                            column_i64(block_sink[4], (int64_t)o->tokens);
             Py_CLEAR(o->name);
+            if (appended && marks) appended = append_marks(S, o, block_sink + BLOCK_COLUMNS);
             if (!appended) goto error;
         }
     } else if (measure && out_count) {
-        blocks = PyTuple_New(5);
+        blocks = PyTuple_New(columns);
         if (!blocks) goto error;
-        for (int c = 0; c < 5; c++) {
+        for (int c = 0; c < columns; c++) {
             PyObject *column = PyList_New(out_count);
             if (!column) goto error;
             PyTuple_SET_ITEM(blocks, c, column);
@@ -1251,6 +1331,11 @@ static int skim_line(SkimState *st, const uint8_t *data, Py_ssize_t size, Py_ssi
             PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 2), k, name);
             PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 3), k, error);
             PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, 4), k, t);
+            if (marks) {
+                PyObject *marked[3];
+                if (!marks_of(S, o, marked)) goto error;
+                for (int c = 0; c < 3; c++) PyList_SET_ITEM(PyTuple_GET_ITEM(blocks, BLOCK_COLUMNS + c), k, marked[c]);
+            }
         }
     }
 
@@ -1375,7 +1460,7 @@ static PyObject *skim(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &end) || !ssize_arg(args[3], &row) ||
         !ssize_arg(args[4], &flags))
         return NULL;
-    flags &= SKIM_IDENTITY | SKIM_BLOCKS;
+    flags &= SKIM_IDENTITY | SKIM_BLOCKS | SKIM_MARKS;
     Data d;
     if (!data_of(args[0], &d)) return NULL;
     PyObject *out[RESULT_SIZE], *result = NULL;
@@ -1479,7 +1564,7 @@ static int append_line(SkimState *st, PyObject *sink, PyObject **out, const Val 
             if (value != Py_None && PyList_Append(PyTuple_GET_ITEM(sink, SINK_PRICING), value) < 0) return 0;
         } else if (k == SINK_BLOCKS) {
             if (value == Py_None || blocks == Py_None) continue;
-            for (Py_ssize_t c = 0; c < 5; c++) {
+            for (Py_ssize_t c = 0; c < PyTuple_GET_SIZE(blocks); c++) {
                 PyObject *column = PyTuple_GET_ITEM(blocks, c), *items = PyTuple_GET_ITEM(value, c);
                 if (is_column(st, column)) {
                     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++)
@@ -1526,13 +1611,14 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     PyObject *blocks = PyTuple_GET_ITEM(sink, SINK_BLOCKS);
     if (blocks != Py_None) {
-        if (!PyTuple_CheckExact(blocks) || PyTuple_GET_SIZE(blocks) != 5) {
-            PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five lists");
+        if (!PyTuple_CheckExact(blocks) ||
+            (PyTuple_GET_SIZE(blocks) != BLOCK_COLUMNS && PyTuple_GET_SIZE(blocks) != MARKED_COLUMNS)) {
+            PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five or eight lists");
             return NULL;
         }
-        for (Py_ssize_t c = 0; c < 5; c++) {
+        for (Py_ssize_t c = 0; c < PyTuple_GET_SIZE(blocks); c++) {
             if (!is_sink_column(st, PyTuple_GET_ITEM(blocks, c))) {
-                PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five lists");
+                PyErr_SetString(PyExc_TypeError, "skim_lines: the sink's blocks are not five or eight lists");
                 return NULL;
             }
         }
@@ -1545,11 +1631,12 @@ static PyObject *skim_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     }
     long flags = (PyTuple_GET_ITEM(sink, SINK_IDENTITY) != Py_None ? SKIM_IDENTITY : 0) |
                  (blocks != Py_None ? SKIM_BLOCKS : 0) | SKIM_NO_CWD_VERSION;
-    /* Blocks kept in five typed columns are appended to them as each line is skimmed. */
-    Column *block_columns_of[5], **block_columns = NULL;
+    if (blocks != Py_None && PyTuple_GET_SIZE(blocks) == MARKED_COLUMNS) flags |= SKIM_MARKS;
+    /* Blocks kept in typed columns are appended to them as each line is skimmed. */
+    Column *block_columns_of[MARKED_COLUMNS], **block_columns = NULL;
     if (blocks != Py_None) {
         int typed = 1;
-        for (Py_ssize_t c = 0; c < 5; c++) {
+        for (Py_ssize_t c = 0; c < PyTuple_GET_SIZE(blocks); c++) {
             PyObject *column = PyTuple_GET_ITEM(blocks, c);
             typed &= is_column(st, column);
             block_columns_of[c] = (Column *)column;

@@ -37,7 +37,7 @@ from collections.abc import Iterator
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
-from cc_analytics.frames.claude.decode import EVENTS, decode_files
+from cc_analytics.frames.claude.decode import FINDINGS, MEMORY_MARK, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, resolve
 from cc_analytics.frames.claude.requests import ON_CHAIN, SEGMENT
 from cc_analytics.frames.claude.sessions import KEY, prepared
@@ -46,20 +46,19 @@ from cc_analytics.frames.sources import Source
 
 CATEGORY, ITEM, CALIBRATED, BASELINE, CALIBRATION = S.CATEGORY, S.ITEM, S.TOKENS, S.BASELINE, S.CALIBRATION
 ESTIMATED, ENTERED, DROPPED, ERROR = S.ESTIMATED_TOKENS, S.ENTERED_TOKENS, S.DROPPED_TOKENS, S.UNCALIBRATED_ERROR
-MEMORY_MARK = "CLAUDE.md"
-INPUT = "tool_input"
+INPUT = S.TOOL_INPUT
 TOOL = "tool"
 _CUTOFF = "_cutoff"
 
 
 def category_of() -> pl.Expr:
-    """The part of a block row (``kind``, ``is_meta``, ``is_compact_summary``, ``text``)."""
+    """The part of a block row (``kind``, ``is_meta``, ``is_compact_summary``, ``names_memory``)."""
     kind = pl.col(S.KIND)
     injected = (kind == "prompt") & pl.col(S.IS_META)
     return (
         pl.when((kind == "prompt") & pl.col(S.IS_COMPACT_SUMMARY))
         .then(pl.lit("summary"))
-        .when(injected & pl.col(S.TEXT).str.contains(MEMORY_MARK, literal=True).fill_null(False))
+        .when(injected & pl.col(S.NAMES_MEMORY).fill_null(False))
         .then(pl.lit("memory"))
         .when(injected | (kind == "system"))
         .then(pl.lit("system"))
@@ -94,11 +93,12 @@ def composition_rows(files: list[TranscriptFile], *, contents: list[bytes] | Non
     files are not read: their windows are their own)."""
     mains = [index for index, file in enumerate(files) if not file.is_subagent]
     kept = None if contents is None else [contents[index] for index in mains]
-    return composition_of(*prepared(decode_files([files[index] for index in mains], EVENTS, contents=kept)))
+    return composition_of(*prepared(decode_files([files[index] for index in mains], FINDINGS, contents=kept)))
 
 
 def composition_of(events: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:
-    """The composition frame of prepared events and blocks (``sessions.prepared`` of an
+    """The composition frame of prepared events and blocks (``sessions.prepared`` of a
+    :data:`~cc_analytics.frames.claude.decode.FINDINGS` or
     :data:`~cc_analytics.frames.claude.decode.EVENTS` decode)."""
     events = events.filter(~pl.col(S.IS_SUBAGENT_FILE))
     return composition_from(events, block_parts(events, blocks))
@@ -107,11 +107,19 @@ def composition_of(events: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:
 def block_parts(events: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:
     """The blocks of the main files' own chains, each with its part (``category``, ``item``),
     its estimate (``tokens``) and, for tool calls and results, the call's input (``tool_input``:
-    compact JSON). ``events`` are the main files' prepared events."""
+    compact JSON). ``events`` are the main files' prepared events; ``blocks`` carry their marks
+    (a :data:`~cc_analytics.frames.claude.decode.FINDINGS` decode) or their text (``EVENTS``)."""
+    if S.TEXT in blocks.columns:
+        blocks = blocks.with_columns(
+            pl.when(pl.col(S.KIND) == "prompt")
+            .then(pl.col(S.TEXT).str.contains(MEMORY_MARK, literal=True))
+            .alias(S.NAMES_MEMORY),
+            pl.when(pl.col(S.KIND) == "tool_use").then(pl.col(S.TEXT)).alias(INPUT),
+        )
     mine = ~pl.col(S.IS_SUBAGENT_FILE) & pl.col(ON_CHAIN)
     flags = events.select(S.ROW, S.IS_META, S.IS_COMPACT_SUMMARY, S.MESSAGE_ID)
     calls = blocks.filter(pl.col(S.KIND) == "tool_use").select(
-        S.SOURCE_FILE, pl.col(S.BLOCK_ID).alias("_call"), pl.col(S.NAME).alias("_tool"), pl.col(S.TEXT).alias(INPUT)
+        S.SOURCE_FILE, pl.col(S.BLOCK_ID).alias("_call"), pl.col(S.NAME).alias("_tool"), pl.col(INPUT).alias("_input")
     )
     calls = calls.unique(subset=[S.SOURCE_FILE, "_call"], keep="first", maintain_order=True)
     return (
@@ -125,7 +133,7 @@ def block_parts(events: pl.DataFrame, blocks: pl.DataFrame) -> pl.DataFrame:
             .when(pl.col(S.KIND) == "tool_result")
             .then(tool_item(pl.col("_tool")).fill_null("(unknown tool)"))
             .alias(ITEM),
-            pl.when(pl.col(S.KIND) == "tool_use").then(pl.col(S.TEXT)).otherwise(pl.col(INPUT)).alias(INPUT),
+            pl.when(pl.col(S.KIND) == "tool_use").then(pl.col(INPUT)).otherwise(pl.col("_input")).alias(INPUT),
         )
         .select(
             S.SOURCE_FILE,

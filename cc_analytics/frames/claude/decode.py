@@ -27,8 +27,11 @@ Every line rule lives here once; what a caller needs decides what is
 kept, through a :class:`Profile`: :data:`EVENTS` keeps every column of the events frame and
 the text of every content block, :data:`SESSIONS` keeps the columns the session summary
 reads and measures each block's tokens as it goes (no text kept), :data:`TURNS` adds the
-line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`, and
-:data:`REQUESTS` keeps the summary's columns without looking at content blocks at all.
+line identity (uuid, session id, agent id) that turns need to :data:`SESSIONS`,
+:data:`FINDINGS` adds to :data:`TURNS` each block's marks (what the composition and the
+findings read of a block besides its tokens: ids, a tool call's input, the memory mark; see
+:attr:`Profile.marks`), and :data:`REQUESTS` keeps the summary's columns without looking at
+content blocks at all.
 
 A file is read in line-aligned pieces (``frames.sources.read_pieces``, ``PIECE_BYTES``: one
 piece unless it is larger), walked one after the other as one walk (line numbers and the walk's
@@ -164,8 +167,12 @@ COLUMN_KINDS: dict[str, str] = {
         "str",
     ),
 }
-# The measured blocks' columns (row, kind, name, is_error, tokens) likewise.
+# The measured blocks' columns (row, kind, name, is_error, tokens) likewise, and their marks
+# (:attr:`Profile.marks`: id, memory, tool input).
 BLOCK_COLUMN_KINDS = ("i64", "str", "str", "bool", "i64")
+MARK_COLUMN_KINDS = ("str", "bool", "str")
+# What a prompt that names a memory file holds (harness-injected CLAUDE.md text).
+MEMORY_MARK = "CLAUDE.md"
 
 # The columns the C skimmer appends to, in the order of its tuple (see ``_skim.c``); it keeps
 # cwd and version as the walker does, where they change (see ``_walk``).
@@ -181,11 +188,16 @@ class Profile(NamedTuple):
     ``identity``: each line's uuid, session id and agent id (what turns list and group by).
     ``blocks``: content blocks are kept (their text, or their tokens); without, they are
     skipped (a :class:`Decoded` then has no block rows).
+    ``marks``: measured blocks also keep what the findings read of them instead of their text
+    (``S.BLOCK_ID``: a tool call's id, a tool result's ``tool_use_id``; ``S.NAMES_MEMORY``:
+    whether a prompt holds :data:`MEMORY_MARK`, null for other kinds; ``S.TOOL_INPUT``: a tool
+    call's input as compact JSON).
     """
 
     texts: bool
     identity: bool
     blocks: bool = True
+    marks: bool = False
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -216,17 +228,20 @@ class Profile(NamedTuple):
 
 EVENTS = Profile(texts=True, identity=True)
 TURNS = Profile(texts=False, identity=True)
+FINDINGS = Profile(texts=False, identity=True, marks=True)
 SESSIONS = Profile(texts=False, identity=False)
 REQUESTS = Profile(texts=False, identity=False, blocks=False)
 
 
 @cache
-def measured_blocks_schema() -> pl.Schema:
-    """Blocks measured as they are read: no text, their tokens instead."""
+def measured_blocks_schema(*, marks: bool = False) -> pl.Schema:
+    """Blocks measured as they are read: no text, their tokens instead (and their marks, see
+    :attr:`Profile.marks`)."""
     import polars as pl
 
     from cc_analytics.frames.claude.buckets import TOKENS
 
+    marked = {S.BLOCK_ID: pl.String(), S.NAMES_MEMORY: pl.Boolean(), S.TOOL_INPUT: pl.String()} if marks else {}
     return pl.Schema(
         {
             S.ROW: pl.Int64(),
@@ -234,6 +249,7 @@ def measured_blocks_schema() -> pl.Schema:
             S.NAME: pl.String(),
             S.IS_ERROR: pl.Boolean(),
             TOKENS: pl.Int64(),
+            **marked,
         }
     )
 
@@ -328,7 +344,11 @@ def walk_files(
     columnar = profile.columnar
     columns: dict[str, Any] = {name: _new_column(COLUMN_KINDS.get(name), columnar) for name in profile.columns}
     blocks: Blocks = (
-        _TextBlocks() if profile.texts else _MeasuredBlocks(columnar=columnar) if profile.blocks else _NoBlocks()
+        _TextBlocks()
+        if profile.texts
+        else _MeasuredBlocks(columnar=columnar, marks=profile.marks)
+        if profile.blocks
+        else _NoBlocks()
     )
     problems: Problems = []
     pricing: Pricing = []
@@ -529,28 +549,38 @@ class _TextBlocks:
 
 
 class _MeasuredBlocks:
-    """Blocks measured as they are read (``measured_blocks_schema()``): the estimate, not the text.
+    """Blocks measured as they are read (``measured_blocks_schema()``): the estimate, not the text,
+    and with ``marks`` what the findings read of them (see :attr:`Profile.marks`).
 
     ASCII text is measured inline, other text by :func:`~cc_analytics.frames.estimate.text_tokens`;
     the rare text it leaves to the shared estimator is measured in one vectorised call.
     """
 
-    def __init__(self, *, columnar: bool = False) -> None:
+    def __init__(self, *, columnar: bool = False, marks: bool = False) -> None:
         # Lists, or typed columns (see COLUMN) for a columnar profile: both take append().
         self.row, self.kind, self.name, self.is_error, self.tokens = (
             _new_column(kind, columnar) for kind in BLOCK_COLUMN_KINDS
         )
+        self.marks: tuple[Any, ...] = tuple(_new_column(kind, columnar) for kind in MARK_COLUMN_KINDS) if marks else ()
         self.wide_index: list[int] = []
         self.wide_text: list[str] = []
         from cc_analytics.frames.estimate import text_tokens
 
         self._text_tokens = text_tokens
 
+    def _mark(self, block_id: str | None, memory: bool | None, tool_input: str | None) -> None:
+        if self.marks:
+            ids, memories, inputs = self.marks
+            ids.append(block_id)
+            memories.append(memory)
+            inputs.append(tool_input)
+
     def text(self, row: int, kind: str, text: str | None) -> None:
         self.row.append(row)
         self.kind.append(kind)
         self.name.append(None)
         self.is_error.append(None)
+        self._mark(None, (text is not None and MEMORY_MARK in text) if kind == "prompt" else None, None)
         self._measure(text)
 
     def tool_result(self, row: int, tool_use_id: str | None, text: str | None, is_error: bool) -> None:
@@ -558,6 +588,7 @@ class _MeasuredBlocks:
         self.kind.append("tool_result")
         self.name.append(None)
         self.is_error.append(is_error)
+        self._mark(tool_use_id, None, None)
         self._measure(text)
 
     def tool_use(self, row: int, name: str | None, block_id: str | None, payload: bytes) -> None:
@@ -565,6 +596,7 @@ class _MeasuredBlocks:
         self.kind.append("tool_use")
         self.name.append(name)
         self.is_error.append(None)
+        self._mark(block_id, None, payload.decode())
         # Measured as the events path does: the name followed by the compact input.
         name = name or ""
         if payload.isascii() and name.isascii():
@@ -573,8 +605,9 @@ class _MeasuredBlocks:
             self._measure(name + payload.decode())
 
     def lists(self) -> tuple[list[Any], ...]:
-        """Where the C skimmer appends the blocks it measured: row, kind, name, is_error, tokens."""
-        return (self.row, self.kind, self.name, self.is_error, self.tokens)
+        """Where the C skimmer appends the blocks it measured: row, kind, name, is_error, tokens
+        (then id, memory and tool input, with marks)."""
+        return (self.row, self.kind, self.name, self.is_error, self.tokens, *self.marks)
 
     def _measure(self, text: str | None) -> None:
         if text is None:
@@ -591,15 +624,17 @@ class _MeasuredBlocks:
 
     def state(self) -> tuple[Any, ...]:
         columns = (self.row, self.kind, self.name, self.is_error, self.tokens)
-        return (*(_marshalled(values) for values in columns), self.wide_index, self.wide_text)
+        marks = tuple(_marshalled(values) for values in self.marks)
+        return (*(_marshalled(values) for values in columns), self.wide_index, self.wide_text, marks)
 
     @classmethod
     def from_state(cls, state: tuple[Any, ...]) -> _MeasuredBlocks:
         blocks = cls()
-        row, kind, name, is_error, tokens, blocks.wide_index, blocks.wide_text = state
+        row, kind, name, is_error, tokens, blocks.wide_index, blocks.wide_text, marks = state
         blocks.row, blocks.kind, blocks.name, blocks.is_error, blocks.tokens = (
             _unmarshalled(values) for values in (row, kind, name, is_error, tokens)
         )
+        blocks.marks = tuple(_unmarshalled(values) for values in marks)
         return blocks
 
     def frame(self) -> pl.DataFrame:
@@ -608,12 +643,10 @@ class _MeasuredBlocks:
         from cc_analytics.frames.claude.buckets import TOKENS
         from cc_analytics.frames.estimate import estimate_tokens
 
-        values: tuple[list[Any], ...] = (self.row, self.kind, self.name, self.is_error, self.tokens)
+        values: tuple[list[Any], ...] = (self.row, self.kind, self.name, self.is_error, self.tokens, *self.marks)
+        schema = measured_blocks_schema(marks=bool(self.marks))
         frame = pl.DataFrame(
-            [
-                _series(name, column, dtype)
-                for (name, dtype), column in zip(measured_blocks_schema().items(), values, strict=True)
-            ]
+            [_series(name, column, dtype) for (name, dtype), column in zip(schema.items(), values, strict=True)]
         )
         if self.wide_text:
             wide = pl.Series("text", self.wide_text, dtype=pl.String())
@@ -623,6 +656,8 @@ class _MeasuredBlocks:
 
     def clear(self) -> None:
         for values in (self.row, self.kind, self.name, self.is_error, self.tokens, self.wide_index, self.wide_text):
+            values.clear()
+        for values in self.marks:
             values.clear()
 
 

@@ -48,7 +48,7 @@ import polars as pl
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.composition import INPUT, TOOL, block_parts, composition_from
-from cc_analytics.frames.claude.decode import EVENTS, TURNS, Profile, decode_files
+from cc_analytics.frames.claude.decode import FINDINGS, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, resolve
 from cc_analytics.frames.claude.requests import BATCH_ENGINE, ON_CHAIN, SEGMENT, request_rows, session_projects
 from cc_analytics.frames.claude.sessions import KEY, prepared
@@ -67,17 +67,16 @@ _WRITES = [S.CACHE_CREATION_5M_TOKENS, S.CACHE_CREATION_1H_TOKENS]
 
 
 def findings_rows(files: list[TranscriptFile], *, contents: list[bytes] | None = None) -> pl.DataFrame:
-    """The findings frame (``FINDINGS_SCHEMA``) of one batch of transcripts: the main files decoded
-    with their text, the subagent files (only their requests are read) without."""
+    """The findings frame (``FINDINGS_SCHEMA``) of one batch of transcripts, decoded once with the
+    :data:`~cc_analytics.frames.claude.decode.FINDINGS` profile (no text: the blocks' marks)."""
+    return findings_of_decoded(*prepared(decode_files(files, FINDINGS, contents=contents)), files)
 
-    def decoded(subagent: bool, profile: Profile) -> tuple[pl.DataFrame, pl.DataFrame]:
-        indices = [index for index, file in enumerate(files) if file.is_subagent == subagent]
-        kept = None if contents is None else [contents[index] for index in indices]
-        return prepared(decode_files([files[index] for index in indices], profile, contents=kept))
 
-    events, blocks = decoded(False, EVENTS)
-    subagents, _ = decoded(True, TURNS)
-    return findings_of(events, blocks, files, subagents=subagents)
+def findings_of_decoded(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataFrame:
+    """The findings of a batch's prepared events and blocks, main and subagent files together
+    (``sessions.prepared`` of a ``FINDINGS`` decode): the subagents' requests are read apart."""
+    subagent = pl.col(S.IS_SUBAGENT_FILE)
+    return findings_of(events.filter(~subagent), blocks, files, subagents=events.filter(subagent))
 
 
 def findings_of(
@@ -138,15 +137,28 @@ def _requests(events: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataF
     return price_requests(rows).join(events.select(S.ROW, S.LINE, S.UUID), on=S.ROW, how="left")
 
 
-def _finding(frame: pl.DataFrame, kind: str, **columns: Any) -> pl.DataFrame:
-    """``frame``'s rows as findings of ``kind``: the named columns (expressions or names)
-    beside ``source_file``, ``turn_index`` and ``row`` (or ``line``, ``uuid``, ``time``)."""
+def _finding(
+    frame: pl.DataFrame,
+    kind: str,
+    *,
+    by: str | None,
+    limit: int | None = None,
+    descending: bool = True,
+    **columns: Any,
+) -> pl.DataFrame:
+    """``frame``'s rows as findings of ``kind``, ranked per file by the column ``by`` (None: by
+    the ``rank`` it has, see :func:`_top`), the first ``limit`` of them: ``rank`` and the named
+    columns (expressions or names) beside ``source_file``, ``turn_index`` and ``row`` (or
+    ``line``, ``uuid``, ``time``)."""
+    if by is not None:
+        frame = _top(frame, by, limit, descending=descending)
     anchor = [S.LINE, S.UUID, S.TIME] if S.LINE in frame.columns else [S.ROW]
     return frame.select(
         S.SOURCE_FILE,
         S.TURN_INDEX,
         *anchor,
         pl.lit(kind).cast(S.FINDING_KIND_ENUM).alias(S.FINDING_KIND),
+        S.RANK,
         *(
             pl.col(value).alias(name) if isinstance(value, str) else value.alias(name)
             for name, value in columns.items()
@@ -154,11 +166,22 @@ def _finding(frame: pl.DataFrame, kind: str, **columns: Any) -> pl.DataFrame:
     )
 
 
-def _ranked(frame: pl.DataFrame, by: pl.Expr, *, limit: int | None = None, descending: bool = True) -> pl.DataFrame:
-    """``frame`` with ``rank`` per source file by ``by`` (ties: the earlier row first), keeping the
-    first ``limit``. ``frame`` is in row order within each file."""
-    rank = by.rank("ordinal", descending=descending).over(S.SOURCE_FILE).cast(pl.Int64)
-    ranked = frame.with_columns(rank.alias(S.RANK))
+def rank_in(by: str, over: Sequence[str] = (S.SOURCE_FILE,), *, descending: bool = True) -> pl.Expr:
+    """Each row's place by the column ``by`` within its ``over`` group: 1 for the largest (the
+    smallest when not ``descending``), ties to the earlier row.
+
+    Examples:
+        >>> frame = pl.DataFrame({"source_file": ["a", "a", "a", "b"], "tokens": [5, 9, 5, 1]})
+        >>> frame.select(rank_in("tokens")).to_series().to_list()
+        [2, 1, 3, 1]
+    """
+    return pl.col(by).rank("ordinal", descending=descending).over(over).cast(pl.Int64)
+
+
+def _top(frame: pl.DataFrame, by: str, limit: int | None, *, descending: bool = True) -> pl.DataFrame:
+    """``frame`` (in row order within each file) with ``rank`` per file by ``by`` (:func:`rank_in`),
+    its first ``limit`` rows (None: all)."""
+    ranked = frame.with_columns(rank_in(by, descending=descending).alias(S.RANK))
     return ranked if limit is None else ranked.filter(pl.col(S.RANK) <= limit)
 
 
@@ -174,11 +197,11 @@ def target_of(call: pl.Expr) -> pl.Expr:
 
 
 def _largest_items(parts: pl.DataFrame) -> pl.DataFrame:
-    top = _ranked(parts.filter(pl.col("tokens") > 0), pl.col("tokens"), limit=LARGEST)
     return _finding(
-        top,
+        parts.filter(pl.col("tokens") > 0),
         "largest_item",
-        rank=S.RANK,
+        by="tokens",
+        limit=LARGEST,
         category=S.CATEGORY,
         item=S.ITEM,
         target=target_of(pl.col(INPUT)),
@@ -208,9 +231,9 @@ def _repeated_reads(parts: pl.DataFrame) -> pl.DataFrame:
         .sort(S.SOURCE_FILE, S.ROW)
     )
     return _finding(
-        _ranked(repeats, pl.col(S.TOKENS)),
+        repeats,
         "repeated_read",
-        rank=S.RANK,
+        by=S.TOKENS,
         category=S.CATEGORY,
         item=S.ITEM,
         target=S.TARGET,
@@ -231,26 +254,24 @@ def _last_requests(main: pl.DataFrame) -> pl.DataFrame:
 
 def _peak_windows(last: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame:
     """The parts of each main file's window at its fullest turn (the first of the fullest)."""
-    peak = pl.col(S.OCCUPANCY).rank("ordinal", descending=True).over(S.SOURCE_FILE) == 1
-    peaks = last.sort(S.SOURCE_FILE, S.TURN_INDEX).filter(peak).select(S.SOURCE_FILE, S.TURN_INDEX, S.ROW)
+    peaks = (
+        last.sort(S.SOURCE_FILE, S.TURN_INDEX)
+        .filter(rank_in(S.OCCUPANCY) == 1)
+        .select(S.SOURCE_FILE, S.TURN_INDEX, S.ROW)
+    )
     parts = (
         composition.join(peaks, on=[S.SOURCE_FILE, S.TURN_INDEX])
         .filter(pl.col(S.TOKENS) > 0)
         .sort(S.SOURCE_FILE, S.CATEGORY, S.ITEM, nulls_last=True)
     )
-    return _finding(
-        _ranked(parts, pl.col(S.TOKENS)), "peak_window", rank=S.RANK, category=S.CATEGORY, item=S.ITEM, tokens=S.TOKENS
-    )
+    return _finding(parts, "peak_window", by=S.TOKENS, category=S.CATEGORY, item=S.ITEM, tokens=S.TOKENS)
 
 
 def _window_jumps(last: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame:
     """The largest rises of the recorded occupancy, at each turn's last request, with their causes."""
     before = pl.col(S.OCCUPANCY).shift(1).over(S.SOURCE_FILE, SEGMENT)
-    jumps = _ranked(
-        last.with_columns((pl.col(S.OCCUPANCY) - before).alias(S.TOKENS)).filter(pl.col(S.TOKENS) > 0),
-        pl.col(S.TOKENS),
-        limit=JUMPS,
-    )
+    rises = last.with_columns((pl.col(S.OCCUPANCY) - before).alias(S.TOKENS)).filter(pl.col(S.TOKENS) > 0)
+    jumps = _top(rises, S.TOKENS, JUMPS)
     scale = pl.when(pl.col(S.CALIBRATION).is_null() | (pl.col(S.CATEGORY) == "baseline"))
     entered = (
         scale.then(pl.col(S.ENTERED_TOKENS))
@@ -262,12 +283,11 @@ def _window_jumps(last: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame
         .filter(pl.col(S.ENTERED_TOKENS) > 0)
         .select(S.SOURCE_FILE, S.TURN_INDEX, S.CATEGORY, S.ITEM, entered)
     )
-    cause_rank = pl.col(S.PART_TOKENS).rank("ordinal", descending=True).over(S.SOURCE_FILE, S.TURN_INDEX)
-    causes = causes.filter(cause_rank <= CAUSES)
+    causes = causes.filter(rank_in(S.PART_TOKENS, (S.SOURCE_FILE, S.TURN_INDEX)) <= CAUSES)
     return _finding(
         jumps.join(causes, on=[S.SOURCE_FILE, S.TURN_INDEX], how="left"),
         "window_jump",
-        rank=S.RANK,
+        by=None,
         category=S.CATEGORY,
         item=S.ITEM,
         tokens=S.TOKENS,
@@ -286,7 +306,7 @@ def _tool_definitions(composition: pl.DataFrame, requests: pl.DataFrame) -> pl.D
         .select(S.SOURCE_FILE, S.CATEGORY, S.BASELINE)
         .join(first, on=S.SOURCE_FILE)
     )
-    return _finding(baselines, "tool_definitions", rank=pl.lit(1, pl.Int64), category=S.CATEGORY, tokens=S.BASELINE)
+    return _finding(baselines, "tool_definitions", by=S.BASELINE, category=S.CATEGORY, tokens=S.BASELINE)
 
 
 def _mcp_servers(parts: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame:
@@ -305,9 +325,9 @@ def _mcp_servers(parts: pl.DataFrame, composition: pl.DataFrame) -> pl.DataFrame
     )
     servers = held.join(calls, on=[S.SOURCE_FILE, S.ITEM]).sort(S.SOURCE_FILE, S.ROW)
     return _finding(
-        _ranked(servers, pl.col(S.TOKENS)),
+        servers,
         "mcp_server",
-        rank=S.RANK,
+        by=S.TOKENS,
         item=S.ITEM,
         tokens=S.TOKENS,
         count=S.COUNT,
@@ -342,9 +362,9 @@ def _cache_rebuilds(requests: pl.DataFrame) -> pl.DataFrame:
     )
     priced = price_requests(rewrites)
     return _finding(
-        _ranked(priced, pl.col(S.TOKENS)),
+        priced,
         "cache_rebuild",
-        rank=S.RANK,
+        by=S.TOKENS,
         item=S.ITEM,
         tokens=S.TOKENS,
         cost_usd=S.COST_USD,
@@ -372,9 +392,10 @@ def _cache_hits(requests: pl.DataFrame) -> pl.DataFrame:
         )
     )
     return _finding(
-        _ranked(turns, pl.col(S.RATIO), descending=False),
+        turns,
         "cache_hit",
-        rank=S.RANK,
+        by=S.RATIO,
+        descending=False,
         tokens=S.TOKENS,
         cost_usd=S.COST_USD,
         count=S.COUNT,

@@ -52,6 +52,9 @@ KIND = "kind"
 NAME = "name"
 BLOCK_ID = "id"
 TEXT = "text"
+# What the findings read of a block instead of its text (decode's ``Profile.marks``).
+NAMES_MEMORY = "names_memory"
+TOOL_INPUT = "tool_input"
 BLOCK_KINDS = ("prompt", "text", "thinking", "tool_use", "tool_result", "system")
 
 # The dtypes and schemas, made on first use (as in ``frames.schema``, whose own are reached

@@ -14,9 +14,10 @@ from functools import partial
 import polars as pl
 
 from cc_analytics.frames.claude import schema as S
-from cc_analytics.frames.claude.decode import SESSIONS, TURNS, Walked, frames_of, walk_files
+from cc_analytics.frames.claude.decode import FINDINGS, SESSIONS, TURNS, Profile, Walked, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
+from cc_analytics.frames.claude.findings import findings_of_decoded
 from cc_analytics.frames.claude.requests import priced_requests
 from cc_analytics.frames.claude.sessions import prepared, summarize
 from cc_analytics.frames.claude.turns import lift_turns
@@ -24,8 +25,15 @@ from cc_analytics.frames.engine import Progress, run_batches
 from cc_analytics.frames.tables import Tables
 
 
-def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
-    """Sessions, turns (when ``turns``) and problems of one batch, decoded once.
+def tables_batch(
+    files: list[TranscriptFile],
+    *,
+    turns: bool = True,
+    contents: Sequence[bytes] | None = None,
+    findings: bool = False,
+) -> Tables:
+    """Sessions, turns (when ``turns``), problems and, when ``findings``, the findings
+    (``findings.scan_findings``) of one batch, decoded once.
 
     ``contents``: the files' bytes, when read elsewhere (see :func:`decode_files`).
 
@@ -40,10 +48,17 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: S
         >>> tables.sessions.height, tables.turns["event_uuids"].to_list(), tables.problems["line"].to_list()
         (1, [['u1']], [2])
     """
-    return tables_of(walk_files(files, TURNS if turns else SESSIONS, contents=contents), turns=turns)
+    walked = walk_files(files, _profile(turns=turns, findings=findings), contents=contents)
+    return tables_of(walked, turns=turns, findings=findings)
 
 
-def tables_of(walked: Walked, *, turns: bool = True) -> Tables:
+def _profile(*, turns: bool, findings: bool) -> Profile:
+    """What the tables' walk keeps: the findings' marks (which hold the turns' columns too), else
+    the turns' columns, else the sessions'."""
+    return FINDINGS if findings else TURNS if turns else SESSIONS
+
+
+def tables_of(walked: Walked, *, turns: bool = True, findings: bool = False) -> Tables:
     """:func:`tables_batch` from a batch's walk (the half a worker process hands back)."""
     decoded = frames_of(walked)
     problems = decoded.problems
@@ -55,7 +70,8 @@ def tables_of(walked: Walked, *, turns: bool = True) -> Tables:
         lifted = lift_turns(events.lazy(), blocks.lazy(), requests.lazy()).collect()
     else:
         lifted = pl.DataFrame(schema=S.TURNS_SCHEMA)
-    return Tables(sessions, lifted, problems, requests.select(list(S.REQUESTS_SCHEMA)))
+    found = findings_of_decoded(events, blocks, walked.files) if findings else None
+    return Tables(sessions, lifted, problems, requests.select(list(S.REQUESTS_SCHEMA)), found)
 
 
 def iter_tables(
@@ -64,13 +80,15 @@ def iter_tables(
     turns: bool = True,
     workers: int | None = 1,
     on_progress: Progress | None = None,
+    findings: bool = False,
 ) -> Iterator[Tables]:
     """:class:`Tables` of ``source`` batch by batch (a session never spans two batches).
 
     ``source`` is a transcript file, a folder, a glob, a list of these (or of
     ``TranscriptFile``), or None for the Claude Code projects folders. ``turns=False`` skips
-    the turns (what the ``sessions`` command needs); ``workers`` and ``on_progress`` are the
-    batch engine's (``frames.engine.run_batches``).
+    the turns (what the ``sessions`` command needs), ``findings=True`` adds the findings of the
+    same decode; ``workers`` and ``on_progress`` are the batch engine's
+    (``frames.engine.run_batches``).
 
     Examples:
         >>> import tempfile, pathlib
@@ -84,12 +102,12 @@ def iter_tables(
         [(1, 0)]
     """
     files = resolve(source)
-    profile = TURNS if turns else SESSIONS
+    profile = _profile(turns=turns, findings=findings)
     # Each batch is made whole where it is taken (a worker process hands back its tables): with
     # the C skimmer, walking the lines costs less than building the tables, so a process that
     # built every batch's tables would keep the workers waiting.
     yield from run_batches(
-        partial(tables_batch, turns=turns),
+        partial(tables_batch, turns=turns, findings=findings),
         files,
         workers=workers,
         on_progress=on_progress,
