@@ -42,6 +42,7 @@ from cc_analytics.frames.sources import Source, TranscriptFile
 
 if TYPE_CHECKING:
     from cc_analytics.frames.api import Plan
+    from cc_analytics.frames.plugin import Engine
 
 REPORT_HTML = "report.html"
 SESSIONS_PARQUET = "sessions.parquet"
@@ -151,10 +152,13 @@ def load(
     meanwhile: Callable[[], object] | None = None,
     cache: bool = True,
     findings: bool = True,
+    engine: Engine = "local",
+    scheduler: str | None = None,
 ) -> ReportData:
     """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
-    each transcript decoded once (``workers`` and ``cache`` as ``frames.read_tables`` takes them),
-    and, when ``findings`` and the sources are transcripts, their findings (``frames.read_findings``:
+    each transcript decoded once (``workers``, ``cache``, ``engine`` and ``scheduler`` as
+    ``frames.read_tables`` takes them: archives may be read on a Dask cluster), and, when
+    ``findings`` and the sources are transcripts, their findings (``frames.read_findings``:
     the transcripts of the formats that have them decoded again, with their text).
 
     The worker processes start before the files are planned; ``meanwhile`` is called while
@@ -189,7 +193,9 @@ def load(
             if not found:
                 chosen = sample_sources()
                 used = ["data-samples (no sessions found under the default stores)"]
-        tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache)
+        tables = read_tables(
+            chosen, workers=workers, on_progress=on_progress, cache=cache, engine=engine, scheduler=scheduler
+        )
         found = None
         if findings and root is None:
             from cc_analytics.frames.api import read_findings
