@@ -581,7 +581,8 @@ class Archives:
     Each table is read with one scan per format of every local archive's parts (one per archive
     on object storage, all fetched in one round), sorted once; the rows of sessions another
     archive gives are left out by an anti-join only when the manifests say there are such
-    sessions, and same ids are compared only among the rows whose ids' hash is not unique.
+    sessions; requests are compared only for the formats more than one archive holds, and their
+    ids only among the rows whose message id's hash is not unique.
     ``cluster`` (:func:`open_archives` with ``engine="dask"``) reads the parts as Dask tasks.
     """
 
@@ -786,9 +787,9 @@ def _first_archive_of(
 ) -> pl.LazyFrame:
     """``frame`` without the rows whose ``same`` columns (none null) are those of a row of an
     earlier archive, among the rows of ``formats`` (those more than one archive holds) when
-    ``format`` is one of the ``same`` columns. The
-    exact comparison runs only on the rows whose ``telling`` column's hash is not unique (a few:
-    those of several archives, and the rare ones repeated within one archive)."""
+    ``format`` is one of the ``same`` columns. The exact comparison runs only on the rows whose
+    ``telling`` column's hash is not unique (a few: those of several archives, and the rare ones
+    repeated within one archive)."""
     import polars as pl
 
     known = pl.all_horizontal(pl.col(column).is_not_null() for column in same)
