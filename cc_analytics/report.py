@@ -42,6 +42,7 @@ from cc_analytics.frames.sources import Source, TranscriptFile
 
 if TYPE_CHECKING:
     from cc_analytics.frames.api import Plan
+    from cc_analytics.frames.plugin import Engine
 
 REPORT_HTML = "report.html"
 SESSIONS_PARQUET = "sessions.parquet"
@@ -151,11 +152,14 @@ def load(
     meanwhile: Callable[[], object] | None = None,
     cache: bool = True,
     findings: bool = True,
+    engine: Engine = "local",
+    scheduler: str | None = None,
 ) -> ReportData:
     """Sessions, turns and problems of ``sources`` (default stores; samples when asked or empty),
-    each transcript decoded once (``workers`` and ``cache`` as ``frames.read_tables`` takes them),
-    with, when ``findings`` and the sources are transcripts, their findings (what
-    ``frames.read_findings`` gives) from the same decode (and kept in the cache with the tables).
+    each transcript decoded once (``workers``, ``cache``, ``engine`` and ``scheduler`` as
+    ``frames.read_tables`` takes them: archives may be read on a Dask cluster), with, when
+    ``findings`` and the sources are transcripts, their findings (what ``frames.read_findings``
+    gives) from the same decode (and kept in the cache with the tables).
 
     The worker processes start before the files are planned; ``meanwhile`` is called while
     they start (they take about a third of a second: the report command imports its charts'
@@ -190,7 +194,15 @@ def load(
                 chosen = sample_sources()
                 used = ["data-samples (no sessions found under the default stores)"]
         wanted = findings and root is None
-        tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache, findings=wanted)
+        tables = read_tables(
+            chosen,
+            workers=workers,
+            on_progress=on_progress,
+            cache=cache,
+            findings=wanted,
+            engine=engine,
+            scheduler=scheduler,
+        )
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
     return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests, tables.findings)
 

@@ -495,7 +495,7 @@ sessions.group_by("machine", "format").agg(pl.len().alias("sessions"), pl.col("c
     ),
     new_markdown_cell(
         '### On a Dask cluster, when asked\n\n`open_archives([...], engine="dask", client=...)` '
-        '(or `scheduler="tcp://…"`; `--engine dask --scheduler …` for `usage` and `sessions`) '
+        '(or `scheduler="tcp://…"`; `--engine dask --scheduler …` for `usage`, `sessions` and `report`) '
         "reads the archives' Parquet parts as tasks on the cluster's workers, which must reach the "
         "bucket; the frames are the same. Here a cluster of threads in this process stands in for one."
     ),

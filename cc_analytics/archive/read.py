@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
 from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_storage_failure, is_url, normalize
-from cc_analytics.frames.plugin import TableSource
+from cc_analytics.frames.plugin import Engine, TableSource, check_engine
 
 if TYPE_CHECKING:
     import polars as pl
@@ -125,6 +125,9 @@ class Archive:
         # A part written before a column was added (requests' reasoning_tokens) reads it as null.
         frame = pl.scan_parquet(sources, hive_partitioning=False, schema=columns, missing_columns="insert")
         return frame.cast(columns)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """Nothing to end (one archive is read in this process; see :meth:`Archives.close`)."""
 
     def fetch(self, paths: Sequence[str]) -> dict[str, bytes]:
         """The bytes of the parts at ``paths`` that one round of concurrent requests could read
@@ -482,11 +485,24 @@ class ArchiveSource(TableSource):
         """:func:`archive_root`."""
         return archive_root(source)
 
-    def open(self, root: str) -> Archive | Archives:
-        """:func:`open_archive`, or :func:`open_archives` for an :class:`ArchiveSet`."""
-        if isinstance(root, ArchiveSet):
-            return root.opened or open_archives(root.roots)
-        return open_archive(root)
+    def open(
+        self, root: str, *, engine: Engine = "local", scheduler: str | None = None, workers: int | None = None
+    ) -> Archive | Archives:
+        """:func:`open_archive`, or :func:`open_archives` for an :class:`ArchiveSet`; archives
+        opened already are read as they were opened, unless ``engine="dask"`` asks for a
+        cluster: then they are read on one of their own (its :meth:`Archives.close` ends it)."""
+        opened = root.opened if isinstance(root, ArchiveSet) else None
+        if engine == "local":
+            if opened is not None:
+                return opened
+            return open_archives(root.roots) if isinstance(root, ArchiveSet) else open_archive(root)
+        check_engine(engine)
+        if opened is not None:  # their manifests read already
+            from cc_analytics.archive.cluster import Cluster
+
+            return Archives(opened.archives, Cluster(scheduler=scheduler, workers=workers))
+        roots = root.roots if isinstance(root, ArchiveSet) else (root,)
+        return open_archives(roots, engine=engine, scheduler=scheduler, workers=workers)
 
 
 def open_archives(
@@ -520,11 +536,7 @@ def open_archives(
         >>> open_archives([team]).machines  # the folder that holds them
         ('anna', 'ben')
     """
-    if engine not in ENGINES:
-        from cc_analytics.errors import InputError
-
-        msg = f"unknown engine {engine!r}\nHint: use 'local' or 'dask'."
-        raise InputError(msg)
+    check_engine(engine)
     roots: list[str] = []
     for location in locations:
         roots.extend(_roots_of(os.fspath(location)) or [normalize(location)])  # none: opening it says why
@@ -541,12 +553,12 @@ def open_archives(
     return Archives(opened)
 
 
-Engine = Literal["local", "dask"]
-ENGINES = ("local", "dask")
-
 # The columns that say a request, or a problem, is the same one in two archives.
 SAME_REQUEST = ("format", "message_id", "request_id")
 SAME_PROBLEM = ("source_file", "line", "reason")
+# Per table: those columns, and the one whose hash finds the rows that may be the same (a
+# message id is nearly unique alone: hashing it is a third of the cost of hashing all three).
+SAME = {"requests": (SAME_REQUEST, "message_id"), "problems": (SAME_PROBLEM, "source_file")}
 _INDEX = "__archive"
 _SHARED = "__shared"
 _PART = "__part"
@@ -569,7 +581,8 @@ class Archives:
     Each table is read with one scan per format of every local archive's parts (one per archive
     on object storage, all fetched in one round), sorted once; the rows of sessions another
     archive gives are left out by an anti-join only when the manifests say there are such
-    sessions, and same ids are compared only among the rows whose ids' hash is not unique.
+    sessions; requests are compared only for the formats more than one archive holds, and their
+    ids only among the rows whose message id's hash is not unique.
     ``cluster`` (:func:`open_archives` with ``engine="dask"``) reads the parts as Dask tasks.
     """
 
@@ -603,9 +616,10 @@ class Archives:
         copies = self._copies_of(format) if table in ("sessions", "turns", "requests") else None
         if copies is not None and copies.height:  # rows of the sessions another archive gives
             frame = frame.join(copies.lazy(), on=["format", "session_id", _INDEX], how="anti")
-        same = {"requests": SAME_REQUEST, "problems": SAME_PROBLEM}.get(table)
-        if same is not None:  # rows of several archives under the same ids: the first archive's
-            frame = _first_archive_of(frame, same)
+        if table in SAME:  # rows of several archives under the same ids: the first archive's
+            several = self._in_several(table, format)
+            if several:  # else no two archives hold rows of one format: none can be the same
+                frame = _first_archive_of(frame, *SAME[table], formats=several)
         return in_order(frame.drop(_INDEX), table)
 
     def close(self) -> None:
@@ -657,6 +671,11 @@ class Archives:
         if not frames:
             return pl.LazyFrame(schema={**table_schema(table), _INDEX: pl.Int32()})
         return pl.concat(frames, how="vertical")
+
+    def _in_several(self, table: str, format: str) -> list[str]:
+        """The formats of which more than one archive holds rows of ``table`` (from the manifests)."""
+        placed = self._placed(table, format)
+        return [name for name, parts in placed.items() if len({index for index, _path in parts}) > 1]
 
     def _is_local(self, index: int) -> bool:
         return isinstance(self.archives[index].storage, LocalStorage)
@@ -763,15 +782,20 @@ class Archives:
         return shared
 
 
-def _first_archive_of(frame: pl.LazyFrame, same: Sequence[str]) -> pl.LazyFrame:
+def _first_archive_of(
+    frame: pl.LazyFrame, same: Sequence[str], telling: str, *, formats: Sequence[str]
+) -> pl.LazyFrame:
     """``frame`` without the rows whose ``same`` columns (none null) are those of a row of an
-    earlier archive. The exact comparison runs only on the rows whose columns' hash is not
-    unique (a few: those of several archives, and the rare ones repeated within one archive)."""
+    earlier archive, among the rows of ``formats`` (those more than one archive holds) when
+    ``format`` is one of the ``same`` columns. The exact comparison runs only on the rows whose
+    ``telling`` column's hash is not unique (a few: those of several archives, and the rare ones
+    repeated within one archive)."""
     import polars as pl
 
     known = pl.all_horizontal(pl.col(column).is_not_null() for column in same)
-    digest = pl.struct(list(same)).hash()
-    marked = frame.with_columns((known & digest.is_duplicated()).alias(_SHARED))
+    if L.FORMAT in same:
+        known = known & pl.col(L.FORMAT).is_in(list(formats))
+    marked = frame.with_columns((known & pl.col(telling).hash().is_duplicated()).alias(_SHARED))
     alone = marked.filter(~pl.col(_SHARED))
     shared = marked.filter(pl.col(_SHARED)).filter(pl.col(_INDEX) == pl.col(_INDEX).min().over(list(same)))
     return pl.concat([alone, shared], how="vertical").drop(_SHARED)

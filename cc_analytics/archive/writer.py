@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, PartRecord, Unit, unreadable_manifest
@@ -40,12 +40,11 @@ from cc_analytics.archive.storage import (
 )
 from cc_analytics.errors import InputError
 from cc_analytics.frames.engine import Progress
+from cc_analytics.frames.plugin import Engine, check_engine
 
 if TYPE_CHECKING:
     from cc_analytics.archive.work import BatchResult
 
-Engine = Literal["local", "dask"]
-ENGINES = ("local", "dask")
 BATCH_BYTES = 64 * 1024 * 1024
 KEEP = {L.STAGING, ".lock", NAME}
 
@@ -119,9 +118,7 @@ def update(
         >>> first.new == first.listed > 0, update(SAMPLES_DIR, to).changed
         (True, False)
     """
-    if engine not in ENGINES:
-        msg = f"unknown engine {engine!r}\nHint: use 'local' or 'dask'."
-        raise InputError(msg)
+    check_engine(engine)
     if not os.fspath(to).strip():
         msg = f"an empty archive location ({os.fspath(to)!r})\nHint: give a folder or a URL, e.g. --to ~/cc-archive."
         raise InputError(msg)

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from cc_analytics.commands.corpus import add_workers_option, check_workers
+from cc_analytics.commands.corpus import add_engine_options, add_workers_option, check_scheduler, check_workers
 from cc_analytics.format import ProgressBar, unread_files_note
 
 if TYPE_CHECKING:
@@ -56,17 +56,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="mask well-known secret shapes (cloud keys, tokens, private keys; detect-secrets' patterns, "
         "the secrets extra) in the raw copies, and so in the tables decoded from them",
     )
-    parser.add_argument(
-        "--engine",
-        choices=("local", "dask"),
-        default="local",
-        help="local worker processes (default), or Dask tasks (the dask extra)",
-    )
-    parser.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        default=None,
-        help="with --engine dask: the scheduler to use (default: a LocalCluster started for the run)",
+    add_engine_options(
+        parser,
+        "local worker processes (default), or Dask tasks (the dask extra)",
+        "with --engine dask: the scheduler to use (default: a LocalCluster started for the run)",
     )
     add_workers_option(parser, "worker processes (local: up to 2 for large corpora; dask LocalCluster: one per CPU)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -75,12 +68,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cc_analytics.archive.writer import update
-    from cc_analytics.errors import UsageError
 
     check_workers(args)
-    if args.scheduler and args.engine != "dask":
-        msg = "--scheduler only applies to --engine dask"
-        raise UsageError(msg)
+    check_scheduler(args)
     stderr = sys.stderr
     progress = ProgressBar(stderr, label="archiving") if not args.quiet and stderr.isatty() else None
     try:

@@ -60,20 +60,15 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
     add_engine_options(parser)
 
 
-def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """``--engine dask`` and ``--scheduler ADDRESS``: archives' Parquet parts read as Dask tasks."""
-    parser.add_argument(
-        "--engine",
-        choices=("local", "dask"),
-        default="local",
-        help="archives only: read their tables here (default), or as Dask tasks (the dask extra)",
-    )
-    parser.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        default=None,
-        help="with --engine dask: the scheduler to use (default: a LocalCluster of --workers processes)",
-    )
+def add_engine_options(
+    parser: argparse.ArgumentParser,
+    engine_help: str = "archives only: read their tables here (default), or as Dask tasks (the dask extra)",
+    scheduler_help: str = "with --engine dask: the scheduler to use (default: a LocalCluster of --workers processes)",
+) -> None:
+    """``--engine dask`` and ``--scheduler ADDRESS`` (checked by :func:`check_scheduler`):
+    archives' Parquet parts read as Dask tasks."""
+    parser.add_argument("--engine", choices=("local", "dask"), default="local", help=engine_help)
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None, help=scheduler_help)
 
 
 def add_cache_option(parser: argparse.ArgumentParser) -> None:
@@ -101,14 +96,19 @@ def check_workers(args: argparse.Namespace) -> None:
         raise UsageError(msg)
 
 
+def check_scheduler(args: argparse.Namespace) -> None:
+    """A usage error for ``--scheduler`` without ``--engine dask``."""
+    if args.scheduler and args.engine != "dask":
+        msg = "--scheduler only applies to --engine dask"
+        raise UsageError(msg)
+
+
 def check_corpus_options(args: argparse.Namespace) -> None:
     """Usage errors first, then a Parquet target we may not write to, before any reading."""
     from cc_analytics.frames.registry import formats
 
     check_workers(args)
-    if args.scheduler and args.engine != "dask":
-        msg = "--scheduler only applies to --engine dask"
-        raise UsageError(msg)
+    check_scheduler(args)
     if args.force and args.parquet is None:
         msg = "--force only applies to --parquet"
         raise UsageError(msg)
@@ -144,17 +144,12 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
     start = not (cache and tablecache.planned_before(source))
     with workers_ahead(source, args.workers, start=start, lean=True) as root:
         stored: Any = None
+        check_engine_source(args, root)
         if root is None:
-            if getattr(args, "engine", "local") == "dask":
-                msg = (
-                    "--engine dask reads archives (their Parquet parts as Dask tasks), not transcripts\n"
-                    "Hint: give archives (or the prefix that holds them), or leave out --engine."
-                )
-                raise UsageError(msg)
             source = plan(source)  # the files by format, found once (Polars is not imported yet)
             files = sum(len(found) for found in source.values())
         else:
-            stored = _open(root, args)  # an archive: its tables, nothing decoded
+            stored = open_for_engine(root, args)  # an archive: its tables, nothing decoded
             source = stored.root  # read as opened (the readers do not open it again)
             files = stored.file_count
         progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
@@ -168,20 +163,27 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
         finally:
             if progress:
                 progress.close()
-            if getattr(stored, "cluster", None) is not None:
-                stored.close()  # the Dask cluster started for the read
+            if stored is not None:
+                stored.close()  # the Dask cluster started for the read, if one was
     return corpus
 
 
-def _open(root: str, args: argparse.Namespace) -> Any:
-    """The archives at ``root``, opened for ``--engine``."""
-    from cc_analytics.archive.read import ArchiveSet, open_archives
+def check_engine_source(args: argparse.Namespace, root: str | None) -> None:
+    """A usage error for ``--engine dask`` over transcripts (``root`` None: the sources name no archive)."""
+    if getattr(args, "engine", "local") == "dask" and root is None:
+        msg = (
+            "--engine dask reads archives (their Parquet parts as Dask tasks), not transcripts\n"
+            "Hint: give archives (or the prefix that holds them), or leave out --engine."
+        )
+        raise UsageError(msg)
+
+
+def open_for_engine(root: str, args: argparse.Namespace) -> Any:
+    """The archives at ``root``, opened for ``--engine`` (and ``--scheduler``, ``--workers``)."""
     from cc_analytics.frames.sources import open_stored
 
-    if getattr(args, "engine", "local") != "dask":
-        return open_stored(root)
-    roots = root.roots if isinstance(root, ArchiveSet) else (root,)
-    return open_archives(roots, engine="dask", scheduler=args.scheduler, workers=args.workers)
+    engine = getattr(args, "engine", "local")
+    return open_stored(root, engine=engine, scheduler=getattr(args, "scheduler", None), workers=args.workers)
 
 
 def print_notes(args: argparse.Namespace, corpus: Corpus) -> None:

@@ -1,7 +1,8 @@
 """``cc-analytics report [SOURCES...] [--out DIR]``: the offline HTML report and Parquet files.
 
 Imports: argparse, ``format``, ``errors``; ``cc_analytics.report`` (Polars, Altair,
-vl-convert) is imported inside ``run`` so ``cc-analytics --help`` stays light.
+vl-convert), and ``frames.sources`` for ``--engine dask``, are imported inside ``run`` so
+``cc-analytics --help`` stays light.
 """
 
 from __future__ import annotations
@@ -10,7 +11,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from cc_analytics.commands.corpus import add_cache_option, add_workers_option, agents_text, check_workers
+from cc_analytics.commands.corpus import (
+    add_cache_option,
+    add_engine_options,
+    add_workers_option,
+    agents_text,
+    check_engine_source,
+    check_scheduler,
+    check_workers,
+)
 from cc_analytics.errors import InputError
 from cc_analytics.format import ProgressBar
 
@@ -39,6 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     add_workers_option(parser)
     add_cache_option(parser)
+    add_engine_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -65,11 +75,17 @@ SKIPPED_IMPORTS = (
 
 
 def run(args: argparse.Namespace) -> int:
+    check_workers(args)
+    check_scheduler(args)
+    if args.engine == "dask":  # archives only (the samples and the default stores are transcripts)
+        from cc_analytics.frames.sources import table_source_of
+
+        found = None if args.samples else table_source_of(args.sources or None)
+        check_engine_source(args, found and found[1])
     for name in SKIPPED_IMPORTS:
         sys.modules.setdefault(name, None)  # type: ignore[assignment]  # None: "import name" raises ImportError
     from cc_analytics.report import check_out_dir, load, write_report
 
-    check_workers(args)
     stderr = sys.stderr
     progress = ProgressBar(stderr, label="reading transcripts") if not args.quiet and stderr.isatty() else None
     try:
@@ -82,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
             meanwhile=_import_charts,
             cache=args.cache,
             findings=args.findings,
+            engine=args.engine,
+            scheduler=args.scheduler,
         )
     finally:
         if progress:

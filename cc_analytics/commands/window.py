@@ -1,6 +1,7 @@
 """``cc-analytics window TRANSCRIPT --uuid U``: capture one context window as wire JSON.
 
-Imports: argparse and the standard library; ``cc_analytics.core`` inside ``run``.
+Imports: argparse and the standard library; ``cc_analytics.core`` inside ``run``, and
+``cc_analytics.archive`` for ``--archive``.
 """
 
 from __future__ import annotations
@@ -37,8 +38,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--archive",
         metavar="DIR",
+        action="append",
         default=None,
-        help="read TRANSCRIPT's copy from this archive (TRANSCRIPT as its turns' source_file, or the copy's path)",
+        help=(
+            "read TRANSCRIPT's copy from this archive (TRANSCRIPT as its turns' source_file, or the copy's path); "
+            "repeat it, or give the folder or URL prefix that holds a team's archives, to find it in whichever holds it"
+        ),
     )
     parser.set_defaults(run=run)
 
@@ -63,11 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if not -(2**63) <= args.preview_chars < 2**63:
         return _error(f"--preview-chars is out of range: {args.preview_chars}")
     if args.archive is not None:
-        from cc_analytics.archive.read import open_archive
-
-        archive = open_archive(args.archive)
-        record = archive.record(path)
-        path, raw = record.source, archive.raw_bytes(record.source)
+        path, raw = _archived(args.archive, path)
     else:
         try:
             with open(path, "rb") as handle:
@@ -89,6 +90,31 @@ def run(args: argparse.Namespace) -> int:
         text = window.render_preview() if args.render else window.to_json()
     sys.stdout.write(text + "\n")
     return 0
+
+
+def _archived(locations: list[str], source: str) -> tuple[str, bytes]:
+    """The path and bytes of ``source``'s copy in the archives at ``locations`` (or under them):
+    from the first that holds it, one that keeps raw copies before a shared one."""
+    from cc_analytics.archive.read import open_archives
+    from cc_analytics.errors import InputError
+
+    team = open_archives(locations)
+    holding = []
+    for archive in team.archives:
+        try:
+            holding.append((archive.manifest.shared, len(holding), archive, archive.record(source)))
+        except InputError:
+            if len(team.archives) == 1:
+                raise
+    if not holding:
+        where = ", ".join(f"{machine} ({a.root})" for machine, a in zip(team.machines, team.archives, strict=True))
+        msg = (
+            f"{source!r} is in none of the {len(team.archives)} archives of {where}\n"
+            "Hint: give a source_file value of its turns, or the path of its copy in one of them."
+        )
+        raise InputError(msg)
+    _shared, _index, archive, record = min(holding, key=lambda item: item[:2])
+    return record.source, archive.raw_bytes(record.source)
 
 
 def _event_session(session, uuid: str) -> str | None:

@@ -34,7 +34,7 @@ import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
-from cc_analytics.frames.plugin import FRONT, VERBS
+from cc_analytics.frames.plugin import FRONT, VERBS, Engine, check_engine
 from cc_analytics.frames.registry import UNRECOGNIZED, fallback, names, order
 from cc_analytics.frames.sources import (
     Format,
@@ -506,27 +506,58 @@ def read_tables(
     on_progress: Progress | None = None,
     cache: bool = True,
     findings: bool = False,
+    engine: Engine = "local",
+    scheduler: str | None = None,
 ) -> Tables:
     """Sessions, turns, problems and priced requests of ``source`` from one decode of every file,
     and with ``findings`` what :func:`read_findings` gives (None from an archive), from the same decode.
+
+    ``engine="dask"`` reads an archive's (or several archives') tables as tasks on the Dask
+    cluster at ``scheduler``, else on a local one of ``workers`` processes, started for this
+    read and ended after it (the ``dask`` extra); transcripts are refused.
 
     Examples:
         >>> from cc_analytics.report import SAMPLES_DIR
         >>> tables = read_tables(SAMPLES_DIR)
         >>> tables.sessions.height > 0 and tables.turns.height > 0
         True
+        >>> read_tables(SAMPLES_DIR, engine="dask")
+        Traceback (most recent call last):
+        ...
+        cc_analytics.errors.InputError: engine='dask' reads archives (their Parquet parts as Dask tasks), not transcripts
+        Hint: give archives (or the prefix that holds them), or leave out the engine.
     """
+    check_engine(engine)
+    stored = None
+    if engine != "local":
+        stored = open_stored(source, engine=engine, scheduler=scheduler, workers=workers)
+        if stored is None:
+            msg = (
+                f"engine={engine!r} reads archives (their Parquet parts as Dask tasks), not transcripts\n"
+                "Hint: give archives (or the prefix that holds them), or leave out the engine."
+            )
+            raise InputError(msg)
     parts: dict[str, list[pl.DataFrame]] = {"sessions": [], "turns": [], "problems": [], "requests": []}
     found: list[pl.DataFrame] | None = [] if findings else None
-    for _name, batch in iter_tables(
-        source, format=format, turns=turns, workers=workers, on_progress=on_progress, cache=cache, findings=findings
-    ):
-        parts["sessions"].append(batch.sessions)
-        parts["turns"].append(batch.turns)
-        parts["problems"].append(batch.problems)
-        parts["requests"].append(batch.requests)
-        if found is not None:
-            found = None if batch.findings is None else [*found, batch.findings]
+    try:
+        for _name, batch in iter_tables(
+            source if stored is None else stored.root,
+            format=format,
+            turns=turns,
+            workers=workers,
+            on_progress=on_progress,
+            cache=cache,
+            findings=findings,
+        ):
+            parts["sessions"].append(batch.sessions)
+            parts["turns"].append(batch.turns)
+            parts["problems"].append(batch.problems)
+            parts["requests"].append(batch.requests)
+            if found is not None:
+                found = None if batch.findings is None else [*found, batch.findings]
+    finally:
+        if stored is not None:
+            stored.close()
     sessions = _concat(parts["sessions"], S.SESSIONS_SCHEMA).sort(S.FORMAT, S.SESSION_ID)
     turns_frame = _concat(parts["turns"], S.TURNS_SCHEMA)
     problems = _concat(parts["problems"], S.PROBLEMS_SCHEMA)

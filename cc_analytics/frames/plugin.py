@@ -42,7 +42,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 if TYPE_CHECKING:
     import polars as pl
@@ -267,6 +267,29 @@ class FormatPlugin:
         return importlib.import_module(self.package)
 
 
+Engine = Literal["local", "dask"]
+"""Where a table source's tables are read: in this process, or as tasks on a Dask cluster."""
+ENGINES: tuple[Engine, ...] = ("local", "dask")
+
+
+def check_engine(engine: str) -> None:
+    """A :class:`~cc_analytics.errors.InputError` for an engine not in :data:`ENGINES`.
+
+    Examples:
+        >>> check_engine("dask")
+        >>> check_engine("spark")
+        Traceback (most recent call last):
+        ...
+        cc_analytics.errors.InputError: unknown engine 'spark'
+        Hint: use 'local' or 'dask'.
+    """
+    if engine not in ENGINES:
+        from cc_analytics.errors import InputError
+
+        msg = f"unknown engine {engine!r}\nHint: use 'local' or 'dask'."
+        raise InputError(msg)
+
+
 class StoredTables(Protocol):
     """An opened table source (:meth:`TableSource.open`): what the readers take from it."""
 
@@ -283,6 +306,10 @@ class StoredTables(Protocol):
     def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
         """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its shared schema,
         every format unless ``format`` names one, in the order the loaders give."""
+        ...
+
+    def close(self) -> None:
+        """End what opening it started (a Dask cluster for ``engine="dask"``); nothing else."""
         ...
 
 
@@ -309,8 +336,12 @@ class TableSource:
         :class:`~cc_analytics.errors.InputError` that says it is read on its own."""
         raise NotImplementedError
 
-    def open(self, root: str) -> StoredTables:
-        """The tables at ``root`` (what :meth:`root_of` gave)."""
+    def open(
+        self, root: str, *, engine: Engine = "local", scheduler: str | None = None, workers: int | None = None
+    ) -> StoredTables:
+        """The tables at ``root`` (what :meth:`root_of` gave), read here or (``engine="dask"``) as
+        tasks on the Dask cluster at ``scheduler``, else on a local one of ``workers`` processes
+        started on the first read and ended by :meth:`StoredTables.close`."""
         raise NotImplementedError
 
 

@@ -27,7 +27,7 @@ from cc_analytics.errors import InputError
 from cc_analytics.jsonline import safe_loads
 
 if TYPE_CHECKING:
-    from cc_analytics.frames.plugin import StoredTables, TableSource
+    from cc_analytics.frames.plugin import Engine, StoredTables, TableSource
 
 SUFFIX = ".jsonl"
 GLOB_CHARS = frozenset("*?[")
@@ -479,9 +479,12 @@ def table_source_of(source: object) -> tuple[TableSource, str] | None:
     return None
 
 
-def open_stored(source: object) -> StoredTables | None:
+def open_stored(
+    source: object, *, engine: Engine = "local", scheduler: str | None = None, workers: int | None = None
+) -> StoredTables | None:
     """The tables ``source`` holds when a registered table source names it (an archive), else
-    None (see :func:`table_source_of`).
+    None (see :func:`table_source_of`); ``engine``, ``scheduler`` and ``workers`` as
+    :meth:`~cc_analytics.frames.plugin.TableSource.open` takes them.
 
     Examples:
         >>> open_stored(["a.jsonl", "b.jsonl"]) is None
@@ -491,7 +494,9 @@ def open_stored(source: object) -> StoredTables | None:
     if found is None:
         return None
     kind, root = found
-    return kind.open(root)
+    if engine == "local":  # as a table source written before engines were asked for takes it
+        return kind.open(root)
+    return kind.open(root, engine=engine, scheduler=scheduler, workers=workers)
 
 
 def default_stores() -> list[Path]:

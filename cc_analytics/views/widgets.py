@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -27,6 +27,9 @@ from cc_analytics.frames import metrics
 from cc_analytics.frames import schema as S
 from cc_analytics.views.common import ZONE_COLOURS, Frame, collect
 from cc_analytics.views.gauge import ContextGauge, GaugeFigures, find_session, gauge_figures, gauge_html, gauge_text
+
+if TYPE_CHECKING:
+    from cc_analytics.frames.plugin import Engine
 
 ALL = "(all)"
 ROW = "_row"
@@ -395,15 +398,35 @@ class SessionExplorer:
 
     @classmethod
     def from_source(
-        cls, source: str | Sequence[str] | None = None, *, cache: bool = True, composition: bool = False
+        cls,
+        source: str | Sequence[str] | None = None,
+        *,
+        cache: bool = True,
+        composition: bool = False,
+        engine: Engine = "local",
+        scheduler: str | None = None,
     ) -> SessionExplorer:
         """Read the sessions and turns of every format in ``source`` (every agent's default store
-        when None; an archive reads its tables), each transcript decoded once (and kept, unless
-        ``cache=False``: ``frames.tablecache``); with ``composition``, their composition too
-        (the transcripts of the formats that have one decoded again, with their text)."""
+        when None; an archive reads its tables, or several archives, on a Dask cluster with
+        ``engine="dask"``: the one at ``scheduler``, else a local one for the read), each
+        transcript decoded once (and kept, unless ``cache=False``: ``frames.tablecache``); with
+        ``composition``, their composition too (the transcripts of the formats that have one
+        decoded again, with their text).
+
+        Examples:
+            >>> from cc_analytics.report import SAMPLES_DIR
+            >>> SessionExplorer.from_source(SAMPLES_DIR).sessions.height > 0
+            True
+            >>> SessionExplorer.from_source(SAMPLES_DIR, engine="dask")  # transcripts: read them here
+            Traceback (most recent call last):
+            ...
+            cc_analytics.errors.InputError: engine='dask' reads archives (their Parquet parts as Dask tasks), not transcripts
+            Hint: give archives (or the prefix that holds them), or leave out the engine.
+        """
         from cc_analytics.frames.api import read_composition, read_tables
 
-        tables = read_tables(source, cache=cache)
+        workers = None if engine == "dask" else 1  # a local cluster: a process per CPU
+        tables = read_tables(source, cache=cache, engine=engine, scheduler=scheduler, workers=workers)
         parts = read_composition(source) if composition else None
         return cls(tables.sessions, tables.turns, composition=parts)
 

@@ -263,6 +263,34 @@ def test_context_finds_a_session_in_whichever_archive_of_the_bucket_holds_it(
     assert "Traceback" not in message
 
 
+def test_window_finds_a_transcript_in_whichever_archive_of_the_bucket_holds_it(
+    s3: object, endpoint: str, tmp_path: Path
+) -> None:
+    team, copy = _team(s3, tmp_path)
+    env = {**CREDENTIALS, "FSSPEC_S3_ENDPOINT_URL": endpoint}
+    for source in (  # anna's webshop transcript, and cara's copy of it (another path)
+        next((SAMPLES / "claude" / "projects" / SHARED).glob("*.jsonl")),
+        next(copy.glob("*.jsonl")),
+    ):
+        lines = [orjson.loads(line) for line in source.read_bytes().splitlines()]
+        uuid = next(line["uuid"] for line in lines if line.get("type") == "assistant")
+        expected = run_cli(["window", str(source), "--uuid", uuid])
+        assert expected.returncode == 0 and expected.stdout, expected.stderr
+        for given in ([f"{team}/"], [f"{team}/ben", f"{team}/cara", f"{team}/anna"]):
+            found = run_cli(
+                ["window", str(source), "--uuid", uuid, *(a for g in given for a in ("--archive", g))], env=env
+            )
+            assert found.returncode == 0, found.stderr
+            assert found.stdout == expected.stdout
+    missing = run_cli(["window", "/nowhere.jsonl", "--uuid", uuid, "--archive", f"{team}/"], env=env)
+    message = missing.stderr.decode()
+    assert missing.returncode == 1 and "'/nowhere.jsonl' is in none of the 3 archives" in message
+    assert all(f"{machine} ({team}/{machine})" in message for machine in ("anna", "ben", "cara"))
+    alone = run_cli(["window", "/nowhere.jsonl", "--uuid", uuid, "--archive", f"{team}/ben"], env=env)
+    assert alone.returncode == 1 and "not in the archive" in alone.stderr.decode()
+    assert "Traceback" not in message + alone.stderr.decode()
+
+
 def test_a_request_copied_into_another_session_counts_once_from_the_first_archive(tmp_path: Path) -> None:
     # A session resumed on another machine: its history copied into a session of another id.
     original = SAMPLES / "claude" / "projects" / SHARED / "e3210487-5757-4980-836e-4d9b2e549b58.jsonl"
@@ -292,3 +320,25 @@ def test_a_request_copied_into_another_session_counts_once_from_the_first_archiv
             .is_duplicated()
             .sum()
         )
+
+
+def test_only_rows_of_an_earlier_archive_under_all_three_ids_are_left_out() -> None:
+    from cc_analytics.archive.read import _INDEX, SAME, _first_archive_of
+
+    rows = [  # (format, message id, request id, archive)
+        ("claude-code", "m1", "r1", 1),
+        ("claude-code", "m1", "r1", 0),  # the same request, in an earlier archive: it gives it
+        ("claude-code", "m1", "r2", 1),  # the same message id under another request id: another request
+        ("claude-code", "m1", "r2", 1),  # repeated within one archive: kept (the loaders' frames have both)
+        ("claude-code", "m2", None, 0),  # no request id: never the same as another row
+        ("claude-code", "m2", None, 1),
+        ("codex", "m1", "r1", 2),  # another format: another request
+        ("gemini", "m3", "r3", 0),  # a format of which only one archive holds rows...
+        ("gemini", "m3", "r3", 1),  # ...is not compared (here made up: both kept)
+    ]
+    frame = pl.LazyFrame(rows, schema=["format", "message_id", "request_id", _INDEX], orient="row")
+    same, telling = SAME["requests"]
+    kept = _first_archive_of(frame, same, telling, formats=["claude-code", "codex"]).collect()
+    left_out = sorted(set(rows) - set(kept.rows()))
+    assert left_out == [("claude-code", "m1", "r1", 1)]
+    assert kept.height == len(rows) - 1
