@@ -122,6 +122,7 @@ class Corpus:
     """What one read of the sources gave: the rows, the requests and what went wrong."""
 
     files: int = 0
+    archived: bool = False  # read from an archive's tables, not from transcripts
     frames: KeptFrames = field(default_factory=KeptFrames)
     unpriced: dict[str, int] = field(default_factory=dict)  # model [mode] -> requests without a price
     problems: list[pl.DataFrame] = field(default_factory=list)
@@ -158,7 +159,7 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
             source = stored.root  # read as opened (the readers do not open it again)
             files = stored.file_count
         progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
-        corpus = Corpus(files=files)
+        corpus = Corpus(files=files, archived=stored is not None)
         try:
             for rows, requests, problems in reader(source, progress):
                 corpus.frames.append(rows)
