@@ -17,7 +17,7 @@ them: the listing (folders walked, globs expanded, as the plan lists them) with 
 size, modification and change times (ns) and inode, and each folder's modification time. It is
 replayed only when the sources now have the same digest; a file grown, added, removed, touched
 or replaced, a folder changed, is another digest: the command runs again and its entry is
-replaced. An entry is kept only when every file and folder was last changed more than
+replaced. An entry is kept only when every file and folder was last modified more than
 :data:`tablecache.RACY_NS` before the stats (a write within a timestamp's granularity could keep
 them), written beside its name and renamed, with a checksum of what it holds: one that cannot
 be read whole, of another layout or another checksum, is no entry.
@@ -215,10 +215,11 @@ def _stat_facts(path: str) -> list[int] | None:
 
 
 def _sources_digest(roots: list[str], listing: list[str]) -> tuple[str, int | None]:
-    """A digest of every listed file's stamp, every folder's modification time and the sources'
-    own (an archive made in a folder, or beside those of a folder of archives, changes it); the
-    newest of those times (None when a listed file or folder could not be stat'ed: then nothing
-    is kept)."""
+    """A digest of every listed file's stamp, every folder's times and the sources' own (an
+    archive made in a folder, or beside those of a folder of archives, changes them); the newest
+    modification time of the files and folders (None when one could not be stat'ed: then nothing
+    is kept). Change times are in the digest (a file made readable changes its own), not in the
+    newest time: as the table cache, the racy window guards against writes, which change both."""
     digest = hashlib.sha1(usedforsecurity=False)
     newest = 0
     failed = False
@@ -233,8 +234,7 @@ def _sources_digest(roots: list[str], listing: list[str]) -> tuple[str, int | No
             failed = True
             digest.update(f"{path}\0-\n".encode("utf-8", "surrogateescape"))
             continue
-        changed = max(found.st_mtime_ns, found.st_ctime_ns)
-        newest = max(newest, changed)
+        newest = max(newest, found.st_mtime_ns)
         digest.update(
             f"{path}\0{found.st_size}\0{found.st_mtime_ns}\0{found.st_ctime_ns}\0{found.st_ino}\n".encode(
                 "utf-8", "surrogateescape"
@@ -246,7 +246,7 @@ def _sources_digest(roots: list[str], listing: list[str]) -> tuple[str, int | No
         except OSError:
             failed = True
             continue
-        newest = max(newest, found.st_mtime_ns, found.st_ctime_ns)
+        newest = max(newest, found.st_mtime_ns)
         digest.update(f"{folder}/\0{found.st_mtime_ns}\0{found.st_ctime_ns}\n".encode("utf-8", "surrogateescape"))
     return digest.hexdigest(), None if failed else newest
 
