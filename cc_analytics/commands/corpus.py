@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from cc_analytics.frames.engine import Progress
     from cc_analytics.frames.sources import TranscriptFile
+    from cc_analytics.frames.tablecache import Survey
 
 
 def agents_text() -> str:
@@ -128,14 +129,14 @@ class Corpus:
     problems: list[pl.DataFrame] = field(default_factory=list)
 
 
-def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
-    """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
+def read_corpus(args: argparse.Namespace, reader: Reader, *, surveyed: Survey | None = None) -> Corpus:
+    """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal
+    (``surveyed``: the sources as this run stat'ed them already, ``frames.tablecache.survey``)."""
     from cc_analytics.frames import sources, tablecache
     from cc_analytics.frames.sources import workers_ahead
 
     source: Any = args.sources or None
     cache = getattr(args, "cache", True)
-    plan = tablecache.plan if cache else sources.plan
     # The workers start before the files are planned, from the size of a quick listing: they
     # import Polars while this process plans (a third of a second on 2,700 files) and imports it.
     # A run that asks for another number of them (a corpus whose formats are mixed, near the
@@ -152,7 +153,8 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
                     "Hint: give archives (or the prefix that holds them), or leave out --engine."
                 )
                 raise UsageError(msg)
-            source = plan(source)  # the files by format, found once (Polars is not imported yet)
+            # The files by format, found once (Polars is not imported yet).
+            source = tablecache.plan(source, surveyed=surveyed) if cache else sources.plan(source)
             files = sum(len(found) for found in source.values())
         else:
             stored = _open(root, args)  # an archive: its tables, nothing decoded

@@ -38,7 +38,6 @@ import hashlib
 import json
 import os
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -46,6 +45,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     import argparse
+
+    from cc_analytics.frames.tablecache import Survey
 
 LAYOUT = 1  # bump when an entry's content, or how it is named, changes
 FOLDER = "outputs"
@@ -75,10 +76,11 @@ ZONE_FILES = ("/etc/localtime", "/etc/timezone")
 class Memo:
     """One command's entry: where it is, what names it, and the sources' digest of this run."""
 
-    def __init__(self, path: Path, key: str, digest: str, *, settled: bool) -> None:
+    def __init__(self, path: Path, key: str, digest: str, *, settled: bool, surveyed: Survey) -> None:
         self.path = path
         self.key = key
         self.digest = digest
+        self.surveyed = surveyed  # the sources as stat'ed, for the plan of a run that is not replayed
         self.settled = settled  # every file and folder older than the racy window: may be kept
 
     @classmethod
@@ -96,16 +98,16 @@ class Memo:
         if source is not None and any("://" in str(item) for item in source):
             return None  # object storage: an archive, never listed here
         try:
-            started = time.time_ns()
             roots = tablecache._roots(source)
-            digest, newest = _sources_digest(roots, tablecache._listing(source))
+            found = tablecache.survey(source)
+            digest, newest = _sources_digest(roots, found)
             key = _key(args, command, roots)
             folder = tablecache.root() / FOLDER
         except (CCAnalyticsError, OSError, ValueError):
             return None
         name = hashlib.sha1(key.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()[:24]
-        settled = newest is not None and newest < started - tablecache.RACY_NS
-        return cls(folder / f"{name}{SUFFIX}", key, digest, settled=settled)
+        settled = newest is not None and newest < found.started[1] - tablecache.RACY_NS
+        return cls(folder / f"{name}{SUFFIX}", key, digest, settled=settled, surveyed=found)
 
     def replay(self) -> bool:
         """Print the kept output (stdout, then stderr) when the entry is whole and made from
@@ -214,41 +216,24 @@ def _stat_facts(path: str) -> list[int] | None:
     return [found.st_size, found.st_mtime_ns, found.st_ino, found.st_ctime_ns]
 
 
-def _sources_digest(roots: list[str], listing: list[str]) -> tuple[str, int | None]:
+def _sources_digest(roots: list[str], found: Survey) -> tuple[str, int | None]:
     """A digest of every listed file's stamp, every folder's times and the sources' own (an
     archive made in a folder, or beside those of a folder of archives, changes them); the newest
     modification time of the files and folders (None when one could not be stat'ed: then nothing
     is kept). Change times are in the digest (a file made readable changes its own), not in the
     newest time: as the table cache, the racy window guards against writes, which change both."""
-    digest = hashlib.sha1(usedforsecurity=False)
+    lines = [f"{root}\0{facts[1:] if (facts := _stat_facts(root)) else '-'}" for root in roots]
     newest = 0
     failed = False
-    stat = os.stat
-    for root in roots:
-        facts = _stat_facts(root)
-        digest.update(f"{root}\0{facts[1:] if facts else '-'}\n".encode("utf-8", "surrogateescape"))
-    for path in listing:
-        try:
-            found = stat(path)
-        except OSError:
+    for path, stat in (*zip(found.listing, found.files, strict=True), *found.folders):
+        if stat is None:
             failed = True
-            digest.update(f"{path}\0-\n".encode("utf-8", "surrogateescape"))
+            lines.append(f"{path}\0-")
             continue
-        newest = max(newest, found.st_mtime_ns)
-        digest.update(
-            f"{path}\0{found.st_size}\0{found.st_mtime_ns}\0{found.st_ctime_ns}\0{found.st_ino}\n".encode(
-                "utf-8", "surrogateescape"
-            )
-        )
-    for folder in sorted({path.rpartition(os.sep)[0] for path in listing}):
-        try:
-            found = stat(folder)
-        except OSError:
-            failed = True
-            continue
-        newest = max(newest, found.st_mtime_ns)
-        digest.update(f"{folder}/\0{found.st_mtime_ns}\0{found.st_ctime_ns}\n".encode("utf-8", "surrogateescape"))
-    return digest.hexdigest(), None if failed else newest
+        newest = max(newest, stat.st_mtime_ns)
+        lines.append(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ctime_ns}\0{stat.st_ino}")
+    text = "\n".join(lines).encode("utf-8", "surrogateescape")
+    return hashlib.sha1(text, usedforsecurity=False).hexdigest(), None if failed else newest
 
 
 def _checksum(*parts: bytes) -> str:

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         ):
             yield tables.sessions, tables.requests, tables.problems
 
-    corpus = read_corpus(args, reader)
+    corpus = read_corpus(args, reader, surveyed=memo.surveyed if memo else None)
     from cc_analytics.frames import schema as S
 
     table = corpus.frames.concat(S.SESSIONS_SCHEMA)

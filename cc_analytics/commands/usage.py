@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         ):
             yield requests, requests, problems
 
-    corpus = read_corpus(args, reader)
+    corpus = read_corpus(args, reader, surveyed=memo.surveyed if memo else None)
     requests = corpus.frames.concat(S.REQUESTS_SCHEMA)
     # A block is active when it has not ended yet, by the wall clock (as ccusage decides it).
     now = datetime.now(UTC)

@@ -56,7 +56,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -747,11 +747,14 @@ def _size(folder: Path) -> int:
 # ------------------------------------------------------------------ plans
 
 
-def plan(source: Source | Plan = None, *, format: str = "auto") -> dict[str, list[TranscriptFile]]:
+def plan(
+    source: Source | Plan = None, *, format: str = "auto", surveyed: Survey | None = None
+) -> dict[str, list[TranscriptFile]]:
     """:func:`cc_analytics.frames.sources.plan`, reused while the source's listing, every file's
     size, modification time and inode, and every folder's modification time are as they were
     (a new file, or one removed, changes its folder's); else planned again, the formats of the
-    unchanged files remembered."""
+    unchanged files remembered. ``surveyed``: the :func:`survey` of ``source`` this run made
+    already (used when it is less than :data:`STAMPS_SECONDS` old)."""
     from collections.abc import Mapping
 
     from cc_analytics.frames import sources
@@ -759,9 +762,10 @@ def plan(source: Source | Plan = None, *, format: str = "auto") -> dict[str, lis
     if isinstance(source, Mapping) or _has_transcript_files(source):
         return sources.plan(source, format=format)
     path = _plan_path(source, format)
-    started = [time.monotonic(), time.time_ns()]
-    listing = _listing(source)
-    state = _state(listing)
+    if surveyed is None or time.monotonic() - surveyed.started[0] >= STAMPS_SECONDS:
+        surveyed = survey(source)
+    started = surveyed.started
+    state = _state(surveyed)
     _planned_stamps.clear()
     _planned_stamps.update((path, tuple(stamp) if stamp else None) for path, stamp in state["files"])
     _planned_at[:] = started
@@ -916,19 +920,50 @@ def _listing(source: Source) -> list[str]:
     return out
 
 
-def _state(listing: list[str]) -> dict[str, Any]:
+class Survey(NamedTuple):
+    """A source as one run found it: every path it lists, each stat'ed (None: it could not be),
+    the folders holding them, each stat'ed, and when the stats began (monotonic, then wall-clock ns)."""
+
+    listing: list[str]
+    files: list[os.stat_result | None]
+    folders: list[tuple[str, os.stat_result | None]]
+    started: list[float]
+
+
+def survey(source: Source) -> Survey:
+    """The listing of ``source`` (folders walked, globs expanded) with every file and folder
+    stat'ed (what :func:`plan` compares with its kept plan; a command that looks at its kept
+    output first, ``commands.memo``, hands its survey to the plan that follows).
+
+    Examples:
+        >>> import tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> _ = open(os.path.join(folder, "a.jsonl"), "w").write("{}\\n")
+        >>> found = survey([folder])
+        >>> [os.path.basename(path) for path in found.listing], found.files[0].st_size
+        (['a.jsonl'], 3)
+    """
+    started = [time.monotonic(), time.time_ns()]
+    listing = _listing(source)
     folders = sorted({path.rpartition(os.sep)[0] for path in listing})
-    return {
-        "files": [[path, list(stamp) if (stamp := _stamp(path)) else None] for path in listing],
-        "folders": [[folder, _folder_time(folder)] for folder in folders],
-    }
+    return Survey(listing, [_stat_result(path) for path in listing], [(f, _stat_result(f)) for f in folders], started)
 
 
-def _folder_time(folder: str) -> int | None:
+def _stat_result(path: str) -> os.stat_result | None:
     try:
-        return os.stat(folder).st_mtime_ns
-    except OSError:
+        return os.stat(path)
+    except (OSError, ValueError):
         return None
+
+
+def _state(found: Survey) -> dict[str, Any]:
+    return {
+        "files": [
+            [path, None if stat is None else [stat.st_size, stat.st_mtime_ns, stat.st_ino]]
+            for path, stat in zip(found.listing, found.files, strict=True)
+        ],
+        "folders": [[folder, None if stat is None else stat.st_mtime_ns] for folder, stat in found.folders],
+    }
 
 
 def _read_plan(path: Path) -> dict[str, Any] | None:
