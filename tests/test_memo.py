@@ -21,7 +21,7 @@ import pytest
 
 from cc_analytics.cli import main
 from cc_analytics.commands import memo
-from cc_analytics.frames import api
+from cc_analytics.frames import api, tablecache
 from cc_analytics.report import SAMPLES_DIR
 
 HOUR_AGO = time.time() - 3600
@@ -73,7 +73,7 @@ def run(capsys: pytest.CaptureFixture[str], *words: str) -> tuple[str, str]:
 
 
 def entries(cache: Path) -> list[Path]:
-    return sorted(cache.glob(f"tables/*/{memo.FOLDER}/*{memo.SUFFIX}"))
+    return sorted(cache.glob(f"tables/*/{tablecache.OUTPUTS}/*{memo.SUFFIX}"))
 
 
 COMMANDS = {
@@ -185,7 +185,7 @@ def test_what_is_never_kept(
 
 def test_cache_clear_removes_the_entries(samples: Path, cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "sessions", "--json", str(samples))
-    assert entries(cache)
+    assert entries(cache) and tablecache.info()["outputs"] == 1
     run(capsys, "cache", "clear")
     assert entries(cache) == []
 

@@ -14,7 +14,6 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -118,15 +117,19 @@ def check_corpus_options(args: argparse.Namespace) -> None:
         check_parquet_target(args.parquet, force=args.force, guarded=guarded)
 
 
-@dataclass
 class Corpus:
-    """What one read of the sources gave: the rows, the requests and what went wrong."""
+    """What one read of the sources gave: the rows, the requests and what went wrong.
 
-    files: int = 0
-    archived: bool = False  # read from an archive's tables, not from transcripts
-    frames: KeptFrames = field(default_factory=KeptFrames)
-    unpriced: dict[str, int] = field(default_factory=dict)  # model [mode] -> requests without a price
-    problems: list[pl.DataFrame] = field(default_factory=list)
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect`` (about 8 ms), which a
+    command that prints its kept output (``commands.memo``) otherwise never needs.
+    """
+
+    def __init__(self, files: int = 0, *, archived: bool = False) -> None:
+        self.files = files
+        self.archived = archived  # read from an archive's tables, not from transcripts
+        self.frames = KeptFrames()
+        self.unpriced: dict[str, int] = {}  # model [mode] -> requests without a price
+        self.problems: list[pl.DataFrame] = []
 
 
 def read_corpus(args: argparse.Namespace, reader: Reader, *, surveyed: Survey | None = None) -> Corpus:

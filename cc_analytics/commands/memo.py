@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from cc_analytics.frames.tablecache import Survey
 
 LAYOUT = 1  # bump when an entry's content, or how it is named, changes
-FOLDER = "outputs"
 SUFFIX = ".out"
 MAX_ENTRIES = 64  # the least recently written go first
 # Variables a shell or a terminal sets differently for two runs of the same command.
@@ -102,7 +101,7 @@ class Memo:
             found = tablecache.survey(source)
             digest, newest = _sources_digest(roots, found)
             key = _key(args, command, roots)
-            folder = tablecache.root() / FOLDER
+            folder = tablecache.root() / tablecache.OUTPUTS
         except (CCAnalyticsError, OSError, ValueError):
             return None
         name = hashlib.sha1(key.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()[:24]

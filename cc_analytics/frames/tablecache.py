@@ -16,7 +16,9 @@ What is kept, under ``cache_dir()/tables/<fingerprint>/``:
   decoded batch (Arrow IPC, read memory-mapped), with a ``_unit`` column tying each row to its
   session;
 * ``plans/<key>.json``: what a source listed and how its files were planned (formats told
-  apart by content), reused while no file nor folder of it changed.
+  apart by content), reused while no file nor folder of it changed;
+* ``outputs/<key>.out``: what ``sessions`` and ``usage`` printed, for sources as they were
+  (written and read by ``commands.memo``).
 
 A session is read from its pack while each of its files has the size, modification time and
 inode it had; any other session (new, grown, rewritten, turns wanted that were not kept) is
@@ -82,6 +84,7 @@ RACY_NS = 2_000_000_000
 MAX_MB_ENV = "CC_ANALYTICS_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 2048
 MANIFEST = "manifest.json"
+OUTPUTS = "outputs"  # the commands' outputs kept whole (``commands.memo``)
 LOCK = "lock"
 # Packs no manifest names are another run's unfinished work for this long, then debris.
 ORPHAN_SECONDS = 600.0
@@ -703,7 +706,7 @@ def info() -> dict[str, Any]:
 
     Examples:
         >>> sorted(info())
-        ['bytes', 'folder', 'max_bytes', 'other_versions_bytes', 'packs', 'plans', 'sessions']
+        ['bytes', 'folder', 'max_bytes', 'other_versions_bytes', 'outputs', 'packs', 'plans', 'sessions']
     """
     folder = root()
     manifest = Manifest.read(folder)
@@ -712,6 +715,7 @@ def info() -> dict[str, Any]:
         "sessions": len(manifest.units),
         "packs": len(manifest.packs),
         "plans": len(_entries(folder / "plans")),
+        "outputs": len(_entries(folder / OUTPUTS)),
         "bytes": _size(folder),
         "other_versions_bytes": sum(_size(Path(e.path)) for e in _entries(folder.parent) if e.name != folder.name),
         "max_bytes": max_bytes(),
