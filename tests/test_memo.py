@@ -21,7 +21,7 @@ import pytest
 
 from cc_analytics.cli import main
 from cc_analytics.commands import memo
-from cc_analytics.frames import api, tablecache
+from cc_analytics.frames import api, registry, sources, tablecache
 from cc_analytics.report import SAMPLES_DIR
 
 HOUR_AGO = time.time() - 3600
@@ -37,8 +37,13 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def samples(tmp_path: Path) -> Path:
+    """The samples of every format whose files hold their sessions (``files_hold_sessions``)."""
     out = tmp_path / "samples"
     shutil.copytree(SAMPLES_DIR, out, ignore=shutil.ignore_patterns("*.py"))
+    for name, files in sources.plan(out).items():
+        if not registry.get(name).files_hold_sessions:
+            for file in files:
+                file.path.unlink(missing_ok=True)
     settle(out)
     return out
 
@@ -180,6 +185,20 @@ def test_what_is_never_kept(
     fresh = tmp_path / "fresh"
     shutil.copytree(samples / "claude", fresh, copy_function=shutil.copyfile)  # dated now
     run(capsys, "sessions", "--json", str(fresh))
+    assert entries(cache) == []
+
+
+@pytest.mark.parametrize("name", [p.name for p in registry.formats() if not p.files_hold_sessions] or ["none"])
+def test_formats_that_read_beside_their_files_are_never_kept(
+    tmp_path: Path, cache: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    planned = sources.plan(SAMPLES_DIR).get(name)
+    if not planned:
+        pytest.skip(f"no sample of a format that reads beside its files ({name})")
+    out = tmp_path / "copy"
+    shutil.copytree(SAMPLES_DIR, out, ignore=shutil.ignore_patterns("*.py"))
+    settle(out)
+    run(capsys, "sessions", "--json", str(out))
     assert entries(cache) == []
 
 

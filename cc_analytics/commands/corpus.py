@@ -124,9 +124,11 @@ class Corpus:
     command that prints its kept output (``commands.memo``) otherwise never needs.
     """
 
-    def __init__(self, files: int = 0, *, archived: bool = False) -> None:
+    def __init__(self, files: int = 0, *, replayable: bool = False) -> None:
         self.files = files
-        self.archived = archived  # read from an archive's tables, not from transcripts
+        # Read from transcripts whose stamps stand for their sessions (not from an archive's
+        # tables, nor from a format that reads beside its files): the output may be kept whole.
+        self.replayable = replayable
         self.frames = KeptFrames()
         self.unpriced: dict[str, int] = {}  # model [mode] -> requests without a price
         self.problems: list[pl.DataFrame] = []
@@ -164,7 +166,7 @@ def read_corpus(args: argparse.Namespace, reader: Reader, *, surveyed: Survey | 
             source = stored.root  # read as opened (the readers do not open it again)
             files = stored.file_count
         progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
-        corpus = Corpus(files=files, archived=stored is not None)
+        corpus = Corpus(files=files, replayable=stored is None and _files_hold_sessions(source))
         try:
             for rows, requests, problems in reader(source, progress):
                 corpus.frames.append(rows)
@@ -177,6 +179,15 @@ def read_corpus(args: argparse.Namespace, reader: Reader, *, surveyed: Survey | 
             if getattr(stored, "cluster", None) is not None:
                 stored.close()  # the Dask cluster started for the read
     return corpus
+
+
+def _files_hold_sessions(by_format: dict[str, list[TranscriptFile]]) -> bool:
+    """Whether every format planned reads its sessions from their files alone (an unrecognised
+    file is reported from its own stat)."""
+    from cc_analytics.frames.registry import formats
+
+    plugins = {plugin.name: plugin for plugin in formats()}
+    return all(plugins[name].files_hold_sessions for name, files in by_format.items() if files and name in plugins)
 
 
 def _open(root: str, args: argparse.Namespace) -> Any:

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
     table = corpus.frames.concat(S.SESSIONS_SCHEMA)
     table = table.sort([S.LAST_TIME, S.SESSION_ID], descending=[True, False], nulls_last=True)
-    with recorded(None if corpus.archived else memo):  # an archive's tables are not stat'ed
+    with recorded(memo if corpus.replayable else None):
         print_notes(args, corpus)
         write_output(args, table, "sessions", lambda: _print_table(table))
     return 0

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     table = usage(
         requests, args.by, timezone=zone, breakdown=args.breakdown, since=args.since, until=args.until, now=now
     )
-    with recorded(None if corpus.archived else memo):  # an archive's tables are not stat'ed
+    with recorded(memo if corpus.replayable else None):
         print_notes(args, corpus)
         write_output(args, table, _plural(args.by, table.height), lambda: _print_table(table, args.by, zone))
     return 0

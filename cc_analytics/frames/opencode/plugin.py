@@ -42,6 +42,8 @@ class OpenCodePlugin(FormatPlugin):
     store_hint: ClassVar[str] = "$XDG_DATA_HOME/opencode (opencode.db, storage/), default ~/.local/share/opencode"
     sniff_order: ClassVar[int] = 60
     file_names: ClassVar[tuple[str, ...]] = ("opencode*.db", "ses_*.json")
+    # A database's writes land in its -wal file first; a session file's messages and parts are files of their own.
+    files_hold_sessions: ClassVar[bool] = False
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """OpenCode's database (by its first bytes), or a JSON storage session file."""
