@@ -38,6 +38,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -147,16 +148,13 @@ class Memo:
             "sum": _checksum(*payload),
         }
         data = json.dumps(header, separators=(",", ":")).encode() + b"\n" + b"".join(payload)
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        from cc_analytics.frames.tablecache import _write_beside
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(data)
-            os.replace(temporary, self.path)
+            _write_beside(self.path, data)
         except OSError:
             return
-        finally:
-            with suppress(OSError):
-                temporary.unlink()
         _prune(self.path.parent)
 
 
@@ -266,14 +264,16 @@ def _read_entry(path: Path) -> tuple[dict[str, Any], str, str] | None:
 
 
 def _prune(folder: Path) -> None:
-    """Keep the :data:`MAX_ENTRIES` entries written last."""
+    """Keep the :data:`MAX_ENTRIES` entries written last; remove what a killed run left half-written."""
+    from cc_analytics.frames.tablecache import ORPHAN_SECONDS
+
     try:
-        entries = [entry for entry in os.scandir(folder) if entry.name.endswith(SUFFIX)]
-        if len(entries) <= MAX_ENTRIES:
-            return
-        entries.sort(key=lambda entry: entry.stat().st_mtime_ns, reverse=True)
+        entries = [(entry.stat().st_mtime, entry) for entry in os.scandir(folder)]
     except OSError:
         return
-    for entry in entries[MAX_ENTRIES:]:
+    entries.sort(key=lambda found: found[0], reverse=True)
+    outputs = [entry for _when, entry in entries if entry.name.endswith(SUFFIX)]
+    left = [entry for when, entry in entries if entry.name.endswith(".tmp") and when < time.time() - ORPHAN_SECONDS]
+    for entry in outputs[MAX_ENTRIES:] + left:
         with suppress(OSError):
             os.unlink(entry.path)
