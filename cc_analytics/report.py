@@ -41,6 +41,7 @@ from cc_analytics.frames.prices import unpriced
 from cc_analytics.frames.sources import Source, TranscriptFile
 
 if TYPE_CHECKING:
+    from cc_analytics.frames import tablecache
     from cc_analytics.frames.api import Plan
 
 REPORT_HTML = "report.html"
@@ -173,7 +174,15 @@ def load(
     from cc_analytics.frames.sources import default_stores, workers_ahead
 
     given: Source = sample_sources() if samples else (sources or None)
-    plan = tablecache.plan if cache else frame_sources.plan
+    surveyed: tablecache.Survey | None = None
+
+    def plan(source: Source) -> Plan:
+        nonlocal surveyed
+        if not cache:
+            return frame_sources.plan(source)
+        surveyed = tablecache.survey(source)
+        return tablecache.plan(source, surveyed=surveyed)
+
     with workers_ahead(given, workers, start=not (cache and tablecache.planned_before(given))) as root:
         if meanwhile is not None:
             meanwhile()
@@ -187,16 +196,32 @@ def load(
             stores = default_stores()
             used = sorted({_store_of(f, stores) for files in found.values() for f in files})
             if not found:
-                chosen = sample_sources()
+                chosen, surveyed = sample_sources(), None
                 used = ["data-samples (no sessions found under the default stores)"]
         tables = read_tables(chosen, workers=workers, on_progress=on_progress, cache=cache)
         found = None
         if findings and root is None:
-            from cc_analytics.frames.api import read_findings
-
-            found = read_findings(chosen, workers=workers)
+            found = _findings(chosen, workers=workers, surveyed=surveyed)
     turns = tables.turns.sort(S.FORMAT, S.SESSION_ID, S.SOURCE_FILE, S.TURN_INDEX)
     return ReportData(tables.sessions, turns, tables.problems, tuple(used), tables.requests, found)
+
+
+def _findings(chosen: Plan | Source, *, workers: int | None, surveyed: tablecache.Survey | None) -> pl.DataFrame:
+    """``frames.read_findings`` of the planned files; kept whole in the table cache for sources
+    as ``surveyed`` found them, when every format planned reads its sessions from their files
+    alone (``FormatPlugin.files_hold_sessions``): a second report over the same files reads
+    them back instead of decoding every transcript again, with its text."""
+    from cc_analytics.frames import tablecache
+    from cc_analytics.frames.api import read_findings
+    from cc_analytics.frames.registry import formats
+
+    def make() -> pl.DataFrame:
+        return read_findings(chosen, workers=workers)
+
+    holding = {plugin.name for plugin in formats() if plugin.files_hold_sessions}
+    if surveyed is None or not isinstance(chosen, dict) or not set(chosen) <= holding:
+        return make()
+    return tablecache.kept_whole("findings", surveyed, S.FINDINGS_SCHEMA, make)
 
 
 def _store_of(transcript: TranscriptFile, stores: list[Path]) -> str:

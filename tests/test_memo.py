@@ -216,3 +216,27 @@ def test_the_entries_are_bounded(
     for by in ("day", "week", "month"):
         run(capsys, "usage", "--by", by, "--json", str(samples))
     assert len(entries(cache)) == 2
+
+
+def test_the_reports_findings_are_kept_for_unchanged_sources(
+    samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cc_analytics import report
+
+    calls: list[int] = []
+    read = api.read_findings
+    monkeypatch.setattr(api, "read_findings", lambda *a, **k: calls.append(1) or read(*a, **k))
+    plain = report.load([samples], cache=False).findings
+    assert plain is not None and plain.height and calls == [1]
+    for _ in range(2):
+        kept = report.load([samples]).findings
+        assert kept is not None and kept.equals(plain)
+    assert calls == [1, 1]  # made once, then read back
+    first = sorted(samples.rglob("*.jsonl"))[0]
+    with first.open("ab") as handle:
+        handle.write(first.read_bytes().splitlines(keepends=True)[-1])
+    settle(samples, HOUR_AGO + 60)
+    grown = report.load([samples]).findings
+    assert calls == [1, 1, 1]
+    fresh = report.load([samples], cache=False).findings
+    assert grown is not None and fresh is not None and grown.equals(fresh)

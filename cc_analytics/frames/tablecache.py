@@ -54,7 +54,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import cache, partial
 from pathlib import Path
@@ -695,6 +695,61 @@ def _remove_other_fingerprints(folder: Path) -> None:
         return
     for entry in siblings:
         shutil.rmtree(entry.path, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ frames of whole sources
+
+WHOLE = "whole"  # frames made from every file of a source at once, by the digest of its survey
+WHOLE_KEPT = 8  # of each kind, the ones written last
+
+
+def kept_whole(kind: str, surveyed: Survey, schema: pl.Schema, make: Callable[[], pl.DataFrame]) -> pl.DataFrame:
+    """The frame ``make`` gives for a source as ``surveyed`` found it (``kind`` names what it is:
+    ``report`` keeps its findings so), read back while every file and folder of the survey has
+    the stamp it had; made again when one changed. Kept only when they were all modified more
+    than :data:`RACY_NS` before the survey, and read back only when whole and of ``schema``.
+
+    Examples:
+        >>> import tempfile, polars as pl
+        >>> os.environ["CC_ANALYTICS_CACHE_DIR"] = tempfile.mkdtemp()
+        >>> folder = tempfile.mkdtemp()
+        >>> _ = open(os.path.join(folder, "a.jsonl"), "w").write("{}\\n")
+        >>> os.utime(os.path.join(folder, "a.jsonl"), (1, 1)); os.utime(folder, (1, 1))
+        >>> made = []
+        >>> make = lambda: made.append(1) or pl.DataFrame({"x": [1]})
+        >>> schema = pl.Schema({"x": pl.Int64()})
+        >>> [kept_whole("demo", survey([folder]), schema, make).item() for _ in range(2)], len(made)
+        ([1, 1], 1)
+        >>> del os.environ["CC_ANALYTICS_CACHE_DIR"]
+    """
+    import polars as pl
+
+    state = json.dumps(_state(surveyed), separators=(",", ":")).encode("utf-8", "surrogateescape")
+    digest = hashlib.sha1(state, usedforsecurity=False).hexdigest()[:24]
+    path = root() / WHOLE / f"{kind}-{digest}.arrow"
+    with suppress(OSError, pl.exceptions.PolarsError):
+        frame = pl.read_ipc(path)
+        if frame.schema == schema:
+            return frame
+    frame = make()
+    settled = all(stat is not None for stat in surveyed.files) and not any(
+        _changed_since(stat.st_mtime_ns if stat else None, int(surveyed.started[1]))
+        for stat in (*surveyed.files, *(stat for _folder, stat in surveyed.folders))
+    )
+    if settled and max_bytes() and frame.schema == schema:
+        with suppress(OSError, pl.exceptions.PolarsError):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            try:
+                frame.write_ipc(temporary, compression="uncompressed")
+                os.replace(temporary, path)
+            finally:
+                with suppress(OSError):
+                    temporary.unlink()
+            older = sorted(path.parent.glob(f"{kind}-*.arrow"), key=lambda p: p.stat().st_mtime, reverse=True)
+            for stale in older[WHOLE_KEPT:]:
+                stale.unlink()
+    return frame
 
 
 # ------------------------------------------------------------------ what it holds
