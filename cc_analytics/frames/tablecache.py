@@ -197,12 +197,7 @@ class Manifest:
 
         ``checked``: units of another shape are left out too (a run only reading takes each
         unit it looks up through :meth:`_Run.usable`, which checks it, and that costs less)."""
-        import orjson
-
-        try:
-            document = orjson.loads((folder / MANIFEST).read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return cls()
+        document = _read_json(folder / MANIFEST)
         if not isinstance(document, dict) or document.get("layout") != LAYOUT:
             return cls()
         units, packs = document.get("units"), document.get("packs")
@@ -215,10 +210,8 @@ class Manifest:
         return cls(units, packs)
 
     def write(self, folder: Path) -> None:
-        import orjson
-
-        data = orjson.dumps({"layout": LAYOUT, "units": self.units, "packs": self.packs})
-        _write_beside(folder / MANIFEST, data)
+        # A path that is not UTF-8 (surrogate escapes) is written by ``json``: orjson raised TypeError.
+        _write_beside(folder / MANIFEST, _json_bytes({"layout": LAYOUT, "units": self.units, "packs": self.packs}))
 
     def live_units(self) -> dict[str, int]:
         """How many units each pack still holds for the manifest."""
@@ -860,6 +853,24 @@ def _save_plan(path: Path, state: dict[str, Any], rows: dict[str, list[list[Any]
         _write_beside(path, _json_bytes(document))
 
 
+def _read_json(path: Path) -> Any:
+    """The JSON document at ``path`` (by orjson, or ``json`` for paths that are not UTF-8, which
+    :func:`_json_bytes` escaped); None when it cannot be read or parsed."""
+    import orjson
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(data.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            return None
+
+
 def _json_bytes(document: object) -> bytes:
     """``document`` as JSON: by orjson (a tenth of the time for a plan of 4,000 files), or by
     ``json`` when a path is not UTF-8 (held with surrogate escapes, which orjson refuses).
@@ -1042,19 +1053,7 @@ def _state(found: Survey) -> dict[str, Any]:
 
 
 def _read_plan(path: Path) -> dict[str, Any] | None:
-    import orjson
-
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError:  # a path that is not UTF-8, escaped by ``json`` (or damage)
-        try:
-            document = json.loads(data.decode("utf-8", "surrogateescape"))
-        except ValueError:
-            return None
+    document = _read_json(path)
     if not isinstance(document, dict) or not isinstance(document.get("plan"), dict):
         return None
     # Lists read back from JSON: the stamps compare as lists.
