@@ -9,9 +9,11 @@ Imports: the standard library, ``corpus``, ``measure`` and ``archive`` (its ``me
 
 On a copy of the corpus, with a cache folder of its own: ``sessions``, ``usage --by day`` and
 ``report`` without the cache (``--no-cache``), cold (cache emptied first) and warm (nothing
-changed), then ``sessions`` and ``usage`` after 1 % of the sessions grew by 20 kB each (whole
-lines of their own appended, dated a minute back), and ccusage's ``session --json --offline``
-when found (``$CCUSAGE``, else ``node_modules/.bin/ccusage`` under the project or ``--tmp``).
+changed: ``sessions`` and ``usage`` print their kept output, ``commands.memo``), warm with their
+kept outputs removed (the kept tables read, the output made again: the path of a run where a
+file changed, without the decoding), then ``sessions`` and ``usage`` after 1 % of the sessions
+grew by 20 kB each (whole lines of their own appended, dated a minute back), and ccusage's
+``session --json --offline`` when found (``$CCUSAGE``, else ``node_modules/.bin/ccusage`` under the project or ``--tmp``).
 Rows show the median wall and CPU seconds (worker processes included) and the peak RSS of the
 process tree, the wall time against ccusage's; then the cache's size on disk. Warm rounds
 follow a cold one; the grown step runs once per round on freshly grown files. On a shared
@@ -87,8 +89,11 @@ def steps(projects: Path, scratch: Path, rounds: int, ccusage: str | None) -> li
         for name, command in tasks.items():
             clear_cache()
             add(f"{name}: cold", command)
-            add(f"{name}: warm", command)  # the cold run kept every session
+            add(f"{name}: warm", command)  # the cold run kept every session (and its output)
             add(f"{name}: warm", command)
+            if name != "report":  # its output is files, not kept
+                forget_outputs(scratch / "cache")
+                add(f"{name}: warm, tables only", command)  # kept tables read, output made again
         for name in ("sessions", "usage --by day"):
             moment = time.time() - 60
             for path in rng.sample(sessions, max(1, round(len(sessions) * GROWN_SHARE))):
@@ -96,6 +101,12 @@ def steps(projects: Path, scratch: Path, rounds: int, ccusage: str | None) -> li
                 os.utime(path, (moment, moment))
             add(f"{name}: 1% of sessions grown by 20 kB", tasks[name])
     return [(name, median_of(found)) for name, found in rows.items()]
+
+
+def forget_outputs(cache: Path) -> None:
+    """Remove the kept outputs of the commands (``commands.memo``), not the kept tables."""
+    for folder in cache.glob("tables/*/outputs"):
+        shutil.rmtree(folder)
 
 
 def measure_env(command: list[str], env: dict[str, str]) -> dict[str, float]:

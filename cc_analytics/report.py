@@ -177,7 +177,10 @@ def load(
     from cc_analytics.frames.sources import default_stores, workers_ahead
 
     given: Source = sample_sources() if samples else (sources or None)
-    plan = tablecache.plan if cache else frame_sources.plan
+
+    def plan(source: Source) -> Plan:
+        return tablecache.plan(source) if cache else frame_sources.plan(source)
+
     with workers_ahead(given, workers, start=not (cache and tablecache.planned_before(given))) as root:
         if meanwhile is not None:
             meanwhile()

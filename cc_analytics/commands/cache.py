@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
         f"folder       {facts['folder']}",
         f"sessions     {facts['sessions']:,} in {facts['packs']:,} pack{'s' * (facts['packs'] != 1)}"
         f" ({facts['plans']:,} source{'s' * (facts['plans'] != 1)} planned)",
+        f"outputs      {facts['outputs']:,} command output{'s' * (facts['outputs'] != 1)} kept whole",
         f"size         {_megabytes(facts['bytes'])} of at most {_megabytes(facts['max_bytes'])}",
     ]
     if facts["other_versions_bytes"]:

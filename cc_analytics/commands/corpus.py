@@ -14,7 +14,6 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
 
     from cc_analytics.frames.engine import Progress
     from cc_analytics.frames.sources import TranscriptFile
+    from cc_analytics.frames.tablecache import Survey
 
 
 def agents_text() -> str:
@@ -117,24 +117,31 @@ def check_corpus_options(args: argparse.Namespace) -> None:
         check_parquet_target(args.parquet, force=args.force, guarded=guarded)
 
 
-@dataclass
 class Corpus:
-    """What one read of the sources gave: the rows, the requests and what went wrong."""
+    """What one read of the sources gave: the rows, the requests and what went wrong.
 
-    files: int = 0
-    frames: KeptFrames = field(default_factory=KeptFrames)
-    unpriced: dict[str, int] = field(default_factory=dict)  # model [mode] -> requests without a price
-    problems: list[pl.DataFrame] = field(default_factory=list)
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect`` (about 8 ms), which a
+    command that prints its kept output (``commands.memo``) otherwise never needs.
+    """
+
+    def __init__(self, files: int = 0, *, replayable: bool = False) -> None:
+        self.files = files
+        # Read from transcripts whose stamps stand for their sessions (not from an archive's
+        # tables, nor from a format that reads beside its files): the output may be kept whole.
+        self.replayable = replayable
+        self.frames = KeptFrames()
+        self.unpriced: dict[str, int] = {}  # model [mode] -> requests without a price
+        self.problems: list[pl.DataFrame] = []
 
 
-def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
-    """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal."""
+def read_corpus(args: argparse.Namespace, reader: Reader, *, surveyed: Survey | None = None) -> Corpus:
+    """Every batch of ``reader`` over the sources of ``args``, with a progress bar on a terminal
+    (``surveyed``: the sources as this run stat'ed them already, ``frames.tablecache.survey``)."""
     from cc_analytics.frames import sources, tablecache
     from cc_analytics.frames.sources import workers_ahead
 
     source: Any = args.sources or None
     cache = getattr(args, "cache", True)
-    plan = tablecache.plan if cache else sources.plan
     # The workers start before the files are planned, from the size of a quick listing: they
     # import Polars while this process plans (a third of a second on 2,700 files) and imports it.
     # A run that asks for another number of them (a corpus whose formats are mixed, near the
@@ -146,14 +153,15 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
         stored: Any = None
         check_engine_source(args, root)
         if root is None:
-            source = plan(source)  # the files by format, found once (Polars is not imported yet)
+            # The files by format, found once (Polars is not imported yet).
+            source = tablecache.plan(source, surveyed=surveyed) if cache else sources.plan(source)
             files = sum(len(found) for found in source.values())
         else:
             stored = open_for_engine(root, args)  # an archive: its tables, nothing decoded
             source = stored.root  # read as opened (the readers do not open it again)
             files = stored.file_count
         progress = ProgressBar(sys.stderr) if not args.quiet and _isatty(sys.stderr) else None
-        corpus = Corpus(files=files)
+        corpus = Corpus(files=files, replayable=stored is None and _files_hold_sessions(source))
         try:
             for rows, requests, problems in reader(source, progress):
                 corpus.frames.append(rows)
@@ -166,6 +174,15 @@ def read_corpus(args: argparse.Namespace, reader: Reader) -> Corpus:
             if stored is not None:
                 stored.close()  # the Dask cluster started for the read, if one was
     return corpus
+
+
+def _files_hold_sessions(by_format: dict[str, list[TranscriptFile]]) -> bool:
+    """Whether every format planned reads its sessions from their files alone (an unrecognised
+    file is reported from its own stat)."""
+    from cc_analytics.frames.registry import formats
+
+    plugins = {plugin.name: plugin for plugin in formats()}
+    return all(plugins[name].files_hold_sessions for name, files in by_format.items() if files and name in plugins)
 
 
 def check_engine_source(args: argparse.Namespace, root: str | None) -> None:

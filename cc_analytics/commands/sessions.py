@@ -24,6 +24,7 @@ from cc_analytics.commands.corpus import (
     tail,
     write_output,
 )
+from cc_analytics.commands.memo import Memo, recorded
 from cc_analytics.format import Painter, colour_enabled, human_int, round_half_up, usd
 
 if TYPE_CHECKING:
@@ -62,6 +63,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_corpus_options(args)
+    memo = Memo.of(args, "sessions")
+    if memo is not None and memo.replay():
+        return 0
 
     def reader(by_format: Any, progress: Any) -> Iterator[tuple[pl.DataFrame, ...]]:
         # Polars is imported once the files are planned and the workers are starting.
@@ -72,13 +76,14 @@ def run(args: argparse.Namespace) -> int:
         ):
             yield tables.sessions, tables.requests, tables.problems
 
-    corpus = read_corpus(args, reader)
+    corpus = read_corpus(args, reader, surveyed=memo.surveyed if memo else None)
     from cc_analytics.frames import schema as S
 
     table = corpus.frames.concat(S.SESSIONS_SCHEMA)
     table = table.sort([S.LAST_TIME, S.SESSION_ID], descending=[True, False], nulls_last=True)
-    print_notes(args, corpus)
-    write_output(args, table, "sessions", lambda: _print_table(table))
+    with recorded(memo if corpus.replayable else None):
+        print_notes(args, corpus)
+        write_output(args, table, "sessions", lambda: _print_table(table))
     return 0
 
 

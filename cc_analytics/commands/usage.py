@@ -27,6 +27,7 @@ from cc_analytics.commands.corpus import (
     tail,
     write_output,
 )
+from cc_analytics.commands.memo import Memo, recorded
 from cc_analytics.errors import InputError, UsageError
 from cc_analytics.format import Painter, colour_enabled, human_int, usd
 
@@ -84,11 +85,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_corpus_options(args)
+    # The active block, and what it is projected to cost, follow the wall clock: never replayed.
+    memo = Memo.of(args, "usage") if args.by != "block" else None
+    if memo is not None and memo.replay():
+        return 0
     from cc_analytics.frames import schema as S
     from cc_analytics.frames.api import iter_requests
     from cc_analytics.frames.usage import day_or_instant, resolve_timezone, usage
 
-    check_corpus_options(args)
     bounds = {}
     for option, value in (("--since", args.since), ("--until", args.until), ("--timezone", args.timezone)):
         try:
@@ -111,15 +116,16 @@ def run(args: argparse.Namespace) -> int:
         ):
             yield requests, requests, problems
 
-    corpus = read_corpus(args, reader)
+    corpus = read_corpus(args, reader, surveyed=memo.surveyed if memo else None)
     requests = corpus.frames.concat(S.REQUESTS_SCHEMA)
     # A block is active when it has not ended yet, by the wall clock (as ccusage decides it).
     now = datetime.now(UTC)
     table = usage(
         requests, args.by, timezone=zone, breakdown=args.breakdown, since=args.since, until=args.until, now=now
     )
-    print_notes(args, corpus)
-    write_output(args, table, _plural(args.by, table.height), lambda: _print_table(table, args.by, zone))
+    with recorded(memo if corpus.replayable else None):
+        print_notes(args, corpus)
+        write_output(args, table, _plural(args.by, table.height), lambda: _print_table(table, args.by, zone))
     return 0
 
 

@@ -145,6 +145,11 @@ class FormatPlugin:
     """Whether the verbs module has the :data:`COMPOSITION_VERBS` (the window's parts per turn)."""
     has_findings: ClassVar[bool] = False
     """Whether the verbs module has the :data:`FINDINGS_VERBS` (what is worth a look in its windows)."""
+    files_hold_sessions: ClassVar[bool] = True
+    """Whether what is read of a session is in its planned files alone, so that their size, times
+    and inode stand for it: a command's output kept whole (``commands.memo``) is printed again
+    only over such files. False for a format that reads beside them (a database's write-ahead
+    log, messages stored in other files: what :meth:`unit_bytes` gathers)."""
 
     def __repr__(self) -> str:
         return f"<format {self.name!r} ({self.label})>"

@@ -16,7 +16,9 @@ What is kept, under ``cache_dir()/tables/<fingerprint>/``:
   one decoded batch (Arrow IPC, read memory-mapped), with a ``_unit`` column tying each row to
   its session (turns and findings are empty where they were not asked for);
 * ``plans/<key>.json``: what a source listed and how its files were planned (formats told
-  apart by content), reused while no file nor folder of it changed.
+  apart by content), reused while no file nor folder of it changed;
+* ``outputs/<key>.out``: what ``sessions`` and ``usage`` printed, for sources as they were
+  (written and read by ``commands.memo``).
 
 A session is read from its pack while each of its files has the size, modification time and
 inode it had; any other session (new, grown, rewritten, turns or findings wanted that were not kept) is
@@ -56,7 +58,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from functools import cache, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -90,6 +92,7 @@ RACY_NS = 2_000_000_000
 MAX_MB_ENV = "CC_ANALYTICS_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 2048
 MANIFEST = "manifest.json"
+OUTPUTS = "outputs"  # the commands' outputs kept whole (``commands.memo``)
 LOCK = "lock"
 # Packs no manifest names are another run's unfinished work for this long, then debris.
 ORPHAN_SECONDS = 600.0
@@ -202,12 +205,7 @@ class Manifest:
 
         ``checked``: units of another shape are left out too (a run only reading takes each
         unit it looks up through :meth:`_Run.usable`, which checks it, and that costs less)."""
-        import orjson
-
-        try:
-            document = orjson.loads((folder / MANIFEST).read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            return cls()
+        document = _read_json(folder / MANIFEST)
         if not isinstance(document, dict) or document.get("layout") != LAYOUT:
             return cls()
         units, packs = document.get("units"), document.get("packs")
@@ -220,10 +218,8 @@ class Manifest:
         return cls(units, packs)
 
     def write(self, folder: Path) -> None:
-        import orjson
-
-        data = orjson.dumps({"layout": LAYOUT, "units": self.units, "packs": self.packs})
-        _write_beside(folder / MANIFEST, data)
+        # A path that is not UTF-8 (surrogate escapes) is written by ``json``: orjson raised TypeError.
+        _write_beside(folder / MANIFEST, _json_bytes({"layout": LAYOUT, "units": self.units, "packs": self.packs}))
 
     def live_units(self) -> dict[str, int]:
         """How many units each pack still holds for the manifest."""
@@ -716,16 +712,13 @@ def _remove_other_fingerprints(folder: Path) -> None:
         shutil.rmtree(entry.path, ignore_errors=True)
 
 
-# ------------------------------------------------------------------ what it holds
-
-
 def info() -> dict[str, Any]:
     """What the cache holds: its folder, the sessions and packs of this version, their size on
     disk and the bound.
 
     Examples:
         >>> sorted(info())
-        ['bytes', 'folder', 'max_bytes', 'other_versions_bytes', 'packs', 'plans', 'sessions']
+        ['bytes', 'folder', 'max_bytes', 'other_versions_bytes', 'outputs', 'packs', 'plans', 'sessions']
     """
     folder = root()
     manifest = Manifest.read(folder)
@@ -734,6 +727,7 @@ def info() -> dict[str, Any]:
         "sessions": len(manifest.units),
         "packs": len(manifest.packs),
         "plans": len(_entries(folder / "plans")),
+        "outputs": len(_entries(folder / OUTPUTS)),
         "bytes": _size(folder),
         "other_versions_bytes": sum(_size(Path(e.path)) for e in _entries(folder.parent) if e.name != folder.name),
         "max_bytes": max_bytes(),
@@ -769,11 +763,14 @@ def _size(folder: Path) -> int:
 # ------------------------------------------------------------------ plans
 
 
-def plan(source: Source | Plan = None, *, format: str = "auto") -> dict[str, list[TranscriptFile]]:
+def plan(
+    source: Source | Plan = None, *, format: str = "auto", surveyed: Survey | None = None
+) -> dict[str, list[TranscriptFile]]:
     """:func:`cc_analytics.frames.sources.plan`, reused while the source's listing, every file's
     size, modification time and inode, and every folder's modification time are as they were
     (a new file, or one removed, changes its folder's); else planned again, the formats of the
-    unchanged files remembered."""
+    unchanged files remembered. ``surveyed``: the :func:`survey` of ``source`` this run made
+    already (used when it is less than :data:`STAMPS_SECONDS` old)."""
     from collections.abc import Mapping
 
     from cc_analytics.frames import sources
@@ -781,9 +778,10 @@ def plan(source: Source | Plan = None, *, format: str = "auto") -> dict[str, lis
     if isinstance(source, Mapping) or _has_transcript_files(source):
         return sources.plan(source, format=format)
     path = _plan_path(source, format)
-    started = [time.monotonic(), time.time_ns()]
-    listing = _listing(source)
-    state = _state(listing)
+    if surveyed is None or time.monotonic() - surveyed.started[0] >= STAMPS_SECONDS:
+        surveyed = survey(source)
+    started = surveyed.started
+    state = _state(surveyed)
     _planned_stamps.clear()
     _planned_stamps.update((path, tuple(stamp) if stamp else None) for path, stamp in state["files"])
     _planned_at[:] = started
@@ -816,7 +814,41 @@ def _save_plan(path: Path, state: dict[str, Any], rows: dict[str, list[list[Any]
     document = {"state": state, "plan": rows, "time": started}
     with suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_beside(path, json.dumps(document, separators=(",", ":")).encode("utf-8", "surrogateescape"))
+        _write_beside(path, _json_bytes(document))
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON document at ``path`` (by orjson, or ``json`` for paths that are not UTF-8, which
+    :func:`_json_bytes` escaped); None when it cannot be read or parsed."""
+    import orjson
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(data.decode("utf-8", "surrogateescape"))
+        except ValueError:
+            return None
+
+
+def _json_bytes(document: object) -> bytes:
+    """``document`` as JSON: by orjson (a tenth of the time for a plan of 4,000 files), or by
+    ``json`` when a path is not UTF-8 (held with surrogate escapes, which orjson refuses).
+
+    Examples:
+        >>> _json_bytes({"a": ["é"]}), _json_bytes(["\\udcff"])
+        (b'{"a":["\\xc3\\xa9"]}', b'["\\\\udcff"]')
+    """
+    import orjson
+
+    try:
+        return orjson.dumps(document)
+    except TypeError:
+        return json.dumps(document, separators=(",", ":")).encode("ascii")
 
 
 def _changed_since(time: int | None, since: object) -> bool:
@@ -938,26 +970,54 @@ def _listing(source: Source) -> list[str]:
     return out
 
 
-def _state(listing: list[str]) -> dict[str, Any]:
+class Survey(NamedTuple):
+    """A source as one run found it: every path it lists, each stat'ed (None: it could not be),
+    the folders holding them, each stat'ed, and when the stats began (monotonic, then wall-clock ns)."""
+
+    listing: list[str]
+    files: list[os.stat_result | None]
+    folders: list[tuple[str, os.stat_result | None]]
+    started: list[float]
+
+
+def survey(source: Source) -> Survey:
+    """The listing of ``source`` (folders walked, globs expanded) with every file and folder
+    stat'ed (what :func:`plan` compares with its kept plan; a command that looks at its kept
+    output first, ``commands.memo``, hands its survey to the plan that follows).
+
+    Examples:
+        >>> import tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> _ = open(os.path.join(folder, "a.jsonl"), "w").write("{}\\n")
+        >>> found = survey([folder])
+        >>> [os.path.basename(path) for path in found.listing], found.files[0].st_size
+        (['a.jsonl'], 3)
+    """
+    started = [time.monotonic(), time.time_ns()]
+    listing = _listing(source)
     folders = sorted({path.rpartition(os.sep)[0] for path in listing})
+    return Survey(listing, [_stat_result(path) for path in listing], [(f, _stat_result(f)) for f in folders], started)
+
+
+def _stat_result(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _state(found: Survey) -> dict[str, Any]:
     return {
-        "files": [[path, list(stamp) if (stamp := _stamp(path)) else None] for path in listing],
-        "folders": [[folder, _folder_time(folder)] for folder in folders],
+        "files": [
+            [path, None if stat is None else [stat.st_size, stat.st_mtime_ns, stat.st_ino]]
+            for path, stat in zip(found.listing, found.files, strict=True)
+        ],
+        "folders": [[folder, None if stat is None else stat.st_mtime_ns] for folder, stat in found.folders],
     }
 
 
-def _folder_time(folder: str) -> int | None:
-    try:
-        return os.stat(folder).st_mtime_ns
-    except OSError:
-        return None
-
-
 def _read_plan(path: Path) -> dict[str, Any] | None:
-    try:
-        document = json.loads(path.read_bytes().decode("utf-8", "surrogateescape"))
-    except (OSError, ValueError):
-        return None
+    document = _read_json(path)
     if not isinstance(document, dict) or not isinstance(document.get("plan"), dict):
         return None
     # Lists read back from JSON: the stamps compare as lists.

@@ -45,6 +45,8 @@ class OpenCodePlugin(FormatPlugin):
     # $XDG_DATA_HOME/opencode's sessions, a sub-task's with its parent's; a database stands for
     # all its sessions, a session file for its own.
     store_module: ClassVar[str | None] = "cc_analytics.frames.opencode.store"
+    # A database's writes land in its -wal file first; a session file's messages and parts are files of their own.
+    files_hold_sessions: ClassVar[bool] = False
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """OpenCode's database (by its first bytes), or a JSON storage session file."""
