@@ -69,7 +69,7 @@ typedef struct {
     Py_ssize_t text_cap;
     Level *levels;
     Py_ssize_t levels_cap;
-    Entry *entries; /* a compacted line's measured history (see parse_history) */
+    Entry *entries; /* a compacted line's measured history (see entry_element) */
     Py_ssize_t entries_cap, entries_len;
 } Scratch;
 
@@ -103,7 +103,6 @@ typedef struct {
 } Parser;
 
 static int parse_value(Parser *P, Val *out, Ctx ctx);
-static int parse_history(Parser *P, Val *out);
 
 #include "../_jsonscan_parse.h"
 
@@ -132,35 +131,25 @@ static Val *target(Parser *P, Ctx ctx, const uint8_t *k, Py_ssize_t n, Ctx *sub)
         }
         return NULL;
     case X_PAYLOAD:
+    case X_ENTRY: /* a line's payload, or a history entry: the fields of a response item */
         if (KEY("type")) return &P->ptype;
         if (KEY("output")) return &P->output;
         if (KEY("name")) return &P->name;
         if (KEY("arguments")) return &P->arguments;
         if (KEY("input")) return &P->input;
         if (KEY("role")) return &P->role;
-        if (KEY("model")) return &P->model;
         if (KEY("content")) {
             *sub = X_CONTENT;
             return &P->content;
         }
+        if (ctx == X_ENTRY) return NULL;
+        if (KEY("model")) return &P->model;
         if (P->compacted) {
             if (KEY("message")) return &P->message;
             if (KEY("replacement_history")) {
                 *sub = X_HISTORY;
                 return &P->history;
             }
-        }
-        return NULL;
-    case X_ENTRY: /* a history entry: the fields of a response item's payload */
-        if (KEY("type")) return &P->ptype;
-        if (KEY("output")) return &P->output;
-        if (KEY("name")) return &P->name;
-        if (KEY("arguments")) return &P->arguments;
-        if (KEY("input")) return &P->input;
-        if (KEY("role")) return &P->role;
-        if (KEY("content")) {
-            *sub = X_CONTENT;
-            return &P->content;
         }
         return NULL;
     case X_PART:
@@ -236,9 +225,27 @@ static int parse_object(Parser *P, Val *out, Ctx ctx) {
     return 1;
 }
 
-/* A message's content parts: each object's first "text" that is a string is a part of the text
+/* A message's content part (an object): its first "text" that is a string is a part of the text
  * (values.content_text joins them with line feeds). */
-static int parse_parts(Parser *P, Val *out) {
+static int part_element(Parser *P) {
+    Val scratch;
+    memset(&P->part_text, 0, sizeof(Val));
+    if (!parse_value(P, &scratch, X_PART)) return 0;
+    if (P->part_text.t == J_STR) {
+        if (past_cjk(&P->part_text)) P->past = 1;
+        if (P->parts == 0) P->first_text = P->part_text;
+        else P->joined.units += 1; /* the line feed between two parts */
+        P->joined.units += P->part_text.m.units;
+        P->joined.cjk += P->part_text.m.cjk;
+        P->joined.ascii = P->joined.ascii && P->part_text.m.ascii;
+        P->parts++;
+    }
+    return 1;
+}
+
+/* An array whose objects are read by `element` (a message's content parts, a compacted line's
+ * history entries); its other values are validated and skipped. */
+static int parse_elements(Parser *P, Val *out, int (*element)(Parser *P)) {
     Val scratch;
     const uint8_t *start = P->p;
     P->p++;
@@ -249,21 +256,7 @@ static int parse_parts(Parser *P, Val *out) {
         out->empty = 0;
         for (;;) {
             if (P->p >= P->end) return 0;
-            if (*P->p == '{') {
-                memset(&P->part_text, 0, sizeof(Val));
-                if (!parse_value(P, &scratch, X_PART)) return 0;
-                if (P->part_text.t == J_STR) {
-                    if (past_cjk(&P->part_text)) P->past = 1;
-                    if (P->parts == 0) P->first_text = P->part_text;
-                    else P->joined.units += 1; /* the line feed between two parts */
-                    P->joined.units += P->part_text.m.units;
-                    P->joined.cjk += P->part_text.m.cjk;
-                    P->joined.ascii = P->joined.ascii && P->part_text.m.ascii;
-                    P->parts++;
-                }
-            } else if (!parse_value(P, &scratch, X_SKIP)) {
-                return 0;
-            }
+            if (!(*P->p == '{' ? element(P) : parse_value(P, &scratch, X_SKIP))) return 0;
             int next = after_item(P, ']');
             if (next == 1) continue;
             if (next == 2) break;
@@ -337,60 +330,35 @@ static int entry_measure(const Parser *P, int *bucket, long long *tokens) {
     return 0;
 }
 
-/* A compacted line's replacement history: each object entry is read with the fields of a
- * response item and measured into the scratch's entries (lean.scan: text_of_item of each dict
- * entry); the other values are validated and skipped. */
-static int parse_history(Parser *P, Val *out) {
+/* A compacted line's history entry (an object): read with the fields of a response item and
+ * measured into the scratch's entries (lean.scan: text_of_item of each dict entry). */
+static int entry_element(Parser *P) {
     Val scratch;
     Scratch *S = P->scratch;
-    const uint8_t *start = P->p;
-    P->p++;
-    skip_ws(P);
-    if (P->p >= P->end) return 0;
-    out->empty = 1;
-    if (*P->p != ']') {
-        out->empty = 0;
-        for (;;) {
-            if (P->p >= P->end) return 0;
-            if (*P->p == '{') {
-                Val *fields[] = {&P->ptype, &P->output, &P->name, &P->arguments, &P->input, &P->role, &P->content,
-                                 &P->first_text, &P->part_text};
-                for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) memset(fields[k], 0, sizeof(Val));
-                memset(&P->joined, 0, sizeof(Measure));
-                P->joined.ascii = 1;
-                P->parts = 0;
-                P->past = 0;
-                if (!parse_value(P, &scratch, X_ENTRY)) return 0;
-                int bucket = 0;
-                long long tokens = 0;
-                int got = entry_measure(P, &bucket, &tokens);
-                if (got < 0) P->history_state |= DECLINED_ENTRY;
-                else if (got > 0 && !P->history_state) {
-                    if (S->entries_len == S->entries_cap) {
-                        Py_ssize_t cap = S->entries_cap ? S->entries_cap * 2 : 16;
-                        Entry *grown = PyMem_RawRealloc(S->entries, (size_t)cap * sizeof(Entry));
-                        if (!grown) {
-                            P->history_state |= FAILED_ENTRY;
-                        } else {
-                            S->entries = grown;
-                            S->entries_cap = cap;
-                        }
-                    }
-                    if (!P->history_state) S->entries[S->entries_len++] = (Entry){bucket, tokens};
-                }
-            } else if (!parse_value(P, &scratch, X_SKIP)) {
-                return 0;
-            }
-            int next = after_item(P, ']');
-            if (next == 1) continue;
-            if (next == 2) break;
-            return 0;
+    Val *fields[] = {&P->ptype, &P->output, &P->name, &P->arguments, &P->input, &P->role, &P->content,
+                     &P->first_text, &P->part_text};
+    for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++) memset(fields[k], 0, sizeof(Val));
+    memset(&P->joined, 0, sizeof(Measure));
+    P->joined.ascii = 1;
+    P->parts = 0;
+    P->past = 0;
+    if (!parse_value(P, &scratch, X_ENTRY)) return 0;
+    int bucket = 0;
+    long long tokens = 0;
+    int got = entry_measure(P, &bucket, &tokens);
+    if (got < 0) P->history_state |= DECLINED_ENTRY;
+    if (got <= 0 || P->history_state) return 1;
+    if (S->entries_len == S->entries_cap) {
+        Py_ssize_t cap = S->entries_cap ? S->entries_cap * 2 : 16;
+        Entry *grown = PyMem_RawRealloc(S->entries, (size_t)cap * sizeof(Entry));
+        if (!grown) {
+            P->history_state |= FAILED_ENTRY;
+            return 1;
         }
+        S->entries = grown;
+        S->entries_cap = cap;
     }
-    P->p++;
-    out->t = J_ARR;
-    out->s = start;
-    out->e = P->p;
+    S->entries[S->entries_len++] = (Entry){bucket, tokens};
     return 1;
 }
 
@@ -405,9 +373,8 @@ static int parse_value(Parser *P, Val *out, Ctx ctx) {
                                : ctx == X_CONTENT || ctx == X_HISTORY;
         if (!own) return skip_value(P, out);
         if (++P->depth > MAX_DEPTH) return 0;
-        int ok = *P->p == '{'         ? parse_object(P, out, ctx)
-                 : ctx == X_HISTORY ? parse_history(P, out)
-                                    : parse_parts(P, out);
+        int ok = *P->p == '{' ? parse_object(P, out, ctx)
+                              : parse_elements(P, out, ctx == X_HISTORY ? entry_element : part_element);
         P->depth--;
         return ok;
     }
