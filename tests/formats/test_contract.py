@@ -13,9 +13,11 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -88,6 +90,16 @@ def test_the_verbs_module_has_every_verb_with_the_front_signature(plugin: Format
     assert isinstance(plugin.label, str) and plugin.label and plugin.store_hint
     assert all(isinstance(path, Path) for path in plugin.default_stores())
     __import__(plugin.worker_module)
+
+
+@pytest.mark.parametrize("plugin", PLUGINS, ids=NAMES)
+def test_the_batch_function_crosses_to_a_worker_process(plugin: FormatPlugin) -> None:
+    # The table cache and the archive hand tables_batch to worker processes (pickled): a function
+    # made inside the verbs module's factory would fail there, and only on corpora large enough
+    # to start workers.
+    work = partial(plugin.module().tables_batch, turns=False)
+    again = pickle.loads(pickle.dumps(work))
+    assert again.func.__qualname__ == work.func.__qualname__ and "<locals>" not in work.func.__qualname__
 
 
 @pytest.mark.parametrize("plugin", PLUGINS, ids=NAMES)

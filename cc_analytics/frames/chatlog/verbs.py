@@ -208,13 +208,13 @@ def verbs(spec: Spec) -> dict[str, Any]:
             work, spec.resolve(source), workers=workers, on_progress=on_progress, batch_bytes=batches.batch_bytes
         )
 
-    def batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
-        """The tables of one batch (bytes in: what the archive runs)."""
-        return batches.tables(files, turns=turns, contents=contents)
-
     report = partial(context_report, spec)
     report.__doc__ = f"What ``cc-analytics context`` prints for a {spec.label} session (:func:`context_report`)."
-    made.update(iter_requests=iter_requests, iter_tables=iter_tables, tables_batch=batch, context_report=report)
+    # The tables of one batch (bytes in: what the archive and the table cache run, in worker
+    # processes too): the batch function itself, which pickles (a function made here would not).
+    made.update(
+        iter_requests=iter_requests, iter_tables=iter_tables, tables_batch=batches.tables, context_report=report
+    )
     return made
 
 
