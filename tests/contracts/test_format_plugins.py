@@ -184,3 +184,10 @@ def test_a_store_module_gives_the_three_store_methods(tmp_path: Path, monkeypatc
     with pytest.raises(NotImplementedError, match="ToyPlugin names no store_module"):
         TOY.resolve(None)
     assert TOY.default_stores() == [Path("~/.toy").expanduser()]
+
+
+def test_a_long_chainless_record_after_a_line_that_is_not_one_is_still_chainless() -> None:
+    # Found by the discovery fuzz target: a nested first line, then a record longer than the head.
+    record = b'{"type":"user_message","timestamp":1767225604500,"data":{"role":"user","content":"' + b"x" * 200_000
+    assert sniff_head(b"[[[[]]]]\n" + record[:65_536]) == "chainlesschain"
+    assert sniff_head(b'[[[[]]]]\n{"type":"user","timestamp":"2026-03-01T10:00:00Z","data":{') != "chainlesschain"

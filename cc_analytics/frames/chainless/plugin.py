@@ -12,6 +12,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,10 @@ if TYPE_CHECKING:
     from cc_analytics.frames.sources import TranscriptFile
 
 SUFFIX = ".jsonl"
+# The start of a record as ChainlessChain writes it (compact, type, numeric timestamp, data), at a
+# line's start: what tells its file when the head holds no whole object line (a long first record
+# after a line that is not one).
+_CUT = re.compile(rb'(?:\A|\n)\{"type":"[^"\\\n]*","timestamp":[0-9]+(?:\.[0-9]+)?,"data":\{')
 
 
 class ChainlessPlugin(FormatPlugin):
@@ -44,8 +49,8 @@ class ChainlessPlugin(FormatPlugin):
     store_module = "cc_analytics.frames.chainless.store"  # resolve; its store and a file's unit are named apart
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
-        if first is None:
-            return False
+        if first is None:  # no whole object line in the head: a record of its own form, cut there
+            return _CUT.search(head) is not None
         stamp = first.get("timestamp")
         numeric = isinstance(stamp, int | float) and not isinstance(stamp, bool)
         return numeric and "data" in first

@@ -200,7 +200,8 @@ def parse_rfc3339(text: str | None) -> datetime | None:
     if day.startswith("0000"):
         day, shift = "0004" + day[4:], shift - _FOUR_YEARS_FROM_YEAR_0
     try:
-        return (datetime.fromisoformat(f"{day}T{clock}{fraction}{zone}") + shift).astimezone(UTC)
+        # In UTC first: a year-0 time with a negative offset lands in year 1 only once in UTC.
+        return datetime.fromisoformat(f"{day}T{clock}{fraction}{zone}").astimezone(UTC) + shift
     except (ValueError, OverflowError):
         return None
 
