@@ -49,6 +49,7 @@ ESTIMATED, ENTERED, DROPPED, ERROR = S.ESTIMATED_TOKENS, S.ENTERED_TOKENS, S.DRO
 INPUT = S.TOOL_INPUT
 TOOL = "tool"
 _CUTOFF = "_cutoff"
+_GROUP = "_group"
 
 
 def category_of() -> pl.Expr:
@@ -237,26 +238,35 @@ def _window(turns: pl.DataFrame, parts: pl.DataFrame) -> pl.DataFrame:
     """Per turn and part of its file: the estimated tokens in the window, entered and dropped."""
     keys = [S.SOURCE_FILE, CATEGORY, ITEM]
     parts = parts.with_columns(pl.col(ITEM).fill_null(""))  # joins never match a null key
-    running = parts.with_columns(pl.col("tokens").cum_sum().over(S.SOURCE_FILE, SEGMENT, CATEGORY, ITEM).alias("_sum"))
-    groups = parts.select(keys).unique(maintain_order=True)
+    # Each (file, part) is one integer group: the as-of join and the turn-to-turn steps below
+    # then compare integers, not strings (on 1 GB, less than half the time).
+    groups = parts.select(keys).unique(maintain_order=True).with_row_index(_GROUP)
+    running = parts.join(groups, on=keys, how="left").select(
+        _GROUP, SEGMENT, S.ROW, pl.col("tokens").cum_sum().over(_GROUP, SEGMENT).alias("_sum")
+    )
     grid = turns.select(S.SOURCE_FILE, S.TURN_INDEX, SEGMENT, _CUTOFF).join(groups, on=S.SOURCE_FILE)
     probe = grid.with_columns((pl.col(_CUTOFF) - 1).alias(S.ROW)).sort(S.ROW)
     found = probe.join_asof(
-        running.select(*keys, SEGMENT, S.ROW, "_sum").sort(S.ROW),
+        running.sort(S.ROW),
         on=S.ROW,
-        by=[*keys, SEGMENT],
+        by=[_GROUP, SEGMENT],
         strategy="backward",
         check_sortedness=False,  # sorted by row above; Polars cannot check it with groups
-    )
+    ).sort(_GROUP, S.TURN_INDEX)
     held = pl.col("_sum").fill_null(0)
-    before = held.shift(1).over(keys, order_by=S.TURN_INDEX)
-    same_segment = pl.col(SEGMENT) == pl.col(SEGMENT).shift(1).over(keys, order_by=S.TURN_INDEX)
-    return found.with_columns(held.alias(ESTIMATED), pl.col(ITEM).replace("", None)).with_columns(
-        pl.when(same_segment.fill_null(False))
-        .then((pl.col(ESTIMATED) - before).clip(lower_bound=0))
-        .otherwise(pl.col(ESTIMATED))
-        .alias(ENTERED),
-        pl.when(same_segment.fill_null(True)).then(0).otherwise(before.fill_null(0)).alias(DROPPED),
+    same_part = pl.col(_GROUP) == pl.col(_GROUP).shift(1)  # the row before is the part's turn before
+    before = pl.when(same_part).then(held.shift(1))
+    same_segment = (same_part & (pl.col(SEGMENT) == pl.col(SEGMENT).shift(1))).fill_null(False)
+    return (
+        found.with_columns(held.alias(ESTIMATED), pl.col(ITEM).replace("", None))
+        .with_columns(
+            pl.when(same_segment)
+            .then((pl.col(ESTIMATED) - before).clip(lower_bound=0))
+            .otherwise(pl.col(ESTIMATED))
+            .alias(ENTERED),
+            pl.when(same_segment).then(0).otherwise(before.fill_null(0)).alias(DROPPED),
+        )
+        .drop(_GROUP)
     )
 
 

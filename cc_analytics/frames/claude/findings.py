@@ -74,27 +74,13 @@ def findings_rows(files: list[TranscriptFile], *, contents: list[bytes] | None =
 
 def findings_of_decoded(events: pl.DataFrame, blocks: pl.DataFrame, files: Sequence[TranscriptFile]) -> pl.DataFrame:
     """The findings of a batch's prepared events and blocks, main and subagent files together
-    (``sessions.prepared`` of a ``FINDINGS`` decode): the subagents' requests are read apart."""
-    subagent = pl.col(S.IS_SUBAGENT_FILE)
-    return findings_of(events.filter(~subagent), blocks, files, subagents=events.filter(subagent))
-
-
-def findings_of(
-    events: pl.DataFrame,
-    blocks: pl.DataFrame,
-    files: Sequence[TranscriptFile],
-    *,
-    subagents: pl.DataFrame | None = None,
-) -> pl.DataFrame:
-    """The findings of prepared events and blocks (``sessions.prepared`` of an ``EVENTS`` decode),
-    and of the prepared events of subagent files decoded apart (any profile: their requests are read)."""
+    (``sessions.prepared`` of a ``FINDINGS`` decode): the subagents' requests count, their
+    blocks do not (their windows are their own)."""
     main = events.filter(~pl.col(S.IS_SUBAGENT_FILE))
     parts = block_parts(main, blocks)
     composition = composition_from(main, parts)
     lines = events.select(S.ROW, S.LINE, S.UUID, pl.col(S.TIMESTAMP).alias(S.TIME))
-    requests = pl.concat(
-        [_requests(frame, files) for frame in (events, subagents) if frame is not None], how="vertical"
-    )
+    requests = _requests(events, files)
     last = _last_requests(main)
     found = [
         _largest_items(parts),
@@ -106,13 +92,7 @@ def findings_of(
         _cache_rebuilds(requests),
         _cache_hits(requests),
     ]
-    sessions = pl.concat(
-        [
-            frame.select(S.SOURCE_FILE, KEY).group_by(S.SOURCE_FILE).agg(pl.col(KEY).first().alias(S.SESSION_ID))
-            for frame in (events, subagents)
-            if frame is not None
-        ]
-    ).unique(S.SOURCE_FILE, keep="first")
+    sessions = events.group_by(S.SOURCE_FILE).agg(pl.col(KEY).first().alias(S.SESSION_ID))
     projects = session_projects(events.lazy(), files).select(pl.col(KEY).alias(S.SESSION_ID), S.PROJECT)
     anchored = [frame if S.LINE in frame.columns else frame.join(lines, on=S.ROW, how="left") for frame in found]
     rows = pl.concat(anchored, how="diagonal_relaxed")
