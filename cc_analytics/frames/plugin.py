@@ -226,6 +226,19 @@ class FormatPlugin:
         consistent snapshot of it."""
         return None
 
+    def watched(self, path: str) -> list[str]:
+        """Every file whose size, modification time and inode stand for what is read of the
+        planned file ``path`` (it first): the table cache keeps a session's rows while none of
+        them changed. By default the file alone; a format that reads beside it names the rest
+        (a database's write-ahead log, a session's message files), existing or not.
+
+        Examples:
+            >>> from cc_analytics.frames.registry import formats
+            >>> all(plugin.watched("/h/a.jsonl")[0] == "/h/a.jsonl" for plugin in formats())
+            True
+        """
+        return [path]
+
     # -- the ``context`` command --------------------------------------------------------------
 
     def find_session(self, session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:

@@ -169,6 +169,9 @@ def max_bytes() -> int:
     return max(0, int(megabytes * 1_000_000))
 
 
+ABSENT: Stamp = (-1, 0, 0)  # the stamp of a watched file that does not exist
+
+
 def _stamp(path: str | os.PathLike[str]) -> Stamp | None:
     """Size, modification time and inode of a file, None when it cannot be stat'ed (then it is never kept)."""
     try:
@@ -176,6 +179,13 @@ def _stamp(path: str | os.PathLike[str]) -> Stamp | None:
     except (OSError, ValueError):
         return None
     return (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+def _stamps_of(paths: list[str]) -> list[Stamp | None]:
+    """The stamps of a planned file and of the files read beside it (``FormatPlugin.watched``):
+    one of those that does not exist is :data:`ABSENT` (its appearing is a change)."""
+    first, *beside = paths
+    return [_stamp_now(first), *(_stamp(path) or ABSENT for path in beside)]
 
 
 def _stamps_fresh() -> bool:
@@ -377,13 +387,16 @@ class _Run:
         """One format's tables: its sessions' rows kept where they are valid, decoded where not."""
         import polars as pl
 
+        from cc_analytics.frames.registry import get
+
         schemas = _schemas()
         units = _units(files)
         keys = [unit_key(name, unit) for unit in units]
         self.seen.update(keys)
         # Stamps are taken before anything is read: a file that grows meanwhile is read again next time.
         stat_time = min(time.time_ns(), int(_planned_at[1]) if _stamps_fresh() else time.time_ns())
-        stamps = [[_stamp_now(_text(f)) for f in unit] for unit in units]
+        watched = get(name).watched
+        stamps = [[stamp for f in unit for stamp in _stamps_of(watched(_text(f)))] for unit in units]
         kept: dict[str, dict[int, int]] = {}  # pack -> its unit index -> position in the plan
         missing: list[int] = []
         for position, (key, unit_stamps) in enumerate(zip(keys, stamps, strict=True)):

@@ -371,3 +371,51 @@ def test_a_same_size_rewrite_keeping_the_time_is_seen_when_it_was_recent(samples
     again = api.read_sessions(samples)
     assert again.equals(api.read_sessions(samples, cache=False))
     assert not again.equals(first)
+
+
+def test_what_an_opencode_database_holds_in_its_write_ahead_log_is_seen(tmp_path: Path, cache: Path) -> None:
+    # OpenCode writes through SQLite's WAL: while it runs, new messages are in opencode.db-wal and
+    # the database file keeps its size and time. A unit is kept by every file read for it.
+    import sqlite3
+
+    from tests.fixtures.opencode import make_fixtures as F
+
+    home = tmp_path / "opencode"
+    database = F.write_database(home / "opencode.db", F.sample_sessions())
+    settle(home)
+    cold = api.read_requests(home)
+    assert api.read_requests(home).equals(cold)  # kept, then read from the cache
+    before = database.stat()
+    writer = sqlite3.connect(database)  # open, as OpenCode is: the log is not folded back
+    try:
+        session = writer.execute("SELECT id FROM session ORDER BY id LIMIT 1").fetchone()[0]
+        data = {"role": "assistant", "time": {"created": 1767225600000}, "modelID": "gpt-5", "providerID": "openai",
+                "tokens": {"input": 700, "output": 11, "reasoning": 0, "cache": {"read": 0, "write": 0}}}  # fmt: skip
+        writer.execute("INSERT INTO message VALUES ('msg_wal_1', ?, 1, 1, ?)", (session, json.dumps(data)))
+        writer.commit()
+        assert (database.stat().st_size, database.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+        warm = api.read_requests(home)
+        assert warm.equals(api.read_requests(home, cache=False))
+        assert warm.height == cold.height + 1
+    finally:
+        writer.close()
+
+
+def test_a_message_added_to_an_opencode_json_storage_session_is_seen(tmp_path: Path, cache: Path) -> None:
+    # The older JSON storage keeps each message and part in a file of its own, beside the session's.
+    from tests.fixtures.opencode import make_fixtures as F
+
+    root = F.write_storage(tmp_path / "opencode" / "storage", F.sample_sessions())
+    settle(root)
+    cold = api.read_requests(root.parent)
+    assert api.read_requests(root.parent).equals(cold)
+    folder = next(path for path in (root / "message").iterdir() if path.is_dir())
+    message = json.loads(next(folder.glob("*.json")).read_text())
+    message.update(id="msg_added_1", role="assistant", modelID="gpt-5", providerID="openai",
+                   tokens={"input": 700, "output": 11, "reasoning": 0, "cache": {"read": 0, "write": 0}})  # fmt: skip
+    (folder / "msg_added_1.json").write_text(json.dumps(message))
+    os.utime(folder / "msg_added_1.json", (HOUR_AGO, HOUR_AGO))
+    os.utime(folder, (HOUR_AGO, HOUR_AGO))  # nothing the session's own file or its folder shows
+    warm = api.read_requests(root.parent)
+    assert warm.equals(api.read_requests(root.parent, cache=False))
+    assert warm.height == cold.height + 1

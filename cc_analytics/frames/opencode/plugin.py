@@ -77,6 +77,12 @@ class OpenCodePlugin(FormatPlugin):
         file = classify_file(path, size=0, head=head)
         return bundle(storage_records(path, file.agent_id or file.session_id), str(storage_root(path)))
 
+    def watched(self, path: str) -> list[str]:
+        """A database and its write-ahead log; a JSON storage session's file, messages and parts."""
+        from cc_analytics.frames.opencode.store import watched
+
+        return watched(path)
+
     def find_session(self, session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:
         """The units of session ``session_id``: its own and its sub-tasks'."""
         if not is_safe_id(session_id):

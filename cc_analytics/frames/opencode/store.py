@@ -524,6 +524,32 @@ def storage_records(session_path: Path, own: str, data: bytes | None = None, *, 
     return out
 
 
+def watched(path: str) -> list[str]:
+    """What is read for the planned file ``path`` (``FormatPlugin.watched``): a database and its
+    write-ahead log (where OpenCode's writes wait while it runs); a JSON storage session file,
+    its messages' folder and files, and each message's parts' folder and files (by the message
+    file's name, which is its id), or the shared parts folder where no message has one.
+
+    Examples:
+        >>> watched("/h/opencode/opencode.db")
+        ['/h/opencode/opencode.db', '/h/opencode/opencode.db-wal']
+    """
+    if path.endswith(".db"):
+        return [path, f"{path}-wal"]
+    root = storage_root(Path(path))
+    messages = root / "message" / Path(path).stem
+    out = [path, str(messages)]
+    parted = False
+    for message in _json_files(messages):
+        parts = root / "part" / message.stem
+        found = _json_files(parts)
+        parted = parted or bool(found)
+        out.extend([str(message), str(parts), *map(str, found)])
+    if not parted:
+        out.append(str(root / "part"))
+    return out
+
+
 def _loose_parts(root: Path, messages: set[str], own: str) -> list[Record]:
     out: list[Record] = []
     for part_path in _json_files(root / "part"):
