@@ -308,59 +308,59 @@ def report_charts(data: ReportData) -> list[tuple[str, str, dict[str, Any]]]:
     imports Altair (importing it and building the charts' objects cost a warm report on 1 GB
     about 1.4 CPU seconds). ``views.charts`` draws the same specs as Altair charts.
     """
-    from cc_analytics.views import specs as C
+    from cc_analytics.views import specs
 
     sessions, turns = data.sessions, data.turns
     out: list[tuple[str, str, dict[str, Any]]] = [
         (
             "peak-distribution",
             "How full windows get: each session's peak occupancy over its window.",
-            C.peak_distribution(sessions),
+            specs.peak_distribution(sessions),
         ),
         (
             "occupancy-over-turns",
             "Recorded occupancy per turn for the sessions with the highest peaks; dashed rules show the window, the effective window (minus the output reserve) and the auto-compact threshold; red triangles mark compactions.",
-            C.occupancy_over_turns(turns),
+            specs.occupancy_over_turns(turns),
         ),
         (
             "bucket-breakdown",
             "What fills the context, by the heuristic estimate (the same rule for every format).",
-            C.bucket_breakdown(sessions),
+            specs.bucket_breakdown(sessions),
         ),
         (
             "daily-trend",
             "Tokens per day (each API request counted once), sessions started and compactions.",
-            C.daily_trend(sessions),
+            specs.daily_trend(sessions),
         ),
         (
             "cost-per-day",
             "What the requests cost per day, by model: each request priced offline (genai-prices) at its own date, cache writes at their 5-minute or 1-hour rate.",
-            C.cost_per_day(data.requests),
+            specs.cost_per_day(data.requests),
         ),
         (
             "cost-by-project",
             "Cost per project (ChainlessChain sessions record no project: they are grouped by format).",
-            C.cost_by(data.requests, by="project"),
+            specs.cost_by(data.requests, by="project"),
         ),
         (
             "cost-by-model",
             "Cost per model.",
-            C.cost_by(data.requests, by="model"),
+            specs.cost_by(data.requests, by="model"),
         ),
         (
             "by-model",
             "Sessions, tokens and peak occupancy per model.",
-            C.comparison(sessions, by="model"),
+            specs.comparison(sessions, by="model"),
         ),
         (
             "by-project",
             "The same per project (ChainlessChain sessions are grouped together).",
-            C.comparison(sessions, by="project"),
+            specs.comparison(sessions, by="project"),
         ),
         (
             "calibration",
             "The heuristic estimate against the recorded occupancy, per Claude Code turn. Points above the line are context the transcript text does not explain: system prompt, tool schemas, outputs saved to disk.",
-            C.calibration(turns),
+            specs.calibration(turns),
         ),
     ]
     return out

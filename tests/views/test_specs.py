@@ -11,7 +11,6 @@ import pytest
 
 from cc_analytics.frames.claude import schema as S
 from cc_analytics.views import specs
-from tests.views.test_charts import large_frames, marks
 
 
 @pytest.fixture(scope="module")
@@ -125,27 +124,6 @@ def test_dates_and_times_are_iso_strings_and_nan_is_null() -> None:
         "big": None,
         "n": 3,
     }
-
-
-def test_specs_stay_small_on_a_large_corpus() -> None:
-    sessions, turns = large_frames()
-
-    def rows(node: object) -> int:
-        if isinstance(node, dict):
-            own = len(node["values"]) if isinstance(node.get("values"), list) else 0
-            return own + sum(rows(value) for key, value in node.items() if key != "values")
-        return sum(rows(value) for value in node) if isinstance(node, list) else 0
-
-    for spec in (
-        specs.bucket_breakdown(sessions),
-        specs.occupancy_over_turns(turns),
-        specs.peak_distribution(sessions),
-        specs.daily_trend(sessions),
-        specs.comparison(sessions, by="model"),
-        specs.calibration(turns),
-    ):
-        assert 0 < rows(spec) <= 2000
-        assert marks(spec)
 
 
 def test_a_channel_is_altairs_shorthand_spelled_out() -> None:
