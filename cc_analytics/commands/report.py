@@ -1,8 +1,8 @@
 """``cc-analytics report [SOURCES...] [--out DIR]``: the offline HTML report and Parquet files.
 
-Imports: argparse, ``format``, ``errors``; ``cc_analytics.report`` (Polars, Altair,
-vl-convert), and ``frames.sources`` for ``--engine dask``, are imported inside ``run`` so
-``cc-analytics --help`` stays light.
+Imports: argparse, ``format``, ``errors``; ``cc_analytics.report`` (Polars, vl-convert; never
+Altair: the report embeds its charts' specs as plain dicts), and ``frames.sources`` for
+``--engine dask``, are imported inside ``run`` so ``cc-analytics --help`` stays light.
 """
 
 from __future__ import annotations
@@ -52,28 +52,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-# Altair imports jsonschema, which builds the grammars of ``rfc3987_syntax`` (an optional
-# checker of the "iri" string format that JupyterLab's dependencies install) at import: about
-# 1.5 s, a quarter of a report on 1 GB. No Vega-Lite schema the report validates against uses
-# that format, so this process goes without the module (only when nothing imported it yet).
-# Altair also imports its Jupyter chart's machinery when anywidget is installed (anywidget and
-# ipywidgets: a fifth to a third of a second), which a report written to files never uses.
-# The other optional format checkers of jsonschema go the same way (isoduration, which imports
-# arrow, and the rest: 50-60 ms together); the report draws its charts unvalidated. ``idna``,
-# also one of them, stays: the object-storage clients of an archive source may need it.
-SKIPPED_IMPORTS = (
-    "rfc3987_syntax",
-    "anywidget",
-    "isoduration",
-    "rfc3986_validator",
-    "rfc3339_validator",
-    "fqdn",
-    "webcolors",
-    "jsonpointer",
-    "uri_template",
-)
-
-
 def run(args: argparse.Namespace) -> int:
     check_workers(args)
     check_scheduler(args)
@@ -82,8 +60,6 @@ def run(args: argparse.Namespace) -> int:
 
         found = None if args.samples else table_source_of(args.sources or None)
         check_engine_source(args, found and found[1])
-    for name in SKIPPED_IMPORTS:
-        sys.modules.setdefault(name, None)  # type: ignore[assignment]  # None: "import name" raises ImportError
     from cc_analytics.report import check_out_dir, load, write_report
 
     stderr = sys.stderr
@@ -95,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
             samples=args.samples,
             on_progress=progress,
             workers=args.workers,
-            meanwhile=_import_charts,
             cache=args.cache,
             findings=args.findings,
             engine=args.engine,
@@ -118,8 +93,3 @@ def run(args: argparse.Namespace) -> int:
         problems += f", {files} unreadable file(s) skipped" if files else ""
         stderr.write(f"{data.sessions.height} sessions, {data.turns.height} turns{problems}\n")
     return 0
-
-
-def _import_charts() -> None:
-    """The charts' modules (Altair: a quarter of a second), imported while the workers start."""
-    import cc_analytics.views.charts  # noqa: F401

@@ -1,8 +1,9 @@
 """Altair charts and ipywidgets gauges, imported only on demand.
 
-Imports: nothing at import time; ``views.charts`` (Altair) and ``views.widgets``
-(ipywidgets) load on first attribute access (PEP 562), so ``import cc_analytics.views``
-is cheap and the CLI never pulls them in.
+Imports: nothing at import time; ``views.specs`` (the charts' Vega-Lite specs, Polars only),
+``views.charts`` (the same charts as Altair objects) and ``views.widgets`` (ipywidgets) load on
+first attribute access (PEP 562), so ``import cc_analytics.views`` is cheap and the CLI never
+pulls them in.
 
 Examples:
     >>> import cc_analytics.views as views
@@ -16,6 +17,7 @@ from cc_analytics.lazy import lazy_exports
 
 _EXPORTS = {
     "charts": "cc_analytics.views.charts",
+    "specs": "cc_analytics.views.specs",
     "widgets": "cc_analytics.views.widgets",
     "gauge": "cc_analytics.views.gauge",
     "ContextGauge": "cc_analytics.views.gauge",

@@ -54,7 +54,7 @@ def main() -> int:
     from cc_analytics.frames import schema as S
     from cc_analytics.frames.api import read_composition
     from cc_analytics.report import SAMPLES_DIR, load, write_report
-    from cc_analytics.views.charts import composition_over_turns, specs_of
+    from cc_analytics.views.specs import composition_over_turns
     from cc_analytics.views.widgets import SessionExplorer
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -65,8 +65,7 @@ def main() -> int:
         .sort("turns", S.SESSION_ID, descending=[True, False])
         .item(0, S.SESSION_ID)
     )
-    chart = composition_over_turns(composition, session_id=longest)
-    spec = specs_of({"composition": chart})["composition"]
+    spec = composition_over_turns(composition, session_id=longest)
     written = [args.out / "composition.png"]
     written[0].write_bytes(vl_convert.vegalite_to_png(spec, scale=1.5))
 
