@@ -10,12 +10,21 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import settings
 
 from cc_analytics.frames import extension
 from tests.paths import ROOT as ROOT  # re-exported: tests import ROOT and SHARED from here
 from tests.paths import SHARED
 
 SCRIPT = Path(sys.executable).with_name("cc-analytics")
+
+# Property tests draw the same examples on every run ("derandomize": a run's verdict depends on the
+# code, not on the draw, so CI cannot fail on a case the previous run did not try);
+# HYPOTHESIS_PROFILE=explore draws afresh each run, to look for new counterexamples (add each one
+# found as an @example). The fuzz targets explore too (tests/fuzz/run_long.py).
+settings.register_profile("fixed", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 
 @pytest.fixture(autouse=True, scope="session")
