@@ -1,6 +1,7 @@
 """A GitHub Copilot CLI event log as rows: one per event, and the requests whose usage it records.
 
-Imports: the standard library, ``frames.lines`` (the JSON line policy) and the value helpers of
+Imports: the standard library, ``frames.lines`` (the JSON line policy), ``frames.extension`` (the
+optional C loop of the walk, ``_events.c``) and the value helpers of
 ``frames.chatlog.messages`` (token estimates, counts; no Polars: a worker parses here and hands
 the rows on). Rules (``docs/copilot.md``):
 
@@ -39,6 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cc_analytics.frames import extension
 from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
     BAD_COUNT,
@@ -73,6 +75,13 @@ REQUEST_TYPES = frozenset(
 )
 """The events a request's figures come from (its usage, model, occupancy and window)."""
 USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
+
+# The optional C loop of the full walk (``_events.c``, see ``frames.extension``): None when it
+# was not built or the environment asks for pure Python; :func:`parse` then reads every line in
+# Python, with the same rows.
+NATIVE = "cc_analytics.frames.copilot._events"
+_EXTENSION = extension.load(NATIVE)
+SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
 
 # Places in a request row (:attr:`Parsed.requests`).
 (
@@ -357,7 +366,7 @@ _ANSWER = b"assistant.message"
 _SHUTDOWN = SHUTDOWN.encode()
 
 
-def parse(data: bytes, *, lean: bool = False) -> Parsed:
+def parse(data: bytes, *, lean: bool = False, native: bool = True) -> Parsed:
     """The :class:`Parsed` rows of one event log's bytes.
 
     ``lean``: only what the requests are made of is read (:data:`REQUEST_TYPES`): the same
@@ -367,6 +376,9 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
     (its output is in that shutdown's totals); any other line is parsed and checked as usual.
     So the problems are the same but for a line of that layout broken inside, or a covered
     answer's bad ``outputTokens``, which only the full read names.
+
+    ``native``: the full read takes the C loop (:data:`SCAN_LINES`) when it is built; the same
+    rows either way.
     """
     if lean:
         lines = data.split(b"\n")
@@ -376,6 +388,9 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
     parsed = Parsed()
     walk = _Walk(parsed, lean=lean)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
+    if not lean and native and SCAN_LINES is not None:
+        _walk_native(walk, data, torn)
+        return parsed
     for number, line in enumerate(data.split(b"\n"), start=1):
         line = line.rstrip(b"\r")
         if not line.strip():
@@ -383,21 +398,45 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
         if lean and number != torn and _other_event(line):
             parsed.lines += 1
             continue
-        try:
-            value = read_line(line)
-        except ValueError as error:
-            parsed.problems.append((number, TRUNCATED if number == torn else NOT_JSON.format(error)))
-            continue
-        if not isinstance(value, dict):
-            parsed.problems.append((number, NOT_OBJECT.format(kind_name(value))))
-            continue
-        parsed.lines += 1
-        if lean and value.get("type") not in REQUEST_TYPES:
-            walk.check(number, value)
-            continue
-        walk.event(number, value)
+        _line(walk, number, line, torn)
     walk.finish()
     return parsed
+
+
+def _line(walk: _Walk, number: int, line: bytes, torn: int) -> None:
+    """One line of the walk (not blank, its trailing CRs left out)."""
+    parsed = walk.parsed
+    try:
+        value = read_line(line)
+    except ValueError as error:
+        parsed.problems.append((number, TRUNCATED if number == torn else NOT_JSON.format(error)))
+        return
+    if not isinstance(value, dict):
+        parsed.problems.append((number, NOT_OBJECT.format(kind_name(value))))
+        return
+    parsed.lines += 1
+    if walk.lean and value.get("type") not in REQUEST_TYPES:
+        walk.check(number, value)
+        return
+    walk.event(number, value)
+
+
+def _walk_native(walk: _Walk, data: bytes, torn: int) -> None:
+    """The full walk with the C loop (:data:`SCAN_LINES`) taking the common lines: the lines it
+    declines (the session events, anything unusual) are read here, one at a time, as the
+    Python walk reads every line."""
+    parsed = walk.parsed
+    state = [0]
+    start = number = 0
+    while True:
+        found = SCAN_LINES(data, start, number, torn, parsed.events, walk.pending, walk.model, walk.window, state)
+        if found is None:
+            break
+        begin, end, number = found
+        _line(walk, number, data[begin:end].rstrip(b"\r"), torn)
+        start = end + 1
+    parsed.lines += state[0]
+    walk.finish()
 
 
 def _laid_out(lines: list[bytes]) -> list[bytes] | None:
