@@ -49,7 +49,8 @@ def taken(data: bytes) -> int:
     """How many lines of ``data`` the C loop takes (the rest are Python's)."""
     state = [0]
     start = number = 0
-    while (found := events.SCAN_LINES(data, start, number, 0, [], [], None, None, state)) is not None:
+    columns: list[list] = [[] for _ in range(events.EVENT_WIDTH)]
+    while (found := events.SCAN_LINES(data, start, number, 0, columns, [], None, None, state)) is not None:
         _, end, number = found
         start = end + 1
     return state[0]
@@ -131,7 +132,7 @@ def test_the_loop_takes_the_common_lines() -> None:
     data = b"\n".join(lines) + b"\n"
     assert taken(data) == len(lines)
     parsed = both(data)
-    assert [row[3] for row in parsed.events][:2] == ["user.message", "assistant.message"]
+    assert parsed.events[3][:2] == ["user.message", "assistant.message"]
 
 
 def test_the_session_events_and_odd_lines_are_pythons() -> None:
@@ -154,16 +155,16 @@ def test_estimates_of_values_are_orjsons(content: object) -> None:
     for raw in (orjson.dumps(content), json.dumps(content).encode(), json.dumps(content, ensure_ascii=False).encode()):
         line = b'{"type":"system.message","data":{"content":' + raw + b'},"id":"e","timestamp":"t","parentId":null}'
         parsed = both(line + b"\n")
-        assert parsed.events[0][-6] == value_tokens(content)
+        assert parsed.events[-6][0] == value_tokens(content)
     repeated = b'{"type":"system.message","data":{"content":{"a":1,"a":22}},"id":"e"}\n'
-    assert both(repeated).events[0][-6] == value_tokens({"a": 1})
+    assert both(repeated).events[-6][0] == value_tokens({"a": 1})
 
 
 def test_a_value_deeper_than_orjson_writes_is_estimated() -> None:
     deep = b'{"a":' * 300 + b"1" + b"}" * 300
     line = b'{"type":"tool.execution_complete","data":{"result":{"content":' + deep + b"}}}\n"
     assert taken(line) == 1
-    assert both(line).events[0][-3] == (len(deep) + 3) // 4
+    assert both(line).events[-3][0] == (len(deep) + 3) // 4
 
 
 def test_bad_input_is_the_same_problems() -> None:

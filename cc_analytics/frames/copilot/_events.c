@@ -1,13 +1,14 @@
 /* The walk of a GitHub Copilot CLI event log (cc_analytics/frames/copilot/events.py) over its
  * common lines, in C.
  *
- * scan_lines(raw, start, number, torn, events, pending, model, window, state) reads raw from
+ * scan_lines(raw, start, number, torn, columns, pending, model, window, state) reads raw from
  * offset start (the line after line `number`), cutting lines on LF as events.parse does (a line's
  * trailing CRs left out, a line of whitespace skipped), and for each line makes the event row
- * _Walk.event makes of it, appended to `events` (and an answer's pending request to `pending`),
+ * _Walk.event makes of it, appended to `columns` (and an answer's pending request to `pending`),
  * as long as the line is one it takes; it stops at the first line it does not take and returns
  * that line's (start, end, number), for events.parse to read in Python and call again from the
- * next line; None at the end of the data. A line is taken when:
+ * next line; None at the end of the data. `columns`: the rows column by column (25 lists, the
+ * order of events.Parsed.events). A line is taken when:
  *
  *   * it is not the torn last line (`torn`: its number, 0 when the data ends with a LF), starts
  *     with "{" and ends with "}", and is one valid JSON object as the JSON line policy reads it
@@ -380,7 +381,7 @@ enum { AT_LINE = 0, AT_INDEX, AT_ID, AT_KIND, AT_ROLE, AT_STAMP, AT_MODEL, AT_TE
        AT_REQUESTS = AT_USAGE + 5, AT_OCCUPANCY, AT_WINDOW, AT_COMPACTION, AT_BUCKETS, AT_USED = AT_BUCKETS + 5 };
 
 /* The line data[start:stop] (no LF, its CRs left out, not blank): its row appended, or declined. */
-static int take_line(Scratch *S, Run *run, PyObject *events, PyObject *pending, const uint8_t *s, const uint8_t *e,
+static int take_line(Scratch *S, Run *run, PyObject *columns, PyObject *pending, const uint8_t *s, const uint8_t *e,
                      const uint8_t *limit, Py_ssize_t number) {
     if (*s != '{' || e[-1] != '}') return DECLINED;
     Parser P;
@@ -438,14 +439,11 @@ static int take_line(Scratch *S, Run *run, PyObject *events, PyObject *pending, 
         role = R_TOOL;
     }
 
-    /* The row, as _Walk.row makes it. */
+    /* The row, as _Walk.row makes it, appended to its columns. */
     int failed = 0;
-    PyObject *row = PyList_New(ROW_SIZE);
-    if (!row) return FAILED;
-    Py_ssize_t index = PyList_GET_SIZE(events);
-    PyObject *id = P.id.t == J_STR ? str_of(S, &P.id) : Py_NewRef(Py_None);
-    PyObject *stamp = P.stamp.t == J_STR ? str_of(S, &P.stamp) : Py_NewRef(Py_None);
-    PyObject *kind = kind_str(run, S, &P.kind);
+    PyObject *row[ROW_SIZE];
+    memset(row, 0, sizeof(row));
+    Py_ssize_t index = PyList_GET_SIZE(PyList_GET_ITEM(columns, 0));
     PyObject *model = NULL, *text = NULL, *tools = NULL;
     if (code == K_ANSWER) {
         model = filled_str(S, &P.model, &failed);
@@ -469,65 +467,48 @@ static int take_line(Scratch *S, Run *run, PyObject *events, PyObject *pending, 
         }
         if (!tools) failed = 1;
     }
-    if (!id || !stamp || !kind || failed) {
-        Py_XDECREF(id);
-        Py_XDECREF(stamp);
-        Py_XDECREF(kind);
-        Py_XDECREF(model);
-        Py_XDECREF(text);
-        Py_XDECREF(tools);
-        Py_DECREF(row);
-        return FAILED;
-    }
-    PyObject *line = long_of(number), *at = long_of(index);
-    PyList_SET_ITEM(row, AT_LINE, line);
-    PyList_SET_ITEM(row, AT_INDEX, at);
-    PyList_SET_ITEM(row, AT_ID, id);
-    PyList_SET_ITEM(row, AT_KIND, kind);
-    PyList_SET_ITEM(row, AT_ROLE, Py_NewRef(run->roles[role]));
-    PyList_SET_ITEM(row, AT_STAMP, stamp);
-    PyList_SET_ITEM(row, AT_MODEL, model ? model : Py_NewRef(Py_None));
-    PyList_SET_ITEM(row, AT_TEXT, text ? text : Py_NewRef(Py_None));
-    PyList_SET_ITEM(row, AT_TOOLS, tools ? tools : Py_NewRef(Py_None));
-    PyList_SET_ITEM(row, AT_ERRORS, long_of(errors));
-    for (int k = 0; k < 5; k++) PyList_SET_ITEM(row, AT_USAGE + k, long_of(k == 1 ? output : 0));
-    PyList_SET_ITEM(row, AT_REQUESTS, long_of(0));
-    PyList_SET_ITEM(row, AT_OCCUPANCY, Py_NewRef(Py_None));
-    PyList_SET_ITEM(row, AT_WINDOW, Py_NewRef(run->window));
-    PyList_SET_ITEM(row, AT_COMPACTION, PyBool_FromLong(code == K_COMPACTION));
-    for (int k = 0; k < 5; k++) PyList_SET_ITEM(row, AT_BUCKETS + k, long_of(buckets[k]));
-    PyList_SET_ITEM(row, AT_USED, Py_NewRef(Py_False));
-    for (Py_ssize_t k = 0; k < ROW_SIZE; k++)
-        if (!PyList_GET_ITEM(row, k)) {
-            Py_DECREF(row);
-            return FAILED;
-        }
-    int appended = PyList_Append(events, row);
-    Py_DECREF(row);
-    if (appended < 0) return FAILED;
-    if (code == K_ANSWER && output > 0) {
+    row[AT_LINE] = long_of(number);
+    row[AT_INDEX] = long_of(index);
+    row[AT_ID] = P.id.t == J_STR ? str_of(S, &P.id) : Py_NewRef(Py_None);
+    row[AT_KIND] = kind_str(run, S, &P.kind);
+    row[AT_ROLE] = Py_NewRef(run->roles[role]);
+    row[AT_STAMP] = P.stamp.t == J_STR ? str_of(S, &P.stamp) : Py_NewRef(Py_None);
+    row[AT_MODEL] = model ? model : Py_NewRef(Py_None);
+    row[AT_TEXT] = text ? text : Py_NewRef(Py_None);
+    row[AT_TOOLS] = tools ? tools : Py_NewRef(Py_None);
+    row[AT_ERRORS] = long_of(errors);
+    for (int k = 0; k < 5; k++) row[AT_USAGE + k] = long_of(k == 1 ? output : 0);
+    row[AT_REQUESTS] = long_of(0);
+    row[AT_OCCUPANCY] = Py_NewRef(Py_None);
+    row[AT_WINDOW] = Py_NewRef(run->window);
+    row[AT_COMPACTION] = PyBool_FromLong(code == K_COMPACTION);
+    for (int k = 0; k < 5; k++) row[AT_BUCKETS + k] = long_of(buckets[k]);
+    row[AT_USED] = Py_NewRef(Py_False);
+    for (int k = 0; k < ROW_SIZE; k++)
+        if (!row[k]) failed = 1;
+    for (int k = 0; k < ROW_SIZE && !failed; k++)
+        if (PyList_Append(PyList_GET_ITEM(columns, k), row[k]) < 0) failed = 1;
+    if (!failed && code == K_ANSWER && output > 0) {
         /* its request: (index, the messageId or the row's id, requestId or apiCallId, time, model,
          * 0, 0, 0, output, 0, None, window) */
         PyObject *identifier = filled_str(S, &P.message_id, &failed);
-        if (!identifier && !failed) identifier = Py_NewRef(id);
+        if (!identifier && !failed) identifier = Py_NewRef(row[AT_ID]);
         PyObject *request_id = filled_str(S, &P.request_id, &failed);
         if (!request_id && !failed)
             request_id = P.api_call_id.t == J_STR ? str_of(S, &P.api_call_id) : Py_NewRef(Py_None);
-        PyObject *request = NULL;
+        PyObject *request = NULL, *entry = NULL;
         if (identifier && request_id && !failed)
-            request = Py_BuildValue("(OOOOOiiiLiOO)", at, identifier, request_id, stamp, PyList_GET_ITEM(row, AT_MODEL),
-                                    0, 0, 0, output, 0, Py_None, run->window);
+            request = Py_BuildValue("(OOOOOiiiLiOO)", row[AT_INDEX], identifier, request_id, row[AT_STAMP],
+                                    row[AT_MODEL], 0, 0, 0, output, 0, Py_None, run->window);
+        if (request) entry = PyTuple_Pack(2, row[AT_INDEX], request);
+        if (!entry || PyList_Append(pending, entry) < 0) failed = 1;
         Py_XDECREF(identifier);
         Py_XDECREF(request_id);
-        if (!request) return FAILED;
-        PyObject *entry = PyTuple_Pack(2, at, request);
-        Py_DECREF(request);
-        if (!entry) return FAILED;
-        appended = PyList_Append(pending, entry);
-        Py_DECREF(entry);
-        if (appended < 0) return FAILED;
+        Py_XDECREF(request);
+        Py_XDECREF(entry);
     }
-    return TAKEN;
+    for (int k = 0; k < ROW_SIZE; k++) Py_XDECREF(row[k]);
+    return failed ? FAILED : TAKEN;
 }
 
 /* Whether data[s:e] is blank as bytes.strip() sees it (ASCII whitespace only). */
@@ -539,15 +520,17 @@ static int blank(const uint8_t *s, const uint8_t *e) {
 
 static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 9 || !PyList_CheckExact(args[4]) || !PyList_CheckExact(args[5]) || !PyList_CheckExact(args[8]) ||
-        PyList_GET_SIZE(args[8]) != 1) {
+    int shaped = nargs == 9 && PyList_CheckExact(args[4]) && PyList_GET_SIZE(args[4]) == ROW_SIZE &&
+                 PyList_CheckExact(args[5]) && PyList_CheckExact(args[8]) && PyList_GET_SIZE(args[8]) == 1;
+    for (Py_ssize_t k = 0; shaped && k < ROW_SIZE; k++) shaped = PyList_CheckExact(PyList_GET_ITEM(args[4], k));
+    if (!shaped) {
         PyErr_SetString(PyExc_TypeError,
-                        "scan_lines(raw, start, number, torn, events, pending, model, window, [lines])");
+                        "scan_lines(raw, start, number, torn, columns (25 lists), pending, model, window, [lines])");
         return NULL;
     }
     Py_ssize_t start, number, torn;
     if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &number) || !ssize_arg(args[3], &torn)) return NULL;
-    PyObject *events = args[4], *pending = args[5], *state = args[8];
+    PyObject *columns = args[4], *pending = args[5], *state = args[8];
     Py_ssize_t lines;
     if (!ssize_arg(PyList_GET_ITEM(state, 0), &lines)) return NULL;
     Data d;
@@ -573,7 +556,7 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         number++;
         while (e > p && e[-1] == '\r') e--;
         if (!blank(p, e)) {
-            int got = number == torn ? DECLINED : take_line(&S, &run, events, pending, p, e, limit, number);
+            int got = number == torn ? DECLINED : take_line(&S, &run, columns, pending, p, e, limit, number);
             if (got == FAILED) {
                 if (!PyErr_Occurred()) PyErr_NoMemory();
                 goto done;
@@ -604,9 +587,9 @@ done:
 
 static PyMethodDef events_methods[] = {
     {"scan_lines", (PyCFunction)(void (*)(void))scan_lines, METH_FASTCALL,
-     "scan_lines(raw, start, number, torn, events, pending, model, window, [lines]) -> (start, end, number) | None\n\n"
+     "scan_lines(raw, start, number, torn, columns, pending, model, window, [lines]) -> (start, end, number) | None\n\n"
      "events.parse's walk over the common lines of raw from offset start (the line after line\n"
-     "`number`), appending their event rows to events and their answers' requests to pending (see\n"
+     "`number`), appending their event rows to columns and their answers' requests to pending (see\n"
      "the module's source); returns the span and number of the first line Python must read, or\n"
      "None at the end of the data."},
     {NULL, NULL, 0, NULL},

@@ -98,18 +98,20 @@ SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
     OCCUPANCY_AT,
     WINDOW_AT,
 ) = range(12)
-# Places in an event row (:attr:`Parsed.events`) that are set after the row is made.
-USED_AT = -1
+# The columns of an event row (:attr:`Parsed.events`), and the one set after the row is made.
+EVENT_WIDTH = 25
+USED_AT = EVENT_WIDTH - 1
 
 
 @dataclass(slots=True)
 class Parsed:
-    """One file's events (rows of ``verbs.EVENT_COLUMNS`` without the file), requests and problems."""
+    """One file's events (rows of ``verbs._events_schema`` without the file, column by column:
+    the frame is made of the columns without turning rows over), requests and problems."""
 
     session_id: str | None = None
     project: str | None = None
     start: str | None = None
-    events: list[list[Any]] = field(default_factory=list)
+    events: list[list[Any]] = field(default_factory=lambda: [[] for _ in range(EVENT_WIDTH)])
     requests: list[tuple[Any, ...]] = field(default_factory=list)
     problems: list[tuple[int | None, str]] = field(default_factory=list)
     lines: int = 0
@@ -170,10 +172,10 @@ class _Walk:
         suffix: str = "",
     ) -> list[Any]:
         identifier = _text(value.get("id"))
-        events = self.parsed.events
+        columns = self.parsed.events
         built = [
             line,
-            len(events),
+            len(columns[0]),
             None if identifier is None else identifier + suffix,
             kind,
             role,
@@ -190,7 +192,8 @@ class _Walk:
             *buckets,
             False,
         ]
-        events.append(built)
+        for column, item in zip(columns, built, strict=True):
+            column.append(item)
         return built
 
     def check(self, line: int, value: dict[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
@@ -317,7 +320,7 @@ class _Walk:
                 occupancy=occupancy,
                 suffix="" if place == 0 else f"/{model}",
             )
-            built[USED_AT] = True
+            self.parsed.events[USED_AT][built[1]] = True
             self.parsed.requests.append(
                 (
                     built[1],
@@ -340,7 +343,7 @@ class _Walk:
     def finish(self) -> None:
         """The answers no shutdown covered are requests (their recorded output only)."""
         for index, request in self.pending:
-            self.parsed.events[index][USED_AT] = True
+            self.parsed.events[USED_AT][index] = True
             self.parsed.requests.append(request)
         self.pending.clear()
         self.parsed.requests.sort(key=lambda request: request[INDEX_AT])

@@ -28,6 +28,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -49,7 +50,7 @@ from cc_analytics.frames.chatlog.messages import (
     Spec,
 )
 from cc_analytics.frames.chatlog.verbs import Batches, verbs
-from cc_analytics.frames.copilot.events import Parsed, parse
+from cc_analytics.frames.copilot.events import EVENT_WIDTH, Parsed, parse
 from cc_analytics.frames.copilot.plugin import PLUGIN
 from cc_analytics.frames.copilot.store import resolve
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
@@ -142,7 +143,7 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
     """Parse each file (its bytes from ``contents`` when given) into the batch's frames
     (``lean``: only the events requests are made of, ``events.parse``)."""
     file_rows: list[tuple[Any, ...]] = []
-    event_rows: list[list[Any]] = []
+    event_columns: list[list[Any]] = [[] for _ in range(EVENT_WIDTH + 1)]  # the file's, then a row's
     request_rows: list[tuple[Any, ...]] = []
     problems: list[tuple[str, int | None, str]] = []
     for position, file in enumerate(files):
@@ -158,9 +159,13 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
             (position, shown, file.session_id, file.agent_id, file.is_subagent, parsed.project, file.project_dir)
             + (parsed.start, None, parsed.lines)
         )
-        event_rows.extend([position, *row] for row in parsed.events)
+        event_columns[0].extend(repeat(position, len(parsed.events[0])))
+        for column, values in zip(event_columns[1:], parsed.events, strict=True):
+            column.extend(values)
         request_rows.extend((position, *row) for row in parsed.requests)
-    events = builders.messages_frame(event_rows, _events_schema()).with_columns(pl.lit(False).alias(REWOUND))
+    events = builders.messages_frame(event_columns, _events_schema(), columns=True).with_columns(
+        pl.lit(False).alias(REWOUND)
+    )
     decoded = builders.Decoded(
         builders.frame_of(file_rows, builders.files_schema()),
         events,
