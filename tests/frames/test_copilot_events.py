@@ -39,9 +39,12 @@ def event(kind: str, data: object, n: int = 1) -> bytes:
 
 
 def both(data: bytes) -> events.Parsed:
-    """The parse of ``data`` with the C loop, asserted equal to the pure Python parse."""
+    """The parse of ``data`` with the C loop, asserted equal to the pure Python parse (the lean
+    parse and the lines it reads too)."""
     native, pure = events.parse(data), events.parse(data, native=False)
     assert native == pure
+    assert events.parse(data, lean=True) == events.parse(data, lean=True, native=False)
+    assert installed.laid_out(data) == events._laid_out(data)
     return native
 
 
@@ -133,6 +136,31 @@ def test_the_loop_takes_the_common_lines() -> None:
     assert taken(data) == len(lines)
     parsed = both(data)
     assert parsed.events[3][:2] == ["user.message", "assistant.message"]
+
+
+def test_the_lean_read_finds_the_same_lines() -> None:
+    lines = [event("session.start", {"selectedModel": "m"}), event("user.message", {"content": "x"}, 2)]
+    lines.append(event("assistant.message", {"outputTokens": 3}, 3))
+    data = b"\n".join(lines) + b"\n"
+    assert installed.laid_out(data) == (
+        3,
+        [(0, b"session.start", 0, len(lines[0])), (2, b"assistant.message", *span(data, 2))],
+    )
+    for other in (
+        b"",
+        b"\n",
+        data[:-1],
+        data + b"\n",
+        data.replace(b"\n", b"\r\n"),
+        data.replace(b"user.", b"u\\u0073er."),
+    ):
+        both(other)
+    assert installed.laid_out(b"") == (0, [])
+
+
+def span(data: bytes, place: int) -> tuple[int, int]:
+    start = sum(len(line) + 1 for line in data.split(b"\n")[:place])
+    return start, start + len(data.split(b"\n")[place])
 
 
 def test_the_session_events_and_odd_lines_are_pythons() -> None:

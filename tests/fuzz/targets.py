@@ -420,7 +420,7 @@ def copilot_extension_unavailable() -> str | None:
 
 def run_copilot_events(batch: list[bytes]) -> None:
     """The Copilot CLI walk reads each log alike with and without its C loop (``_events.c``): the
-    same event rows, requests, problems and line count."""
+    same event rows, requests, problems and line count; and so does the lean read (``laid_out``)."""
     from cc_analytics.frames.copilot import events
 
     if events.SCAN_LINES is None:
@@ -429,6 +429,8 @@ def run_copilot_events(batch: list[bytes]) -> None:
     for raw in batch:
         found = [events.parse(raw, native=native) for native in (True, False)]
         assert same(found[0], found[1]), "the C loop and the Python walk disagree"
+        found = [events.parse(raw, lean=True, native=native) for native in (True, False)]
+        assert same(found[0], found[1]), "the lean read in C and in Python disagree"
 
 
 register(

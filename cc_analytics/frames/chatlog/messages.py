@@ -273,7 +273,7 @@ def value_tokens(value: Any) -> int:
         return text_tokens(value)
     try:
         return text_tokens(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
-    except orjson.JSONEncodeError:  # nested deeper than orjson writes (255 levels)
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes (255 levels), or an integer beyond 64 bits
         return text_tokens(_deep_json(value))
 
 
@@ -282,8 +282,9 @@ class _Written(str):
 
 
 def _deep_json(value: Any) -> str:
-    """What ``orjson.dumps`` would write of ``value`` without its depth limit: containers are
-    written here, without recursion; each scalar and key by orjson itself.
+    """What ``orjson.dumps`` would write of ``value`` without its limits (255 levels, 64-bit
+    integers): containers and integers are written here, without recursion; any other scalar
+    and each key by orjson itself.
 
     Examples:
         >>> deep = 1
@@ -292,6 +293,8 @@ def _deep_json(value: Any) -> str:
         >>> text = _deep_json(deep)
         >>> text[:12], len(text) == 300 * len('{"a":[,"é"]}') + 1
         ('{"a":[{"a":[', True)
+        >>> _deep_json([2**70, -(2**63), True])
+        '[1180591620717411303424,-9223372036854775808,true]'
     """
     parts: list[str] = []
     stack: list[Any] = [value]
@@ -313,6 +316,8 @@ def _deep_json(value: Any) -> str:
                 if place != len(item) - 1:
                     stack.append(_Written(","))
             parts.append("[")
+        elif isinstance(item, int) and not isinstance(item, bool):
+            parts.append(str(item))  # as orjson writes the integers it can (and JSON any other)
         else:
             parts.append(orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode())
     return "".join(parts)

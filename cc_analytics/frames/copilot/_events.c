@@ -583,6 +583,60 @@ done:
     return result;
 }
 
+/* --- The lean read's line types ----------------------------------------------------------- */
+
+/* laid_out(raw): what events._laid_out finds of raw: None unless raw ends with a LF and every
+ * line (raw cut on LF, nothing stripped) is in Copilot CLI's layout, {"type":"K","data":{...}
+ * with K free of backslashes and the line ending with "}"; else (lines, wanted): the number of
+ * lines and, for each line whose K is one a request is made of (events.REQUEST_TYPES), its
+ * (place from 0, K as bytes, start, end). */
+static int request_type(const uint8_t *k, Py_ssize_t n) {
+#define IS(lit) (n == (Py_ssize_t)sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+    return IS("session.start") || IS("session.model_change") || IS("session.resume") || IS("session.truncation") ||
+           IS("assistant.message") || IS("session.shutdown");
+#undef IS
+}
+
+static PyObject *laid_out(PyObject *module, PyObject *raw) {
+    (void)module;
+    static const char head[] = "{\"type\":\"", data_key[] = "\",\"data\":{";
+    const Py_ssize_t head_n = sizeof(head) - 1, data_n = sizeof(data_key) - 1;
+    Data d;
+    if (!data_of(raw, &d)) return NULL;
+    PyObject *wanted = NULL, *result = NULL;
+    if (d.size > 0 && d.data[d.size - 1] != '\n') goto none;
+    if (!(wanted = PyList_New(0))) goto done;
+    const uint8_t *data = d.data, *limit = data + d.size;
+    Py_ssize_t start = 0, place = 0;
+    while (start < d.size) {
+        const uint8_t *p = data + start, *stop = line_end(p, limit);
+        Py_ssize_t n = stop - p;
+        if (n < head_n || memcmp(p, head, (size_t)head_n) != 0 || p[n - 1] != '}') goto none;
+        const uint8_t *kind = p + head_n, *quote = memchr(kind, '"', (size_t)(stop - kind));
+        if (!quote || stop - quote < data_n || memcmp(quote, data_key, (size_t)data_n) != 0) goto none;
+        if (memchr(kind, '\\', (size_t)(quote - kind))) goto none;
+        if (request_type(kind, quote - kind)) {
+            PyObject *item = Py_BuildValue("(ny#nn)", place, (const char *)kind, (Py_ssize_t)(quote - kind), start,
+                                           (Py_ssize_t)(stop - data));
+            if (!item || PyList_Append(wanted, item) < 0) {
+                Py_XDECREF(item);
+                goto done;
+            }
+            Py_DECREF(item);
+        }
+        place++;
+        start = stop - data + 1;
+    }
+    result = Py_BuildValue("(nO)", place, wanted);
+    goto done;
+none:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(wanted);
+    data_release(&d);
+    return result;
+}
+
 /* --- The module ---------------------------------------------------------------------------- */
 
 static PyMethodDef events_methods[] = {
@@ -592,6 +646,10 @@ static PyMethodDef events_methods[] = {
      "`number`), appending their event rows to columns and their answers' requests to pending (see\n"
      "the module's source); returns the span and number of the first line Python must read, or\n"
      "None at the end of the data."},
+    {"laid_out", (PyCFunction)laid_out, METH_O,
+     "laid_out(raw) -> (lines, [(place, type, start, end), ...]) | None\n\n"
+     "events._laid_out's reading of raw: None unless every line is in Copilot CLI's layout and raw\n"
+     "ends with a LF; else its line count and the lines of the types a request is made of."},
     {NULL, NULL, 0, NULL},
 };
 

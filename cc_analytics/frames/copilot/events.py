@@ -82,6 +82,7 @@ USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteToken
 NATIVE = "cc_analytics.frames.copilot._events"
 _EXTENSION = extension.load(NATIVE)
 SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
+LAID_OUT: Any = None if _EXTENSION is None else _EXTENSION.laid_out
 
 # Places in a request row (:attr:`Parsed.requests`).
 (
@@ -380,14 +381,13 @@ def parse(data: bytes, *, lean: bool = False, native: bool = True) -> Parsed:
     So the problems are the same but for a line of that layout broken inside, or a covered
     answer's bad ``outputTokens``, which only the full read names.
 
-    ``native``: the full read takes the C loop (:data:`SCAN_LINES`) when it is built; the same
-    rows either way.
+    ``native``: the full read takes the C loop (:data:`SCAN_LINES`) when it is built, and the
+    lean read finds the lines it reads in C (:data:`LAID_OUT`); the same rows either way.
     """
     if lean:
-        lines = data.split(b"\n")
-        types = _laid_out(lines)
-        if types is not None:
-            return _parse_laid_out(lines, types)
+        found = LAID_OUT(data) if native and LAID_OUT is not None else _laid_out(data)
+        if found is not None:
+            return _parse_laid_out(data, *found)
     parsed = Parsed()
     walk = _Walk(parsed, lean=lean)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
@@ -442,37 +442,43 @@ def _walk_native(walk: _Walk, data: bytes, torn: int) -> None:
     walk.finish()
 
 
-def _laid_out(lines: list[bytes]) -> list[bytes] | None:
-    """Each line's type when every line is in Copilot CLI's layout and the file ends with a
-    newline (``lines``: its bytes split at newlines), else None."""
+def _laid_out(data: bytes) -> tuple[int, list[tuple[int, bytes, int, int]]] | None:
+    """When every line is in Copilot CLI's layout and the file ends with a newline: its number
+    of lines and, for each line of a type a request is made of (:data:`REQUEST_TYPES`), its
+    (place from 0, type, start, end) in ``data``; else None. (:data:`LAID_OUT` in C.)"""
+    lines = data.split(b"\n")
     if lines[-1]:
         return None
-    types: list[bytes] = []
-    append = types.append
+    wanted: list[tuple[int, bytes, int, int]] = []
     start = len(_LAYOUT)
-    for line in lines[:-1]:
+    offset = 0
+    for place, line in enumerate(lines[:-1]):
         end = line.find(b'"', start)
         if not (line.startswith(_LAYOUT) and line.endswith(b"}") and line.startswith(_DATA, end)):
             return None
         kind = line[start:end]
         if b"\\" in kind:
             return None
-        append(kind)
-    return types
+        if kind in _REQUEST_TYPES:
+            wanted.append((place, kind, offset, offset + len(line)))
+        offset += len(line) + 1
+    return len(lines) - 1, wanted
 
 
-def _parse_laid_out(lines: list[bytes], types: list[bytes]) -> Parsed:
-    """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``types``:
-    each line's type)."""
-    parsed = Parsed(lines=len(types))
+def _parse_laid_out(data: bytes, count: int, found: list[tuple[int, bytes, int, int]]) -> Parsed:
+    """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``count``
+    lines; ``found``: the lines of the types a request is made of, :func:`_laid_out`)."""
+    parsed = Parsed(lines=count)
     walk = _Walk(parsed, lean=True)
-    wanted = [(place, kind) for place, kind in enumerate(types) if kind in _REQUEST_TYPES]
+    wanted = [(place, kind) for place, kind, _, _ in found]
+    spans = {place: (start, end) for place, _, start, end in found}
     values: dict[int, Any] = {}
 
     def value_at(place: int) -> Any:
         if place not in values:
+            start, end = spans[place]
             try:
-                values[place] = read_line(lines[place])
+                values[place] = read_line(data[start:end])
             except ValueError as error:
                 values[place] = error
         return values[place]
