@@ -62,10 +62,11 @@ FORMAT = PLUGIN.name
 PROVIDER: str | None = None  # Copilot CLI serves several providers' models: found by the model's name
 DEFAULT_WINDOW = 128_000
 """The window the ``context`` gauge assumes when no truncation recorded one (``windowAssumed``)."""
-BATCH_BYTES = 8 * 1024 * 1024
-"""Bytes of event logs per batch: a batch's events are Python rows until its frames are made.
-On a 1 GB home two workers' tree peaked at 371 MB with 16 MB batches, 329 MB with 8 MB and
-310 MB with 4 MB (which cost more CPU): most of it is three processes' Polars."""
+BATCH_BYTES = 32 * 1024 * 1024
+"""Bytes of event logs per batch. Each batch costs Polars a fixed set of queries: on a 1 GB home
+(``sessions``, two workers, the events kept column by column) 32 MB batches took 8.5 CPU s and
+one process peaked at 240 MB, 8 MB batches 11.1 s and 172 MB (16 MB: 8.6 s, 191 MB, measured
+on a loaded host)."""
 UNREADABLE = "unreadable: {}"
 
 USAGE_INPUT = "usage_input"
