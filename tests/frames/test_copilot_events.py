@@ -156,6 +156,8 @@ def test_the_lean_read_finds_the_same_lines() -> None:
     ):
         both(other)
     assert installed.laid_out(b"") == (0, [])
+    odd_type = b'{"type":["user.message"],"data":{}}\n{"type":{"a":1},"data":{}}\n' + lines[2]  # read, not refused
+    assert both(odd_type).problems == []
 
 
 def span(data: bytes, place: int) -> tuple[int, int]:

@@ -418,7 +418,8 @@ def _line(walk: _Walk, number: int, line: bytes, torn: int) -> None:
         parsed.problems.append((number, NOT_OBJECT.format(kind_name(value))))
         return
     parsed.lines += 1
-    if walk.lean and value.get("type") not in REQUEST_TYPES:
+    kind = value.get("type")
+    if walk.lean and not (isinstance(kind, str) and kind in REQUEST_TYPES):
         walk.check(number, value)
         return
     walk.event(number, value)
