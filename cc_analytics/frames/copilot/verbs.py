@@ -62,11 +62,11 @@ FORMAT = PLUGIN.name
 PROVIDER: str | None = None  # Copilot CLI serves several providers' models: found by the model's name
 DEFAULT_WINDOW = 128_000
 """The window the ``context`` gauge assumes when no truncation recorded one (``windowAssumed``)."""
-BATCH_BYTES = 32 * 1024 * 1024
-"""Bytes of event logs per batch. Each batch costs Polars a fixed set of queries: on a 1 GB home
-(``sessions``, two workers, the events kept column by column) 32 MB batches took 8.5 CPU s and
-one process peaked at 240 MB, 8 MB batches 11.1 s and 172 MB (16 MB: 8.6 s, 191 MB, measured
-on a loaded host)."""
+BATCH_BYTES = 16 * 1024 * 1024
+"""Bytes of event logs per batch. Each batch costs Polars a fixed set of queries, and holds its
+events as Python values until its frames are made: on a 1 GB home (``sessions``, two workers,
+``benchmarks/copilot_frames.py``, a loaded host) 8 MB batches took 11.4 CPU s with a process
+tree of 321 MB at its peak, 16 MB 10.2 s and 363 MB, 32 MB 9.2 s and 426 MB."""
 UNREADABLE = "unreadable: {}"
 
 USAGE_INPUT = "usage_input"
