@@ -236,6 +236,18 @@ JSONSCAN_FN long long tokens_of(Py_ssize_t units, Py_ssize_t cjk) {
     return (twelfths + 11) / 12;
 }
 
+/* Whether a measured text holds a character the estimate's scalar path does not measure
+ * (U+9FA6-U+9FFF: frames.estimate.text_tokens gives None). Conservative: any character of
+ * U+9F80-U+9FFF, raw or escaped. */
+JSONSCAN_FN int past_cjk(const Val *v) {
+    if (v->m.ascii) return 0;
+    for (const uint8_t *p = v->s; p + 1 < v->e; p++) {
+        if (p[0] == 0xE9 && (p[1] == 0xBE || p[1] == 0xBF)) return 1;
+        if (p[0] == '\\' && v->e - p >= 6 && p[1] == 'u' && p[2] == '9' && (p[3] == 'f' || p[3] == 'F')) return 1;
+    }
+    return 0;
+}
+
 /* The UTF-16 units and CJK units of a validated UTF-8 span (a tool input as JSON text). */
 JSONSCAN_FN void measure_raw(const uint8_t *p, const uint8_t *e, Measure *m) {
     m->units = 0;

@@ -11,6 +11,7 @@ from pathlib import Path
 
 EXTENSION = "cc_analytics.frames.claude._skim"
 CODEX_EXTENSION = "cc_analytics.frames.codex._scan"
+COPILOT_EXTENSION = "cc_analytics.frames.copilot._events"
 
 
 def load_extension(path: Path) -> None:
@@ -54,4 +55,26 @@ def load_codex_extension(path: Path) -> None:
 
     if lean.SCAN_LINES is not module.scan_lines:
         msg = f"--codex-extension {path}: the lean scan does not use it; unset {extension.PURE_PYTHON_ENV}"
+        raise SystemExit(msg)
+
+
+def load_copilot_extension(path: Path) -> None:
+    """Import the Copilot CLI walk's C loop from ``path`` under its own name, before anything
+    imports the walk; SystemExit, saying why, when the walk would not use it."""
+    if COPILOT_EXTENSION in sys.modules or "cc_analytics.frames.copilot.events" in sys.modules:
+        msg = f"--copilot-extension {path}: the walk or {COPILOT_EXTENSION} was imported already"
+        raise SystemExit(msg)
+    spec = importlib.util.spec_from_file_location(COPILOT_EXTENSION, path)
+    if spec is None or spec.loader is None:
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        msg = f"--copilot-extension {path}: not a Python extension module (its name must end in {suffix!r})"
+        raise SystemExit(msg)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[COPILOT_EXTENSION] = module
+    spec.loader.exec_module(module)
+    from cc_analytics.frames import extension
+    from cc_analytics.frames.copilot import events
+
+    if events.SCAN_LINES is not module.scan_lines:
+        msg = f"--copilot-extension {path}: the walk does not use it; unset {extension.PURE_PYTHON_ENV}"
         raise SystemExit(msg)

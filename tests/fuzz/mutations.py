@@ -423,6 +423,66 @@ def _mutated(draw: st.DrawFn, picked: list[bytes], line_pool: tuple[bytes, ...])
     return raw
 
 
+# Copilot CLI lines the walk's C loop must decline or read alike: 25,000 levels in all (read)
+# and 25,001 (a problem) inside an answer's content, a tool result and a call's arguments; a
+# float, whitespace, a repeated key and escapes inside a measured value; a type written with an
+# escape; a bad outputTokens.
+_COPILOT_HEAD = b'{"type":"'
+_COPILOT_TAIL = b',"id":"e","timestamp":"2026-01-01T00:00:00Z","parentId":null}'
+COPILOT_ODD_LINES = (
+    _COPILOT_HEAD + b'assistant.message","data":{"content":' + b"[" * 24_998 + b"]" * 24_998 + b"}" + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'assistant.message","data":{"content":' + b"[" * 24_999 + b"]" * 24_999 + b"}" + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'tool.execution_complete","data":{"result":{"content":' + b'{"a":' * 24_997 + b"1"
+    + b"}" * 24_997 + b"}}" + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'tool.execution_complete","data":{"result":{"content":' + b'{"a":' * 24_998 + b"1"
+    + b"}" * 24_998 + b"}}" + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'assistant.message","data":{"toolRequests":[{"name":"\\u00e9\\/","arguments":{"k":"\\u00e9\\u001f\\n\\/"}},7,'
+    b'{"arguments":["\\ud83d\\ude00","\xe9\xbe\xa5\xe4\xb8\x80"]}],"content":{"x":"\\u001F"},"outputTokens":-1}' + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'user\\u002emessage","data":{"content":"hi"}' + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'system.message","data":{"content":["a",{"b":true,"c":null,"d":-12}]},"data":1' + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'tool.execution_complete","data":{"success":false,"result":"\xe4\xb8\x80\xe9\xbe\xa6x"}' + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'assistant.message","data":{"outputTokens":99999999999999999999}' + _COPILOT_TAIL,
+    _COPILOT_HEAD + b'assistant.message","data":{"messageId":"","requestId":"","apiCallId":"","model":"",'
+    b'"outputTokens":5,"reasoningText":false}' + _COPILOT_TAIL,
+)  # fmt: skip
+
+
+@cache
+def copilot_seeds() -> tuple[tuple[bytes, ...], ...]:
+    """Every Copilot CLI seed log as its non-blank lines: the samples and the shared examples."""
+    paths = sorted((ROOT / "data-samples/copilot").rglob("*.jsonl"))
+    paths += sorted((SHARED / "data/agents/copilot").rglob("*.jsonl"))
+    return tuple(tuple(line for line in p.read_bytes().split(b"\n") if line.strip()) for p in paths)
+
+
+@cache
+def copilot_line_seeds() -> tuple[bytes, ...]:
+    return tuple(line for seed in copilot_seeds() for line in seed) + COPILOT_ODD_LINES
+
+
+@cache
+def copilot_corpus() -> tuple[bytes, ...]:
+    """The fuzz corpus of whole Copilot CLI logs: every seed as it is, and each odd line and deep
+    head alone and after a seed's first line."""
+    seeds = tuple(b"\n".join(seed) + b"\n" for seed in copilot_seeds())
+    odd = DEEP_HEADS + COPILOT_ODD_LINES
+    first = copilot_seeds()[0]
+    return seeds + odd + tuple(first[0] + b"\n" + line + b"\n" + b"\n".join(first[1:]) + b"\n" for line in odd)
+
+
+@st.composite
+def copilot_logs(draw: st.DrawFn) -> bytes:
+    """A slice of a Copilot CLI seed log with some lines mutated, dropped, copied or inserted
+    (an odd line among them, sometimes); sometimes random bytes only."""
+    if draw(st.integers(0, 19)) == 0:
+        return draw(st.binary(max_size=400))
+    picked = _slice(draw, copilot_seeds())
+    if draw(st.integers(0, 4)) == 0:
+        picked = list(picked)
+        picked.insert(draw(st.integers(0, len(picked))), draw(st.sampled_from(COPILOT_ODD_LINES)))
+    return _mutated(draw, picked, copilot_line_seeds())
+
+
 @st.composite
 def chainless_transcripts(draw: st.DrawFn) -> bytes:
     """A slice of a ChainlessChain seed transcript with some lines mutated; sometimes random bytes only."""

@@ -1,4 +1,4 @@
-"""Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S] [--extension FILE] [--codex-extension FILE]``.
+"""Long fuzz runs: ``python tests/fuzz/run_long.py TARGET... [--examples N] [--seed S] [--extension FILE] [--codex-extension FILE] [--copilot-extension FILE]``.
 
 TARGET is a name from targets.py (``core.decode_line``, ``core.capture``, ``core.from_json``,
 ``frames.claude``, ``frames.claude.skim``, ``frames.claude.columns``, ``frames.codex.scan``, ``frames.chainless``,
@@ -27,7 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
-from tests.fuzz.extension import CODEX_EXTENSION, EXTENSION, load_codex_extension, load_extension  # noqa: E402
+from tests.fuzz.extension import (  # noqa: E402
+    CODEX_EXTENSION,
+    COPILOT_EXTENSION,
+    EXTENSION,
+    load_codex_extension,
+    load_copilot_extension,
+    load_extension,
+)
 from tests.fuzz.targets import TARGETS, Finding, Target, check  # noqa: E402
 
 PROGRESS_SECONDS = 30
@@ -124,11 +131,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
     parser.add_argument("--extension", type=Path, metavar="FILE", help=f"load {EXTENSION} from FILE")
     parser.add_argument("--codex-extension", type=Path, metavar="FILE", help=f"load {CODEX_EXTENSION} from FILE")
+    parser.add_argument("--copilot-extension", type=Path, metavar="FILE", help=f"load {COPILOT_EXTENSION} from FILE")
     args = parser.parse_args(argv)
     if args.extension is not None:
         load_extension(args.extension)
     if args.codex_extension is not None:
         load_codex_extension(args.codex_extension)
+    if args.copilot_extension is not None:
+        load_copilot_extension(args.copilot_extension)
     unexpected = 0
     print(f"{'target':<22} {'examples':>9} {'wall s':>9} {'CPU s':>9} {'ex/s':>8} {'unexpected':>10}")
     for target in _selected(args.targets):

@@ -406,6 +406,47 @@ register(
 )
 
 
+def copilot_extension_unavailable() -> str | None:
+    """Why the Copilot CLI walk's C loop cannot be fuzzed in this run, or None."""
+    from cc_analytics.frames import extension
+    from cc_analytics.frames.copilot import events
+
+    if extension.pure_python_asked():
+        return f"{extension.PURE_PYTHON_ENV} is set: this run tests the pure Python path"
+    if events.SCAN_LINES is None:
+        return f"the C extension {events.NATIVE} is not built ({extension.missing(events.NATIVE)})"
+    return None
+
+
+def run_copilot_events(batch: list[bytes]) -> None:
+    """The Copilot CLI walk reads each log alike with and without its C loop (``_events.c``): the
+    same event rows, requests, problems and line count; and so does the lean read (``laid_out``)."""
+    from cc_analytics.frames.copilot import events
+
+    if events.SCAN_LINES is None:
+        msg = f"frames.copilot.events cannot run: {copilot_extension_unavailable()}"
+        raise RuntimeError(msg)
+    for raw in batch:
+        found = [events.parse(raw, native=native) for native in (True, False)]
+        assert same(found[0], found[1]), "the C loop and the Python walk disagree"
+        found = [events.parse(raw, lean=True, native=native) for native in (True, False)]
+        assert same(found[0], found[1]), "the lean read in C and in Python disagree"
+
+
+register(
+    Target(
+        "frames.copilot.events",
+        mutations.copilot_logs(),
+        run_copilot_events,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="frames.copilot's event walk with and without its C loop: equal rows, requests and problems",
+        seeds=mutations.copilot_corpus,
+        unavailable=copilot_extension_unavailable,
+    )
+)
+
+
 def _column_values(state: tuple[Any, ...]) -> list[Any] | None:
     """The values a column state holds, or None where ``append()`` could not have made it."""
     kind, length, nulls, valid, offsets, data = state

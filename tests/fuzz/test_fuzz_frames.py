@@ -18,6 +18,7 @@ EXAMPLES = {
     "frames.claude.skim": 40,
     "frames.claude.columns": 40,
     "frames.codex.scan": 40,
+    "frames.copilot.events": 40,
     "frames.chainless": 12,
     "frames.discovery": 12,
 }

@@ -177,8 +177,9 @@ def decode(
     )
 
 
-def frame_of(rows: list[Any], schema: pl.Schema) -> pl.DataFrame:
-    """A frame of ``schema`` from its rows (tuples in the schema's order), column by column.
+def frame_of(rows: list[Any], schema: pl.Schema, *, columns: bool = False) -> pl.DataFrame:
+    """A frame of ``schema`` from its rows (tuples in the schema's order), column by column
+    (``columns``: ``rows`` are the columns already, lists in the schema's order).
 
     Examples:
         >>> import polars as pl
@@ -187,22 +188,20 @@ def frame_of(rows: list[Any], schema: pl.Schema) -> pl.DataFrame:
     """
     import polars as pl
 
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    if not columns:
+        rows = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
     return pl.DataFrame(
-        {
-            name: pl.Series(name, column, dtype=dtype)
-            for (name, dtype), column in zip(schema.items(), columns, strict=True)
-        }
+        {name: pl.Series(name, column, dtype=dtype) for (name, dtype), column in zip(schema.items(), rows, strict=True)}
     )
 
 
-def messages_frame(rows: list[Any], schema: pl.Schema) -> pl.DataFrame:
-    """A messages frame from its rows (:func:`frame_of`), its tool names (joined by
-    ``NAMES_JOIN``) split back into lists."""
+def messages_frame(rows: list[Any], schema: pl.Schema, *, columns: bool = False) -> pl.DataFrame:
+    """A messages frame from its rows (:func:`frame_of`, ``columns`` too), its tool names (joined
+    by ``NAMES_JOIN``) split back into lists."""
     import polars as pl
 
     names = pl.col(S.TOOL_NAMES)
-    return frame_of(rows, schema).with_columns(
+    return frame_of(rows, schema, columns=columns).with_columns(
         pl.when(names.is_null()).then(pl.lit([], S.STRINGS)).otherwise(names.str.split(NAMES_JOIN)).alias(S.TOOL_NAMES)
     )
 

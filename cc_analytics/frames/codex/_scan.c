@@ -106,18 +106,6 @@ static int parse_value(Parser *P, Val *out, Ctx ctx);
 
 #include "../_jsonscan_parse.h"
 
-/* Whether a measured text holds a character the estimate's scalar path does not measure
- * (U+9FA6-U+9FFF: frames.estimate.text_tokens gives None). Conservative: any character of
- * U+9F80-U+9FFF, raw or escaped. */
-static int past_cjk(const Val *v) {
-    if (v->m.ascii) return 0;
-    for (const uint8_t *p = v->s; p + 1 < v->e; p++) {
-        if (p[0] == 0xE9 && (p[1] == 0xBE || p[1] == 0xBF)) return 1;
-        if (p[0] == '\\' && v->e - p >= 6 && p[1] == 'u' && p[2] == '9' && (p[3] == 'f' || p[3] == 'F')) return 1;
-    }
-    return 0;
-}
-
 #define KEY(lit) (n == (Py_ssize_t)sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
 
 /* Where the value of key k goes in context ctx (NULL: nowhere), and its own context. */

@@ -1,6 +1,7 @@
 """A GitHub Copilot CLI event log as rows: one per event, and the requests whose usage it records.
 
-Imports: the standard library, ``frames.lines`` (the JSON line policy) and the value helpers of
+Imports: the standard library, ``frames.lines`` (the JSON line policy), ``frames.extension`` (the
+optional C loop of the walk, ``_events.c``) and the value helpers of
 ``frames.chatlog.messages`` (token estimates, counts; no Polars: a worker parses here and hands
 the rows on). Rules (``docs/copilot.md``):
 
@@ -39,6 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cc_analytics.frames import extension
 from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
     BAD_COUNT,
@@ -74,6 +76,14 @@ REQUEST_TYPES = frozenset(
 """The events a request's figures come from (its usage, model, occupancy and window)."""
 USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens")
 
+# The optional C loop of the full walk (``_events.c``, see ``frames.extension``): None when it
+# was not built or the environment asks for pure Python; :func:`parse` then reads every line in
+# Python, with the same rows.
+NATIVE = "cc_analytics.frames.copilot._events"
+_EXTENSION = extension.load(NATIVE)
+SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
+LAID_OUT: Any = None if _EXTENSION is None else _EXTENSION.laid_out
+
 # Places in a request row (:attr:`Parsed.requests`).
 (
     INDEX_AT,
@@ -89,18 +99,20 @@ USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteToken
     OCCUPANCY_AT,
     WINDOW_AT,
 ) = range(12)
-# Places in an event row (:attr:`Parsed.events`) that are set after the row is made.
-USED_AT = -1
+# The columns of an event row (:attr:`Parsed.events`), and the one set after the row is made.
+EVENT_WIDTH = 25
+USED_AT = EVENT_WIDTH - 1
 
 
 @dataclass(slots=True)
 class Parsed:
-    """One file's events (rows of ``verbs.EVENT_COLUMNS`` without the file), requests and problems."""
+    """One file's events (rows of ``verbs._events_schema`` without the file, column by column:
+    the frame is made of the columns without turning rows over), requests and problems."""
 
     session_id: str | None = None
     project: str | None = None
     start: str | None = None
-    events: list[list[Any]] = field(default_factory=list)
+    events: list[list[Any]] = field(default_factory=lambda: [[] for _ in range(EVENT_WIDTH)])
     requests: list[tuple[Any, ...]] = field(default_factory=list)
     problems: list[tuple[int | None, str]] = field(default_factory=list)
     lines: int = 0
@@ -161,10 +173,10 @@ class _Walk:
         suffix: str = "",
     ) -> list[Any]:
         identifier = _text(value.get("id"))
-        events = self.parsed.events
+        columns = self.parsed.events
         built = [
             line,
-            len(events),
+            len(columns[0]),
             None if identifier is None else identifier + suffix,
             kind,
             role,
@@ -181,7 +193,8 @@ class _Walk:
             *buckets,
             False,
         ]
-        events.append(built)
+        for column, item in zip(columns, built, strict=True):
+            column.append(item)
         return built
 
     def check(self, line: int, value: dict[str, Any]) -> tuple[str | None, Mapping[str, Any]]:
@@ -308,7 +321,7 @@ class _Walk:
                 occupancy=occupancy,
                 suffix="" if place == 0 else f"/{model}",
             )
-            built[USED_AT] = True
+            self.parsed.events[USED_AT][built[1]] = True
             self.parsed.requests.append(
                 (
                     built[1],
@@ -331,7 +344,7 @@ class _Walk:
     def finish(self) -> None:
         """The answers no shutdown covered are requests (their recorded output only)."""
         for index, request in self.pending:
-            self.parsed.events[index][USED_AT] = True
+            self.parsed.events[USED_AT][index] = True
             self.parsed.requests.append(request)
         self.pending.clear()
         self.parsed.requests.sort(key=lambda request: request[INDEX_AT])
@@ -357,7 +370,7 @@ _ANSWER = b"assistant.message"
 _SHUTDOWN = SHUTDOWN.encode()
 
 
-def parse(data: bytes, *, lean: bool = False) -> Parsed:
+def parse(data: bytes, *, lean: bool = False, native: bool = True) -> Parsed:
     """The :class:`Parsed` rows of one event log's bytes.
 
     ``lean``: only what the requests are made of is read (:data:`REQUEST_TYPES`): the same
@@ -367,15 +380,20 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
     (its output is in that shutdown's totals); any other line is parsed and checked as usual.
     So the problems are the same but for a line of that layout broken inside, or a covered
     answer's bad ``outputTokens``, which only the full read names.
+
+    ``native``: the full read takes the C loop (:data:`SCAN_LINES`) when it is built, and the
+    lean read finds the lines it reads in C (:data:`LAID_OUT`); the same rows either way.
     """
     if lean:
-        lines = data.split(b"\n")
-        types = _laid_out(lines)
-        if types is not None:
-            return _parse_laid_out(lines, types)
+        found = LAID_OUT(data) if native and LAID_OUT is not None else _laid_out(data)
+        if found is not None:
+            return _parse_laid_out(data, *found)
     parsed = Parsed()
     walk = _Walk(parsed, lean=lean)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
+    if not lean and native and SCAN_LINES is not None:
+        _walk_native(walk, data, torn)
+        return parsed
     for number, line in enumerate(data.split(b"\n"), start=1):
         line = line.rstrip(b"\r")
         if not line.strip():
@@ -383,54 +401,85 @@ def parse(data: bytes, *, lean: bool = False) -> Parsed:
         if lean and number != torn and _other_event(line):
             parsed.lines += 1
             continue
-        try:
-            value = read_line(line)
-        except ValueError as error:
-            parsed.problems.append((number, TRUNCATED if number == torn else NOT_JSON.format(error)))
-            continue
-        if not isinstance(value, dict):
-            parsed.problems.append((number, NOT_OBJECT.format(kind_name(value))))
-            continue
-        parsed.lines += 1
-        if lean and value.get("type") not in REQUEST_TYPES:
-            walk.check(number, value)
-            continue
-        walk.event(number, value)
+        _line(walk, number, line, torn)
     walk.finish()
     return parsed
 
 
-def _laid_out(lines: list[bytes]) -> list[bytes] | None:
-    """Each line's type when every line is in Copilot CLI's layout and the file ends with a
-    newline (``lines``: its bytes split at newlines), else None."""
+def _line(walk: _Walk, number: int, line: bytes, torn: int) -> None:
+    """One line of the walk (not blank, its trailing CRs left out)."""
+    parsed = walk.parsed
+    try:
+        value = read_line(line)
+    except ValueError as error:
+        parsed.problems.append((number, TRUNCATED if number == torn else NOT_JSON.format(error)))
+        return
+    if not isinstance(value, dict):
+        parsed.problems.append((number, NOT_OBJECT.format(kind_name(value))))
+        return
+    parsed.lines += 1
+    kind = value.get("type")
+    if walk.lean and not (isinstance(kind, str) and kind in REQUEST_TYPES):
+        walk.check(number, value)
+        return
+    walk.event(number, value)
+
+
+def _walk_native(walk: _Walk, data: bytes, torn: int) -> None:
+    """The full walk with the C loop (:data:`SCAN_LINES`) taking the common lines: the lines it
+    declines (the session events, anything unusual) are read here, one at a time, as the
+    Python walk reads every line."""
+    parsed = walk.parsed
+    state = [0]
+    start = number = 0
+    while True:
+        found = SCAN_LINES(data, start, number, torn, parsed.events, walk.pending, walk.model, walk.window, state)
+        if found is None:
+            break
+        begin, end, number = found
+        _line(walk, number, data[begin:end].rstrip(b"\r"), torn)
+        start = end + 1
+    parsed.lines += state[0]
+    walk.finish()
+
+
+def _laid_out(data: bytes) -> tuple[int, list[tuple[int, bytes, int, int]]] | None:
+    """When every line is in Copilot CLI's layout and the file ends with a newline: its number
+    of lines and, for each line of a type a request is made of (:data:`REQUEST_TYPES`), its
+    (place from 0, type, start, end) in ``data``; else None. (:data:`LAID_OUT` in C.)"""
+    lines = data.split(b"\n")
     if lines[-1]:
         return None
-    types: list[bytes] = []
-    append = types.append
+    wanted: list[tuple[int, bytes, int, int]] = []
     start = len(_LAYOUT)
-    for line in lines[:-1]:
+    offset = 0
+    for place, line in enumerate(lines[:-1]):
         end = line.find(b'"', start)
         if not (line.startswith(_LAYOUT) and line.endswith(b"}") and line.startswith(_DATA, end)):
             return None
         kind = line[start:end]
         if b"\\" in kind:
             return None
-        append(kind)
-    return types
+        if kind in _REQUEST_TYPES:
+            wanted.append((place, kind, offset, offset + len(line)))
+        offset += len(line) + 1
+    return len(lines) - 1, wanted
 
 
-def _parse_laid_out(lines: list[bytes], types: list[bytes]) -> Parsed:
-    """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``types``:
-    each line's type)."""
-    parsed = Parsed(lines=len(types))
+def _parse_laid_out(data: bytes, count: int, found: list[tuple[int, bytes, int, int]]) -> Parsed:
+    """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``count``
+    lines; ``found``: the lines of the types a request is made of, :func:`_laid_out`)."""
+    parsed = Parsed(lines=count)
     walk = _Walk(parsed, lean=True)
-    wanted = [(place, kind) for place, kind in enumerate(types) if kind in _REQUEST_TYPES]
+    wanted = [(place, kind) for place, kind, _, _ in found]
+    spans = {place: (start, end) for place, _, start, end in found}
     values: dict[int, Any] = {}
 
     def value_at(place: int) -> Any:
         if place not in values:
+            start, end = spans[place]
             try:
-                values[place] = read_line(lines[place])
+                values[place] = read_line(data[start:end])
             except ValueError as error:
                 values[place] = error
         return values[place]

@@ -48,6 +48,7 @@ class CopilotPlugin(FormatPlugin):
     # its stores: ``$COPILOT_HOME/session-state`` (default ``~/.copilot/session-state``).
     store_module: ClassVar[str | None] = "cc_analytics.frames.copilot.store"
     sniff_order: ClassVar[int] = 50
+    native_module: ClassVar[str | None] = "cc_analytics.frames.copilot._events"  # the event walk's loop (_events.c)
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """A ``session.start`` of a Copilot producer, or another Copilot event (whole or cut in ``head``)."""

@@ -28,6 +28,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -49,7 +50,7 @@ from cc_analytics.frames.chatlog.messages import (
     Spec,
 )
 from cc_analytics.frames.chatlog.verbs import Batches, verbs
-from cc_analytics.frames.copilot.events import Parsed, parse
+from cc_analytics.frames.copilot.events import EVENT_WIDTH, Parsed, parse
 from cc_analytics.frames.copilot.plugin import PLUGIN
 from cc_analytics.frames.copilot.store import resolve
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
@@ -61,10 +62,11 @@ FORMAT = PLUGIN.name
 PROVIDER: str | None = None  # Copilot CLI serves several providers' models: found by the model's name
 DEFAULT_WINDOW = 128_000
 """The window the ``context`` gauge assumes when no truncation recorded one (``windowAssumed``)."""
-BATCH_BYTES = 8 * 1024 * 1024
-"""Bytes of event logs per batch: a batch's events are Python rows until its frames are made.
-On a 1 GB home two workers' tree peaked at 371 MB with 16 MB batches, 329 MB with 8 MB and
-310 MB with 4 MB (which cost more CPU): most of it is three processes' Polars."""
+BATCH_BYTES = 16 * 1024 * 1024
+"""Bytes of event logs per batch. Each batch costs Polars a fixed set of queries, and holds its
+events as Python values until its frames are made: on a 1 GB home (``sessions``, two workers,
+``benchmarks/copilot_frames.py``, a loaded host) 8 MB batches took 11.4 CPU s with a process
+tree of 321 MB at its peak, 16 MB 10.2 s and 363 MB, 32 MB 9.2 s and 426 MB."""
 UNREADABLE = "unreadable: {}"
 
 USAGE_INPUT = "usage_input"
@@ -142,7 +144,7 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
     """Parse each file (its bytes from ``contents`` when given) into the batch's frames
     (``lean``: only the events requests are made of, ``events.parse``)."""
     file_rows: list[tuple[Any, ...]] = []
-    event_rows: list[list[Any]] = []
+    event_columns: list[list[Any]] = [[] for _ in range(EVENT_WIDTH + 1)]  # the file's, then a row's
     request_rows: list[tuple[Any, ...]] = []
     problems: list[tuple[str, int | None, str]] = []
     for position, file in enumerate(files):
@@ -158,9 +160,13 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
             (position, shown, file.session_id, file.agent_id, file.is_subagent, parsed.project, file.project_dir)
             + (parsed.start, None, parsed.lines)
         )
-        event_rows.extend([position, *row] for row in parsed.events)
+        event_columns[0].extend(repeat(position, len(parsed.events[0])))
+        for column, values in zip(event_columns[1:], parsed.events, strict=True):
+            column.extend(values)
         request_rows.extend((position, *row) for row in parsed.requests)
-    events = builders.messages_frame(event_rows, _events_schema()).with_columns(pl.lit(False).alias(REWOUND))
+    events = builders.messages_frame(event_columns, _events_schema(), columns=True).with_columns(
+        pl.lit(False).alias(REWOUND)
+    )
     decoded = builders.Decoded(
         builders.frame_of(file_rows, builders.files_schema()),
         events,
