@@ -10,13 +10,13 @@ SANITIZE_EXAMPLES ?= 500
 
 .PHONY: report test test-pure bench lint typecheck sanitize wheel-check oracle samples clean
 
-$(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c $(wildcard cc_analytics/frames/*.h cc_analytics/frames/codex/*.c)
+$(VENV)/.stamp-base: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c $(wildcard cc_analytics/frames/*.h cc_analytics/frames/codex/*.c cc_analytics/frames/copilot/*.c)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[views]'
 	touch $@
 
-$(VENV)/.stamp-dev: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c $(wildcard cc_analytics/frames/*.h cc_analytics/frames/codex/*.c)
+$(VENV)/.stamp-dev: pyproject.toml setup.py cc_analytics/frames/claude/_skim.c $(wildcard cc_analytics/frames/*.h cc_analytics/frames/codex/*.c cc_analytics/frames/copilot/*.c)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
