@@ -43,15 +43,14 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
-def extension_unavailable() -> str | None:
-    """Why the C extension cannot be tested in this run (pure Python asked for, or not built), or None."""
+def extension_unavailable(module: str | None = None) -> str | None:
+    """Why the C extension ``module`` (by default the first a format declares: Claude Code's
+    skimmer) cannot be tested in this run (pure Python asked for, or not built), or None."""
     if extension.pure_python_asked():
         return f"{extension.PURE_PYTHON_ENV} is set: this run tests the pure Python path (a user without a C compiler)"
-    if extension.load() is None:
-        return (
-            f"the C extension (cc_analytics/frames/claude/_skim.c) is not built ({extension.missing()}): "
-            "`pip install -e .` with a C compiler"
-        )
+    if extension.load(module) is None:
+        name = module or extension.native_module()
+        return f"the C extension {name} is not built ({extension.missing(name)}): `pip install -e .` with a C compiler"
     return None
 
 

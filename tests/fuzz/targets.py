@@ -23,6 +23,7 @@ import traceback
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from cc_analytics.core import (
 from cc_analytics.core.jsontext import MISSING, TOO_DEEP, _decode, _decode_any_depth, decode_line
 from tests.conftest import extension_unavailable
 from tests.fuzz import mutations
+from tests.fuzz.extension import CODEX_EXTENSION, COPILOT_EXTENSION
 
 SOURCE = "fuzz.jsonl"
 NOT_FOUND = re.compile(r"anchor .* not found in session .*", re.DOTALL)
@@ -336,25 +338,13 @@ register(
 )
 
 
-def codex_extension_unavailable() -> str | None:
-    """Why the Codex scan's C loop cannot be fuzzed in this run, or None."""
-    from cc_analytics.frames import extension
-    from cc_analytics.frames.codex import lean
-
-    if extension.pure_python_asked():
-        return f"{extension.PURE_PYTHON_ENV} is set: this run tests the pure Python path"
-    if lean.SCAN_LINES is None:
-        return f"the C extension {lean.NATIVE} is not built ({extension.missing(lean.NATIVE)})"
-    return None
-
-
 def run_codex_scan(batch: list[bytes]) -> None:
     """The Codex lean scan reads each rollout alike with and without its C loop (``_scan.c``):
     the same scan, or both give up on it (then the walker reads it)."""
     from cc_analytics.frames.codex import lean
 
     if lean.SCAN_LINES is None:
-        msg = f"frames.codex.scan cannot run: {codex_extension_unavailable()}"
+        msg = f"frames.codex.scan cannot run: {extension_unavailable(CODEX_EXTENSION)}"
         raise RuntimeError(msg)
     for raw in batch:
         found = []
@@ -401,21 +391,9 @@ register(
         batch=FRAMES_BATCH,
         notes="frames.codex's lean scan with and without its C loop: equal scans, or both give up",
         seeds=mutations.codex_corpus,
-        unavailable=codex_extension_unavailable,
+        unavailable=partial(extension_unavailable, CODEX_EXTENSION),
     )
 )
-
-
-def copilot_extension_unavailable() -> str | None:
-    """Why the Copilot CLI walk's C loop cannot be fuzzed in this run, or None."""
-    from cc_analytics.frames import extension
-    from cc_analytics.frames.copilot import events
-
-    if extension.pure_python_asked():
-        return f"{extension.PURE_PYTHON_ENV} is set: this run tests the pure Python path"
-    if events.SCAN_LINES is None:
-        return f"the C extension {events.NATIVE} is not built ({extension.missing(events.NATIVE)})"
-    return None
 
 
 def run_copilot_events(batch: list[bytes]) -> None:
@@ -424,7 +402,7 @@ def run_copilot_events(batch: list[bytes]) -> None:
     from cc_analytics.frames.copilot import events
 
     if events.SCAN_LINES is None:
-        msg = f"frames.copilot.events cannot run: {copilot_extension_unavailable()}"
+        msg = f"frames.copilot.events cannot run: {extension_unavailable(COPILOT_EXTENSION)}"
         raise RuntimeError(msg)
     for raw in batch:
         found = [events.parse(raw, native=native) for native in (True, False)]
@@ -442,7 +420,7 @@ register(
         batch=FRAMES_BATCH,
         notes="frames.copilot's event walk with and without its C loop: equal rows, requests and problems",
         seeds=mutations.copilot_corpus,
-        unavailable=copilot_extension_unavailable,
+        unavailable=partial(extension_unavailable, COPILOT_EXTENSION),
     )
 )
 
