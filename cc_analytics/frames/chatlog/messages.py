@@ -2,8 +2,8 @@
 :class:`Message` rows, whatever its format; the :class:`Spec` a format gives the shared code;
 and the values a parser reads (counts, usage, Gemini API parts, JSON lines, token estimates).
 
-Imports: orjson, the standard library and ``frames.schema``, ``frames.lines`` (no Polars: a
-worker parses here and hands rows on).
+Imports: orjson, the standard library, ``core.jsontext`` (``compact_json``), ``frames.schema`` and
+``frames.lines`` (no Polars: a worker parses here and hands rows on).
 
 Model messages that speak the Gemini API are made of *parts* (text, a ``thought`` flag,
 ``functionCall``, ``functionResponse``), and their usage counts the prompt (cached input
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
+from cc_analytics.core.jsontext import compact_json
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.lines import kind_name
 
@@ -274,53 +275,7 @@ def value_tokens(value: Any) -> int:
     try:
         return text_tokens(orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode())
     except orjson.JSONEncodeError:  # nested deeper than orjson writes (255 levels), or an integer beyond 64 bits
-        return text_tokens(_deep_json(value))
-
-
-class _Written(str):
-    """Text already written (in :func:`_deep_json`'s stack)."""
-
-
-def _deep_json(value: Any) -> str:
-    """What ``orjson.dumps`` would write of ``value`` without its limits (255 levels, 64-bit
-    integers): containers and integers are written here, without recursion; any other scalar
-    and each key by orjson itself.
-
-    Examples:
-        >>> deep = 1
-        >>> for _ in range(300):
-        ...     deep = {"a": [deep, "é"]}
-        >>> text = _deep_json(deep)
-        >>> text[:12], len(text) == 300 * len('{"a":[,"é"]}') + 1
-        ('{"a":[{"a":[', True)
-        >>> _deep_json([2**70, -(2**63), True])
-        '[1180591620717411303424,-9223372036854775808,true]'
-    """
-    parts: list[str] = []
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, _Written):
-            parts.append(item)
-        elif isinstance(item, dict):
-            stack.append(_Written("}"))
-            for place, (key, member) in enumerate(reversed(item.items())):
-                stack.append(member)
-                written = orjson.dumps(key, option=orjson.OPT_NON_STR_KEYS).decode() + ":"
-                stack.append(_Written(written if place == len(item) - 1 else "," + written))
-            parts.append("{")
-        elif isinstance(item, list | tuple):
-            stack.append(_Written("]"))
-            for place, member in enumerate(reversed(item)):
-                stack.append(member)
-                if place != len(item) - 1:
-                    stack.append(_Written(","))
-            parts.append("[")
-        elif isinstance(item, int) and not isinstance(item, bool):
-            parts.append(str(item))  # as orjson writes the integers it can (and JSON any other)
-        else:
-            parts.append(orjson.dumps(item, option=orjson.OPT_NON_STR_KEYS).decode())
-    return "".join(parts)
+        return text_tokens(compact_json(value))  # what orjson would write, without those limits
 
 
 class Parts(NamedTuple):
