@@ -71,10 +71,20 @@ U = TypeVar("U", bound=Unit)
 
 
 def batches(files: Sequence[U], batch_bytes: int = BATCH_BYTES) -> list[list[U]]:
-    """Files cut into batches of about ``batch_bytes``, never splitting a session."""
-    out: list[list[U]] = []
-    current: list[U] = []
-    size = 0
+    """Files cut into batches of about ``batch_bytes``, never splitting a session, and of about
+    equal size: as many batches as ``batch_bytes`` asks for (the total over ``batch_bytes``,
+    rounded up), each session in the batch its middle byte falls in. A last batch of a few
+    files, as cutting at ``batch_bytes`` leaves, costs a batch's fixed work for little and
+    leaves one thread or process working alone at the end.
+
+    Examples:
+        >>> from collections import namedtuple
+        >>> File = namedtuple("File", "session_id size")
+        >>> files = [File(str(i), 10) for i in range(9)]  # 90 bytes: two batches of at most 50
+        >>> [len(batch) for batch in batches(files, 50)]
+        [4, 5]
+    """
+    groups: list[tuple[list[U], int]] = []
     index = 0
     while index < len(files):
         session = files[index].session_id
@@ -82,15 +92,18 @@ def batches(files: Sequence[U], batch_bytes: int = BATCH_BYTES) -> list[list[U]]
         while index < len(files) and files[index].session_id == session:
             group.append(files[index])
             index += 1
-        group_size = sum(f.size for f in group)
-        if current and size + group_size > batch_bytes:
-            out.append(current)
-            current, size = [], 0
-        current.extend(group)
-        size += group_size
-    if current:
-        out.append(current)
-    return out
+        groups.append((group, sum(f.size for f in group)))
+    total = sum(size for _group, size in groups)
+    count = -(-total // batch_bytes) if batch_bytes > 0 else len(groups)
+    if count <= 1:
+        return [list(files)] if files else []
+    target = total / count
+    out: list[list[U]] = [[] for _ in range(count)]
+    offset = 0
+    for group, size in groups:
+        out[min(count - 1, int((offset + size / 2) // target))].extend(group)
+        offset += size
+    return [batch for batch in out if batch]
 
 
 @overload

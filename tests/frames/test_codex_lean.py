@@ -106,8 +106,8 @@ def test_unreadable_and_empty_files_are_the_walkers(tmp_path: Path) -> None:
 
 def test_a_batch_size_for_the_lean_scan() -> None:
     assert lean_batch_bytes(10) == 32 * 2**20
-    assert lean_batch_bytes(400 * 2**20) == 100 * 2**20
-    assert lean_batch_bytes(10 * 2**30) == 256 * 2**20
+    assert lean_batch_bytes(400 * 2**20) == 200 * 2**20
+    assert lean_batch_bytes(10 * 2**30) == 512 * 2**20
 
 
 # ------------------------------------------------------------------ generated rollouts
@@ -297,14 +297,47 @@ def test_a_clean_fork_is_read_by_the_lean_scan() -> None:
         '{"timestamp":"2025-11-03T09:00:00.000Z","type":"session_meta","payload":{"id":"a"}}\n'
         '{"timestamp":"2025-11-03T09:00:00.000Z","type":"event_msg","payload":{"type":"token_count",'
         '"info":{"total_token_usage":{"input_tokens":"12"}}}}\n',
-        '{"timestamp":"2025-11-03T09:00:00.000Z","type":"session_meta","payload":{"id":"a"}}\n'
-        '{"timestamp":"2025-11-03T09:00:00.000Z","type":"response_item","payload":{"type":"message",}}\n',
-        '{"timestamp":"2025-11-03T09:00:00.000Z","type":"session_meta","payload":{"id":"a"}}\n{"timestamp":"2025',
+        '{"timestamp":"2025-11-03T09:00:00.000Z","type":"session_meta","payload":{"id":"a"}}\n{"a":1}\n',
     ],
 )
 def test_the_lean_scan_gives_up_where_a_rule_it_does_not_apply_fires(text: str) -> None:
     with pytest.raises(Unclean):
         scan(text.encode())
+
+
+HEAD = '{"timestamp":"2025-11-03T09:00:00.000Z","type":"session_meta","payload":{"id":"a"}}\n'
+COUNT = tokens(usage(1000), usage(1000), "2025-11-03T09:00:02.000Z")
+
+
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        (
+            HEAD + '{"timestamp":"2025-11-03T09:00:01.000Z","type":"response_item","payload":{"type":"message",}}\n',
+            [(2, "not JSON")],
+        ),
+        (HEAD + '{"timestamp":"2025', [(2, "truncated last line")]),
+        (HEAD + '{"timestamp":"2025\r\n' + COUNT + "\n", [(2, "not JSON")]),
+        (HEAD + "{nope}\n" + COUNT + "\n" + COUNT[:-9] + "\n", [(2, "not JSON"), (4, "not JSON")]),
+        # A count that does not parse between two that are the same: the third is still a repeat.
+        (HEAD + COUNT + "\n" + COUNT.replace('"info":{', '"info":{,') + "\n" + COUNT + "\n", [(3, "not JSON")]),
+        (HEAD + "\n".join([prompt("a", "2025-11-03T09:00:01.000Z")[:-1], COUNT]), [(2, "not JSON")]),
+    ],
+)
+def test_lines_that_are_not_json_are_the_lean_scans_problems_as_they_are_the_walkers(
+    text: str, problems: list[tuple[int, str]]
+) -> None:
+    """A line that is not JSON (torn at a file's end, or anywhere) is skipped and reported as
+    the walker skips and reports it, and the rest of the rollout is still read by the lean scan
+    (a live session's torn last line does not send it to the walker)."""
+    data = text.encode()
+    found = scan(data)
+    assert [(line, reason.split(" (")[0]) for line, reason in found.problems] == problems
+    file = TranscriptFile(Path("rollout-a.jsonl"), "a", None, "main", "x", len(data))
+    assert_same([file], [data])
+    other = HEAD.replace('"a"', '"b"').encode() + COUNT.encode() + b"\n"
+    second = TranscriptFile(Path("rollout-b.jsonl"), "b", None, "main", "x", len(other))
+    assert_same([second, file], [other, data])
 
 
 def test_token_counts_read_from_their_info_alone_equal_the_whole_line() -> None:

@@ -60,7 +60,15 @@ import polars as pl
 
 from cc_analytics.frames import extension
 from cc_analytics.frames.codex import schema as S
-from cc_analytics.frames.codex.decode import BURST, LINE_HEAD, NO_USAGE, UNMEASURED_ITEMS, Decoded, append_file_row
+from cc_analytics.frames.codex.decode import (
+    BURST,
+    LINE_HEAD,
+    NO_USAGE,
+    TRUNCATED,
+    UNMEASURED_ITEMS,
+    Decoded,
+    append_file_row,
+)
 from cc_analytics.frames.codex.requests import priced_requests, usage_rows, utc_time
 from cc_analytics.frames.codex.sessions import (
     PRIMARY,
@@ -72,7 +80,7 @@ from cc_analytics.frames.codex.sessions import (
     request_totals,
 )
 from cc_analytics.frames.codex.turns import INJECTED_PREFIXES, state_at, window_columns
-from cc_analytics.frames.codex.values import content_text, parse_time, string, text_of_item, usage_model
+from cc_analytics.frames.codex.values import NOT_JSON, content_text, parse_time, string, text_of_item, usage_model
 from cc_analytics.frames.estimate import text_tokens
 from cc_analytics.frames.lines import read_line, read_value
 from cc_analytics.frames.sources import TranscriptFile, open_transcript
@@ -148,6 +156,7 @@ class Scan:
     settings: list[tuple[Any, ...]]
     sums: tuple[int, ...]
     compactions: list[int]
+    problems: list[tuple[int, str]] = field(default_factory=list)  # (line, reason) of the lines skipped
 
 
 def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False) -> Scan:
@@ -189,6 +198,7 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False)
     marks: list[tuple[int, int]] = []
     add_setting, add_item, add_mark = settings.append, items.append, marks.append
     limits: set[bytes] = set()  # rate-limit values seen to parse
+    problems: list[tuple[int, str]] = []  # the lines that are not JSON, skipped as the walker skips them
     header: dict[str, Any] | None = None
     fork = False
     anchor: datetime | None = None
@@ -237,128 +247,138 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False)
                     pos = end + 1
                     continue
                 if data[stop - 1] != 0x7D:
-                    raise Unclean(f"line {number}")
+                    problems.append(_not_json(view[pos:stop], number, end == size))
+                    pos = end + 1
+                    continue
             head = match(data, pos, stop)
             if head is None:
-                raise Unclean(f"line {number}")
+                problems.append(_not_json(view[pos:stop], number, end == size))
+                pos = end + 1
+                continue
             raw_stamp, kind, payload_type = head.groups()
             add_stamp(raw_stamp)
+            line_before, values_before = last_line, last_values
             last_line = number
-            if kind == b"response_item":
-                if payload_type in UNMEASURED:
-                    pass
-                elif payload_type is None:
-                    raise Unclean(f"line {number}")
-                else:
-                    value = loads(view[pos:stop])
-                    payload = value.get("payload") if type(value) is dict else None
-                    if type(payload) is not dict:
+            try:
+                if kind == b"response_item":
+                    if payload_type in UNMEASURED:
+                        pass
+                    elif payload_type is None:
                         raise Unclean(f"line {number}")
-                    item_type = payload.get("type")
-                    if item_type == "function_call_output":
-                        output = payload.get("output")
-                        if type(output) is str:
-                            add_item((number, "tool", (len(output) + 3) >> 2 if output.isascii() else _tokens(output), False))  # fmt: skip
-                            pos = end + 1
-                            continue
-                    elif item_type == "function_call":
-                        name, arguments = payload.get("name"), payload.get("arguments")
-                        if type(name) is str and type(arguments) is str:
-                            if name.isascii() and arguments.isascii():
-                                tokens = (len(name) + len(arguments) + 4) >> 2  # "name arguments"
-                            else:
-                                tokens = _tokens(f"{name} {arguments}")
-                            add_item((number, "tool_calls", tokens, False))
-                            pos = end + 1
-                            continue
-                    bucket, text = text_of_item(payload)
-                    if bucket is not None:
-                        add_item((number, bucket, (len(text) + 3) >> 2 if text.isascii() else _tokens(text), False))
-                    if (
-                        payload_type == b"message"
-                        and payload.get("type") == "message"
-                        and payload.get("role") == "user"
-                        and not text.startswith(INJECTED_PREFIXES)
-                    ):
-                        add_mark((number, LEGACY))
-            elif kind == b"event_msg":
-                if payload_type == b"token_count":
-                    cut = head.end()
-                    body = data[cut:stop]
-                    repeat = body == last_body
-                    if not repeat:
-                        last_values = MISSING
-                        if cut - pos == len(raw_stamp) + COUNT_HEAD:  # no ordinal: Codex's layout
-                            last_values = _count_of_body(body, view[cut:stop], limits)
-                        if last_values is MISSING:
-                            last_values = _count(_payload(loads(view[pos:stop])))
-                        last_body = body
-                        last_span = (cut, stop)
-                    if last_values is not None:
-                        stamp = raw_stamp.decode()
-                        # The row of a repeat with a total changes nothing (``requests.usage_rows``:
-                        # not advanced, so no request and no occupancy; its totals and window are
-                        # the previous row's): left out. Its model is still named (below).
-                        if not (repeat and last_values[0]):
-                            usage += pack_row(number, *[NULL_COUNT if v is None else v for v in last_values[:-1]])
-                            usage_stamps.append(stamp)
-                            usage_models.append(last_values[-1])
-                        model = last_values[-1]
-                        if model is not None:
-                            add_setting((number, model, None, False))
-                        if anchor is not None and (last_values[0] or last_values[7]):
-                            moment = parse_time(stamp)
-                            if moment is not None and moment <= anchor + BURST:
-                                replay_end = max(replay_end, number)
-                                anchor = max(anchor, moment)
-                            else:
-                                anchor = None
-                elif payload_type == b"user_message":
-                    _payload(loads(view[pos:stop]))
-                    add_mark((number, PROMPT))
-                elif payload_type == b"context_compacted":
-                    add_mark((number, COMPACT_EVENT))
-                elif payload_type == b"thread_settings_applied":
-                    thread = _payload(loads(view[pos:stop])).get("thread_settings")
-                    if isinstance(thread, dict) and "service_tier" in thread:
-                        add_setting((number, None, string(thread["service_tier"]), True))
-                elif payload_type is None:
-                    raise Unclean(f"line {number}")
-            elif kind == b"turn_context":
-                model = _payload(loads(view[pos:stop])).get("model")
-                if isinstance(model, str) and model.strip():
-                    add_setting((number, model.strip(), None, False))
-            elif kind == b"compacted":
-                payload = _payload(loads(view[pos:stop]))
-                history = payload.get("replacement_history")
-                message = string(payload.get("message"))
-                if isinstance(history, list):
-                    for entry in history:
-                        if isinstance(entry, dict):
-                            bucket, text = text_of_item(entry)
-                            if bucket is not None:
-                                add_item((number, bucket, _tokens(text), False))
-                elif message:
-                    add_item((number, "user", _tokens(message), False))
-                add_mark((number, COMPACTED))
-            elif kind == b"session_meta":
-                if header is None:
-                    if len(stamps) + state[0] > 1:  # the first line is not the header: turn 0 may not be
+                    else:
+                        value = loads(view[pos:stop])
+                        payload = value.get("payload") if type(value) is dict else None
+                        if type(payload) is not dict:
+                            raise Unclean(f"line {number}")
+                        item_type = payload.get("type")
+                        if item_type == "function_call_output":
+                            output = payload.get("output")
+                            if type(output) is str:
+                                add_item((number, "tool", (len(output) + 3) >> 2 if output.isascii() else _tokens(output), False))  # fmt: skip
+                                pos = end + 1
+                                continue
+                        elif item_type == "function_call":
+                            name, arguments = payload.get("name"), payload.get("arguments")
+                            if type(name) is str and type(arguments) is str:
+                                if name.isascii() and arguments.isascii():
+                                    tokens = (len(name) + len(arguments) + 4) >> 2  # "name arguments"
+                                else:
+                                    tokens = _tokens(f"{name} {arguments}")
+                                add_item((number, "tool_calls", tokens, False))
+                                pos = end + 1
+                                continue
+                        bucket, text = text_of_item(payload)
+                        if bucket is not None:
+                            add_item((number, bucket, (len(text) + 3) >> 2 if text.isascii() else _tokens(text), False))
+                        if (
+                            payload_type == b"message"
+                            and payload.get("type") == "message"
+                            and payload.get("role") == "user"
+                            and not text.startswith(INJECTED_PREFIXES)
+                        ):
+                            add_mark((number, LEGACY))
+                elif kind == b"event_msg":
+                    if payload_type == b"token_count":
+                        cut = head.end()
+                        body = data[cut:stop]
+                        repeat = body == last_body
+                        if not repeat:
+                            last_values = MISSING
+                            if cut - pos == len(raw_stamp) + COUNT_HEAD:  # no ordinal: Codex's layout
+                                last_values = _count_of_body(body, view[cut:stop], limits)
+                            if last_values is MISSING:
+                                last_values = _count(_payload(loads(view[pos:stop])))
+                            last_body = body
+                            last_span = (cut, stop)
+                        if last_values is not None:
+                            stamp = raw_stamp.decode()
+                            # The row of a repeat with a total changes nothing (``requests.usage_rows``:
+                            # not advanced, so no request and no occupancy; its totals and window are
+                            # the previous row's): left out. Its model is still named (below).
+                            if not (repeat and last_values[0]):
+                                usage += pack_row(number, *[NULL_COUNT if v is None else v for v in last_values[:-1]])
+                                usage_stamps.append(stamp)
+                                usage_models.append(last_values[-1])
+                            model = last_values[-1]
+                            if model is not None:
+                                add_setting((number, model, None, False))
+                            if anchor is not None and (last_values[0] or last_values[7]):
+                                moment = parse_time(stamp)
+                                if moment is not None and moment <= anchor + BURST:
+                                    replay_end = max(replay_end, number)
+                                    anchor = max(anchor, moment)
+                                else:
+                                    anchor = None
+                    elif payload_type == b"user_message":
+                        _payload(loads(view[pos:stop]))
+                        add_mark((number, PROMPT))
+                    elif payload_type == b"context_compacted":
+                        add_mark((number, COMPACT_EVENT))
+                    elif payload_type == b"thread_settings_applied":
+                        thread = _payload(loads(view[pos:stop])).get("thread_settings")
+                        if isinstance(thread, dict) and "service_tier" in thread:
+                            add_setting((number, None, string(thread["service_tier"]), True))
+                    elif payload_type is None:
                         raise Unclean(f"line {number}")
-                    header = _payload(loads(view[pos:stop]))
-                    forked = header.get("forked_from_id")
-                    if isinstance(forked, str) and forked.strip():
-                        fork = True
-                        replay_start = number + 1
-                        anchor = parse_time(raw_stamp.decode()) or parse_time(header.get("timestamp"))
-                    instructions = header.get("base_instructions")
-                    text = content_text(instructions) if isinstance(instructions, dict | str) else ""
-                    if not text and isinstance(header.get("instructions"), str):
-                        text = header["instructions"]
-                    if text:
-                        add_item((number, "system", _tokens(text), True))
-                elif fork:  # an ancestor's header, copied with its history
-                    replay_end = max(replay_end, number)
+                elif kind == b"turn_context":
+                    model = _payload(loads(view[pos:stop])).get("model")
+                    if isinstance(model, str) and model.strip():
+                        add_setting((number, model.strip(), None, False))
+                elif kind == b"compacted":
+                    payload = _payload(loads(view[pos:stop]))
+                    history = payload.get("replacement_history")
+                    message = string(payload.get("message"))
+                    if isinstance(history, list):
+                        for entry in history:
+                            if isinstance(entry, dict):
+                                bucket, text = text_of_item(entry)
+                                if bucket is not None:
+                                    add_item((number, bucket, _tokens(text), False))
+                    elif message:
+                        add_item((number, "user", _tokens(message), False))
+                    add_mark((number, COMPACTED))
+                elif kind == b"session_meta":
+                    if header is None:
+                        if len(stamps) + state[0] > 1:  # the first line is not the header: turn 0 may not be
+                            raise Unclean(f"line {number}")
+                        header = _payload(loads(view[pos:stop]))
+                        forked = header.get("forked_from_id")
+                        if isinstance(forked, str) and forked.strip():
+                            fork = True
+                            replay_start = number + 1
+                            anchor = parse_time(raw_stamp.decode()) or parse_time(header.get("timestamp"))
+                        instructions = header.get("base_instructions")
+                        text = content_text(instructions) if isinstance(instructions, dict | str) else ""
+                        if not text and isinstance(header.get("instructions"), str):
+                            text = header["instructions"]
+                        if text:
+                            add_item((number, "system", _tokens(text), True))
+                    elif fork:  # an ancestor's header, copied with its history
+                        replay_end = max(replay_end, number)
+            except LineError as exc:  # a line the walker parses that is not JSON: skipped, a problem
+                stamps.pop()
+                last_line, last_values = line_before, values_before
+                problems.append((number, TRUNCATED if end == size else NOT_JSON.format(exc.reason)))
             pos = end + 1
     except LineError as exc:
         raise Unclean(f"line {number}") from exc
@@ -377,7 +397,20 @@ def scan(data: bytes | mmap.mmap, *, native: bool = True, release: bool = False)
         return scan(data, native=False)
     sums, compactions = _sums(items, marks, replay, packed)
     lines = len(stamps) - 2 * (taken > 0) + taken
-    return Scan(header, replay, lines, last_line, ends, usage, usage_stamps, usage_models, settings, sums, compactions)
+    found = Scan(header, replay, lines, last_line, ends, usage, usage_stamps, usage_models, settings, sums, compactions)
+    found.problems = problems
+    return found
+
+
+def _not_json(line: memoryview, number: int, last: bool) -> tuple[int, str]:
+    """The problem of a line not in Codex's layout that is not JSON either (the walker skips it
+    with this reason: ``TRUNCATED`` for the last line of a file that does not end with a line
+    feed); :class:`Unclean` when it is JSON."""
+    try:
+        read_line(line)
+    except LineError as exc:
+        return number, TRUNCATED if last else NOT_JSON.format(exc.reason)
+    raise Unclean(f"line {number}")
 
 
 RELEASE_BYTES = 32 * 2**20  # as _scan.c's
@@ -652,7 +685,15 @@ class Batch:
             _usage_frame(scans, replays),
             table([rows_of(found.settings, len(S.SETTINGS_SCHEMA) - 1) for found in scans], S.SETTINGS_SCHEMA),
             pl.DataFrame(schema={**S.LIMITS_SCHEMA, S.REPLAYED: pl.Boolean()}),
-            pl.DataFrame(schema=S.PROBLEMS_SCHEMA),
+            pl.DataFrame(
+                [
+                    (file.source_file, line, reason)
+                    for file, found in zip(self.files, scans, strict=True)
+                    for line, reason in found.problems
+                ],
+                schema=S.PROBLEMS_SCHEMA,
+                orient="row",
+            ),
         )
         return (
             decoded,
@@ -855,13 +896,14 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
         lean_order = [lean_order[i] for i in keep]
     sessions: list[pl.DataFrame] = []
     requests: list[pl.DataFrame] = []
-    problems = pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
+    problems: list[pl.DataFrame] = []
     if lean.files:
         decoded, stats, compactions = lean.frames()
         usage = usage_rows(decoded).collect()
         priced = priced_requests(decoded, usage.lazy())
         sessions.append(summarize(decoded, stats, compactions, priced, usage))
         requests.append(_in_batch_order(priced, lean_order))
+        problems.append(_problems_in_batch_order(decoded.problems, lean.files, lean_order))
     if unclean:
         order = [i for i, file in enumerate(files) if file.session_id in unclean]
         walked = [files[i] for i in order]
@@ -870,19 +912,24 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
         turn_rows = lift_turns(decoded, priced.lazy()).collect()
         sessions.append(summarize_decoded(decoded, turn_rows, priced))
         requests.append(_in_batch_order(priced, order))
-        problems = decoded.problems
+        problems.append(_problems_in_batch_order(decoded.problems, walked, order))
+    problem_rows = (
+        pl.concat(problems).sort(ORDER, maintain_order=True).drop(ORDER)
+        if problems
+        else pl.DataFrame(schema=S.PROBLEMS_SCHEMA)
+    )
     if not sessions:
         return Tables(
             pl.DataFrame(schema=S.SESSIONS_SCHEMA),
             pl.DataFrame(schema=S.TURNS_SCHEMA),
-            problems,
+            problem_rows,
             pl.DataFrame(schema=S.REQUESTS_SCHEMA),
         )
     joined = pl.concat(requests).sort(ORDER, maintain_order=True).select(list(S.REQUESTS_SCHEMA))
     return Tables(
         pl.concat(sessions).sort(S.SESSION_ID),
         pl.DataFrame(schema=S.TURNS_SCHEMA),
-        problems,
+        problem_rows,
         joined,
     )
 
@@ -911,6 +958,9 @@ def requests_tables(
         try:
             found = scan(contents[index]) if contents is not None else _scan_file(file)
         except (OSError, ValueError, Unclean):
+            walked.append(index)
+            continue
+        if found.problems:  # the usage profile parses fewer lines, so has fewer problems: the walker's
             walked.append(index)
             continue
         lean.files.append(file)
@@ -961,6 +1011,16 @@ def _scan_file(file: TranscriptFile) -> Scan:
 # a thread mapping files ran at a quarter of its speed, against a half without it); the pages are
 # mapped as the C loop reads them, without the GIL, for about the same CPU.
 MAP_FLAGS = mmap.MAP_SHARED
+
+
+def _problems_in_batch_order(problems: pl.DataFrame, files: Sequence[TranscriptFile], order: list[int]) -> pl.DataFrame:
+    """Problem rows with their file's place in the batch (``_order``): ``files`` are those the
+    rows were read from, ``order`` their places."""
+    places = pl.DataFrame(
+        {S.SOURCE_FILE: [file.source_file for file in files], ORDER: order},
+        schema={S.SOURCE_FILE: pl.String(), ORDER: pl.Int64()},
+    ).unique(S.SOURCE_FILE, keep="first", maintain_order=True)
+    return problems.join(places, on=S.SOURCE_FILE, how="left", maintain_order="left")
 
 
 def _in_batch_order(priced: pl.DataFrame, order: list[int]) -> pl.DataFrame:
