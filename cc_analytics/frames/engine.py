@@ -26,11 +26,8 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from functools import partial
-from multiprocessing import current_process, get_context
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 from cc_analytics.cleanup import on_interrupt
@@ -38,6 +35,8 @@ from cc_analytics.errors import WorkerError
 from cc_analytics.frames.memory import no_cycle_collection, release_memory
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     import polars as pl
 
 BATCH_BYTES = 64 * 1024 * 1024
@@ -241,6 +240,11 @@ def _import_all(modules: Sequence[str]) -> None:
 
 def _new_pool(spawned: int) -> ProcessPoolExecutor:
     """A pool of ``spawned`` workers, registered so that an interrupt ends it."""
+    # Imported here: a run in this process or in threads does without multiprocessing (a sixth of
+    # the time `sessions` takes to start).
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import current_process, get_context
+
     if getattr(current_process(), "_inheriting", False):
         # A worker process re-runs the caller's script as it starts: without the guard, the
         # script's own call asks for workers again, here, and multiprocessing's error for it
@@ -353,6 +357,8 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
             yield ready.pop(index) if index in ready else _result(pending.pop(index))
     except BaseException as exc:  # Ctrl-C, SIGTERM, GeneratorExit, a worker killed: no more batches
         end_workers(pool)
+        from concurrent.futures.process import BrokenProcessPool
+
         if isinstance(exc, BrokenProcessPool):  # the OOM killer, kill -9: say so plainly
             msg = (
                 "a worker process ended abruptly while reading transcripts (killed, out of memory, or it "
