@@ -17,6 +17,7 @@ import io
 import os
 import re
 import stat
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -111,7 +112,7 @@ def sniff_format(path: Path) -> str:
     """
     try:
         with open_transcript(path) as handle:
-            return _sniff(handle)
+            return _sniff(handle, os.fspath(path))
     except OSError:
         from cc_analytics.frames.registry import recognize
 
@@ -123,12 +124,64 @@ def sniff_head(head: bytes) -> str:
     return _sniff(io.BytesIO(head[:SNIFF_BYTES]))
 
 
-def _sniff(handle: BinaryIO) -> str:
+class _FirstLines(threading.local):
+    """The first lines the plan under way read (:func:`first_line_read`), by path; None outside one."""
+
+    kept: dict[str, bytes] | None = None
+
+
+_FIRST_LINES = _FirstLines()
+
+
+@contextmanager
+def _first_lines_kept() -> Iterator[None]:
+    """Keep, while the block runs (in this thread), the first line of each file sniffed."""
+    previous, _FIRST_LINES.kept = _FIRST_LINES.kept, {}
+    try:
+        yield
+    finally:
+        _FIRST_LINES.kept = previous
+
+
+def first_line_read(path: Path) -> bytes | None:
+    """A file's first line (without its line feed; its first ``SNIFF_BYTES`` when it is longer),
+    as the plan under way (:func:`plan`) read it to tell the file's format, else None: a
+    format's ``resolve`` that needs no more of a file than its first line takes it from here
+    rather than reading the file again (a Copilot CLI store holds thousands of small files).
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.jsonl"
+        >>> _ = path.write_text('{"a":1}\\n{"b":2}\\n')
+        >>> with _first_lines_kept():
+        ...     _ = sniff_format(path)
+        ...     first_line_read(path)
+        b'{"a":1}'
+        >>> first_line_read(path) is None
+        True
+    """
+    kept = _FIRST_LINES.kept
+    return None if kept is None else kept.get(os.fspath(path))
+
+
+def _sniff(handle: BinaryIO, path: str | None = None) -> str:
     """The format of the file read from ``handle``: its object lines are parsed one at a time
-    and offered to the registry until one is recognised (most files: the first)."""
+    and offered to the registry until one is recognised (most files: the first). ``path``: the
+    file's, under which its first line is kept while a plan runs (:func:`first_line_read`)."""
+    lines = _HeadLines(handle)
+    try:
+        return _recognize(lines)
+    finally:
+        kept = _FIRST_LINES.kept
+        if kept is not None and path is not None:
+            first = lines.first_line()
+            if first is not None:
+                kept[path] = first
+
+
+def _recognize(lines: _HeadLines) -> str:
     from cc_analytics.frames.registry import UNRECOGNIZED, recognized
 
-    lines = _HeadLines(handle)
     seen = False
     for value in lines.objects():
         seen = True
@@ -166,6 +219,15 @@ class _HeadLines:
     def __init__(self, handle: BinaryIO) -> None:
         self.handle = handle
         self.head = b""
+        self.ended = False  # the head is the whole file
+
+    def first_line(self) -> bytes | None:
+        """The file's first line, without its line feed (its first ``SNIFF_BYTES`` when longer),
+        when the head holds it, else None."""
+        end = self.head.find(b"\n")
+        if end >= 0:
+            return self.head[:end]
+        return self.head if self.ended or len(self.head) >= SNIFF_BYTES else None
 
     def objects(self) -> Iterator[dict[str, object]]:
         import orjson
@@ -176,6 +238,7 @@ class _HeadLines:
             while end < 0 and len(self.head) < SNIFF_BYTES:
                 more = self.handle.read(min(max(len(self.head), SNIFF_FIRST_READ), SNIFF_BYTES - len(self.head)))
                 if not more:
+                    self.ended = True
                     break
                 self.head += more
                 end = self.head.find(b"\n", start)
@@ -593,15 +656,37 @@ class RealPaths:
         self._folders: dict[str, str] = {}
 
     def __call__(self, path: Path) -> str:
+        """The real path of ``path``, as text.
+
+        Examples:
+            >>> import tempfile
+            >>> root = Path(tempfile.mkdtemp())
+            >>> (root / "a" / "b").mkdir(parents=True)
+            >>> (root / "link").symlink_to(root / "a")
+            >>> real = RealPaths()
+            >>> [real(p) == os.path.realpath(p) for p in (root / "link" / "b" / "f", root / "a" / ".." / "a" / "f")]
+            [True, True]
+        """
         text = os.fspath(path)
         # os.path.realpath, not Path.resolve: on Python < 3.13 that raises on a link loop.
         if os.path.islink(text):
             return os.path.realpath(text)
         folder, name = os.path.split(text)
+        return os.path.join(self._folder(folder), name)
+
+    def _folder(self, folder: str) -> str:
+        """A folder's real path: its parent's joined with its name unless it is a symbolic link
+        (one lstat for each folder not seen yet; os.path.realpath takes one for each part of the
+        path, and a store of Copilot CLI's holds a folder for each session)."""
         real = self._folders.get(folder)
         if real is None:
-            real = self._folders[folder] = os.path.realpath(folder or os.curdir)
-        return os.path.join(real, name)
+            parent, name = os.path.split(folder)
+            if name in ("", ".", "..") or parent == folder or os.path.islink(folder):
+                real = os.path.realpath(folder or os.curdir)
+            else:
+                real = os.path.join(self._folder(parent) if parent else os.path.realpath(os.curdir), name)
+            self._folders[folder] = real
+        return real
 
 
 def split_by_format(source: Source, *, sniff: Callable[[Path], str] | None = None) -> dict[str, list[Path]]:
@@ -648,7 +733,9 @@ def plan(
     if source is None:
         found = {plugin.name: plugin.resolve(None) for plugin in formats()}
     else:
-        found = {
-            name: get(name).resolve(paths, planned=True) for name, paths in split_by_format(source, sniff=sniff).items()
-        }
+        with _first_lines_kept():
+            found = {
+                name: get(name).resolve(paths, planned=True)
+                for name, paths in split_by_format(source, sniff=sniff).items()
+            }
     return {name: files for name, files in found.items() if files}

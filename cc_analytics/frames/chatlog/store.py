@@ -155,13 +155,16 @@ def resolve_files(
                 files.append(item)
             else:
                 paths.extend(expand(item))
-    real = RealPaths()
-    seen = {real(f.path) for f in files}
-    for path in paths:
-        key = real(path)
-        if key not in seen:
-            seen.add(key)
-            files.append(classify(path))
+    if planned:  # told apart by their real paths already (frames.sources.split_by_format)
+        files.extend(classify(path) for path in paths)
+    else:
+        real = RealPaths()
+        seen = {real(f.path) for f in files}
+        for path in paths:
+            key = real(path)
+            if key not in seen:
+                seen.add(key)
+                files.append(classify(path))
     return sorted(files, key=lambda f: (f.session_id, str(f.path)))
 
 

@@ -288,8 +288,8 @@ def resolve(source: Source = None, *, planned: bool = False) -> list[TranscriptF
     """
     if source is None:
         paths = store_paths(default_stores())
-    elif planned:
-        paths = [Path(p) for p in source]  # type: ignore[arg-type, union-attr]
+    elif planned:  # told apart by their real paths already (frames.sources.split_by_format)
+        return ordered(transcript_file(Path(p)) for p in source)  # type: ignore[arg-type, union-attr]
     else:
         files: list[TranscriptFile] = []
         paths = []
@@ -321,7 +321,9 @@ def _unique(paths: Iterable[Path]) -> list[Path]:
 def find_session(session_id: str, stores: Sequence[Path] | None = None) -> list[TranscriptFile]:
     """The rollouts of session ``session_id`` in ``stores`` (None: the default stores): its
     main rollout and the rollouts of the subagents it spawned."""
-    return [f for f in resolve(store_paths(stores or default_stores()), planned=True) if f.session_id == session_id]
+    return [
+        f for f in resolve(_unique(store_paths(stores or default_stores())), planned=True) if f.session_id == session_id
+    ]
 
 
 def latest_session(stores: Sequence[Path] | None = None) -> tuple[float, str] | None:

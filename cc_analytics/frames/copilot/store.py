@@ -113,7 +113,11 @@ def classify(path: Path, *, size: int, head: bytes) -> TranscriptFile:
 
 
 def transcript_file(path: Path) -> TranscriptFile:
-    return classify(path, size=file_size(path), head=head_of(path))
+    """:func:`classify` of a file on disk (of its first line only, as the plan read it when it did)."""
+    from cc_analytics.frames.sources import first_line_read
+
+    head = first_line_read(path)
+    return classify(path, size=file_size(path), head=head_of(path) if head is None else head)
 
 
 def resolve(source: Source = None, *, planned: bool = False) -> list[TranscriptFile]:
