@@ -244,12 +244,15 @@ class _HeadLines:
                 end = self.head.find(b"\n", start)
             last = end < 0
             line = self.head[start:] if last else self.head[start:end]
-            try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                value = safe_loads(line)  # None for a broken line, whatever its bytes
-            if isinstance(value, dict):
-                yield value
+            # Only a line that ends with a brace can be an object: the others are not parsed (a
+            # pretty-printed JSON document's lines, Gemini CLI's, would each fail twice).
+            if line.rstrip()[-1:] == b"}":
+                try:
+                    value = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    value = safe_loads(line)  # None for a broken line, whatever its bytes
+                if isinstance(value, dict):
+                    yield value
             if last:
                 return
             start = end + 1
