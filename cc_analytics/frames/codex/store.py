@@ -104,10 +104,12 @@ def header_of(head: bytes) -> Header:
     """
     end = head.find(b"\n")
     first = head if end < 0 else head[:end]
-    try:
-        value = json.loads(first)
-    except ValueError:
-        value = None
+    value = None
+    if first.rstrip()[-1:] == b"}":  # else no object, and a first line cut short would fail slowly
+        try:
+            value = json.loads(first)
+        except ValueError:
+            value = None
     if isinstance(value, dict):
         return _header_of_value(value)
     return _header_of_bytes(first)
