@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from cc_analytics.errors import InputError
+from cc_analytics.frames.lines import may_be_object
 from cc_analytics.jsonline import safe_loads
 
 if TYPE_CHECKING:
@@ -244,9 +245,7 @@ class _HeadLines:
                 end = self.head.find(b"\n", start)
             last = end < 0
             line = self.head[start:] if last else self.head[start:end]
-            # Only a line that ends with a brace can be an object: the others are not parsed (a
-            # pretty-printed JSON document's lines, Gemini CLI's, would each fail twice).
-            if line.rstrip()[-1:] == b"}":
+            if may_be_object(line):  # a pretty-printed document's lines (Gemini CLI's) are not parsed
                 try:
                     value = orjson.loads(line)
                 except orjson.JSONDecodeError:

@@ -17,7 +17,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from cc_analytics.frames.codex import lean, tables_batch
+from cc_analytics.frames.codex import scan as lean_scan
+from cc_analytics.frames.codex import tables_batch
 from cc_analytics.frames.codex.decode import Profile, decode
 from cc_analytics.frames.sources import TranscriptFile
 from tests.fixtures.codex.builders import meta, prompt, tokens, turn_context, usage
@@ -29,10 +30,10 @@ PAD = "x" * 9000  # a 9 KB line: past any short-line fast path
 @pytest.fixture(autouse=True, params=["c", "python"])
 def loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each test with the lean scan's C loop (when built) and in pure Python."""
-    if request.param == "c" and lean.SCAN_LINES is None:
+    if request.param == "c" and lean_scan.SCAN_LINES is None:
         pytest.skip("the Codex scan's C loop is not in use")
     if request.param == "python":
-        monkeypatch.setattr(lean, "SCAN_LINES", None)
+        monkeypatch.setattr(lean_scan, "SCAN_LINES", None)
     return str(request.param)
 
 

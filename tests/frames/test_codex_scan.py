@@ -1,4 +1,4 @@
-"""The C loop of the Codex lean scan (``frames/codex/_scan.c``): with it, ``lean.scan`` gives what
+"""The C loop of the Codex lean scan (``frames/codex/_scan.c``): with it, ``scan.scan`` gives what
 it gives in pure Python, on every corpus we have and on generated and hostile rollouts; the
 loop does take the clean lines (the equality would hold trivially if it declined them all);
 the module holds the policy's numbers, keeps its state per module object, and loads in a
@@ -22,18 +22,19 @@ from hypothesis import HealthCheck, given, settings
 
 from cc_analytics import jsonline
 from cc_analytics.frames import extension
-from cc_analytics.frames.codex import lean, resolve
+from cc_analytics.frames.codex import resolve
+from cc_analytics.frames.codex import scan as lean_scan
 from cc_analytics.frames.estimate import text_tokens
 from tests.conftest import ROOT, shared_path
 from tests.fixtures.codex import make_corpus
 from tests.frames.test_codex_lean import rollouts
 from tests.fuzz.mutations import codex_corpus
 
-if extension.pure_python_asked() or lean.SCAN_LINES is None:
-    why = extension.missing(lean.NATIVE) or f"{extension.PURE_PYTHON_ENV} is set"
+if extension.pure_python_asked() or lean_scan.SCAN_LINES is None:
+    why = extension.missing(lean_scan.NATIVE) or f"{extension.PURE_PYTHON_ENV} is set"
     pytest.skip(f"the Codex scan's C loop is not in use: {why}", allow_module_level=True)
 
-installed = extension.load(lean.NATIVE)
+installed = extension.load(lean_scan.NATIVE)
 assert installed is not None
 HOME = ROOT / "tests" / "fixtures" / "codex" / "home"
 HEADER = b'{"timestamp":"2025-11-03T09:00:00.000Z","type":"session_meta","payload":{"id":"a"}}'
@@ -45,8 +46,8 @@ def both(data: bytes) -> Any:
     found = []
     for native in (True, False):
         try:
-            found.append(lean.scan(data, native=native))
-        except lean.Unclean:
+            found.append(lean_scan.scan(data, native=native))
+        except lean_scan.Unclean:
             found.append(None)
     assert found[0] == found[1]
     return found[0]
@@ -57,14 +58,14 @@ def new_state() -> list[Any]:
 
 
 def new_sink() -> tuple[Any, ...]:
-    """What lean.scan hands the loop: the packed usage rows, their stamps and models, settings,
+    """What lean_scan.scan hands the loop: the packed usage rows, their stamps and models, settings,
     packed items, marks."""
     return (bytearray(), [], [], [], bytearray(), [])
 
 
 def usage_lines(usage: bytearray) -> list[int]:
     """The line of every packed usage row (its first number)."""
-    return [row[0] for row in lean.USAGE_ROW.iter_unpack(usage)]
+    return [row[0] for row in lean_scan.USAGE_ROW.iter_unpack(usage)]
 
 
 def test_the_policy_numbers() -> None:
@@ -104,9 +105,9 @@ def test_scans_in_threads_side_by_side_are_the_scans_one_by_one(tmp_path: Path) 
     # The loop runs without the GIL: what one thread's call keeps is its own.
     make_corpus.generate(tmp_path / "home", 3, seed=11)
     contents = [file.path.read_bytes() for file in resolve(tmp_path / "home")] * 3
-    alone = [lean.scan(data) for data in contents]
+    alone = [lean_scan.scan(data) for data in contents]
     with ThreadPoolExecutor(4) as pool:
-        assert list(pool.map(lean.scan, contents)) == alone
+        assert list(pool.map(lean_scan.scan, contents)) == alone
 
 
 def test_a_rollout_longer_than_a_flush_of_records() -> None:
@@ -143,8 +144,8 @@ def test_a_big_mapped_rollout_hands_back_its_pages_and_reads_the_same(tmp_path: 
     path = tmp_path / "rollout-big.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     assert path.stat().st_size > 64 * 2**20
-    mapped = lean._scan_file(resolve(path)[0])  # mapped, with release
-    assert mapped == lean.scan(path.read_bytes())
+    mapped = lean_scan.scan_file(resolve(path)[0])  # mapped, with release
+    assert mapped == lean_scan.scan(path.read_bytes())
     assert mapped.lines == len(lines) and len(usage_lines(mapped.usage)) == 18_000
 
 
@@ -163,9 +164,9 @@ def test_the_loop_takes_the_clean_lines_and_hands_back_the_others() -> None:
     usage, stamps, models, settings, items, marks = sink
     assert usage and settings and items and marks
     lines = usage_lines(usage)
-    assert len(usage) % lean.USAGE_ROW.size == 0 and len(lines) == len(stamps) == len(models)  # whole rows
+    assert len(usage) % lean_scan.USAGE_ROW.size == 0 and len(lines) == len(stamps) == len(models)  # whole rows
     assert all(line > 1 for line in lines) and all(row[0] > 1 for rows in (settings, marks) for row in rows)
-    assert all(stamp.encode().translate(lean.DIGITS_TO_ZERO) == lean.STAMP_SHAPE for stamp in stamps)
+    assert all(stamp.encode().translate(lean_scan.DIGITS_TO_ZERO) == lean_scan.STAMP_SHAPE for stamp in stamps)
 
 
 def test_a_clean_rollout_is_taken_whole_after_its_header() -> None:
@@ -173,7 +174,7 @@ def test_a_clean_rollout_is_taken_whole_after_its_header() -> None:
     sink = new_sink()
     state = new_state()
     assert installed.scan_lines(data, len(HEADER) + 1, 1, sink, state) is None
-    assert sink[5] == [(2, lean.PROMPT), (4, lean.PROMPT)]
+    assert sink[5] == [(2, lean_scan.PROMPT), (4, lean_scan.PROMPT)]
     assert state[:4] == [2, 4, len(HEADER) + 15, len(HEADER) + 15]
 
 
@@ -220,7 +221,7 @@ def test_bad_arguments_are_errors() -> None:
     with pytest.raises(TypeError, match="16-tuple"):
         installed.scan_lines(b"", 0, 0, new_sink(), [0, 0, -1, -1, -1, -1, (1, 2), False])
     with pytest.raises(ValueError, match="null mark"):
-        installed.scan_lines(b"", 0, 0, new_sink(), [0, 0, -1, -1, -1, -1, (lean.NULL_COUNT,) * 16, False])
+        installed.scan_lines(b"", 0, 0, new_sink(), [0, 0, -1, -1, -1, -1, (lean_scan.NULL_COUNT,) * 16, False])
     with pytest.raises(ValueError, match="bad offsets"):
         installed.scan_lines(PROMPT, 0, 0, new_sink(), [0, 0, 10**6, 10**6, -1, -1, None, False])
     with pytest.raises(ValueError, match="bad offsets"):
@@ -233,7 +234,7 @@ def test_bad_arguments_are_errors() -> None:
 
 def another_module() -> ModuleType:
     """A new module object from the extension's file (not the one in ``sys.modules``)."""
-    spec = importlib.util.spec_from_file_location(lean.NATIVE, installed.__file__)
+    spec = importlib.util.spec_from_file_location(lean_scan.NATIVE, installed.__file__)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -247,7 +248,7 @@ def test_module_objects_are_independent() -> None:
     for module in (other, installed):
         sink = new_sink()
         assert module.scan_lines(data, len(HEADER) + 1, 1, sink, new_state()) is None
-        assert sink[5] == [(2, lean.PROMPT)]
+        assert sink[5] == [(2, lean_scan.PROMPT)]
     del other
     gc.collect()
     assert installed.scan_lines(data, len(HEADER) + 1, 1, new_sink(), new_state()) is None
@@ -260,7 +261,7 @@ def test_the_extension_loads_in_a_subinterpreter() -> None:
         "except ImportError:\n    import _xxsubinterpreters as interpreters\n"
         "interp = interpreters.create()\n"
         "code = '''import importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location({lean.NATIVE!r}, {installed.__file__!r})\n"
+        f"spec = importlib.util.spec_from_file_location({lean_scan.NATIVE!r}, {installed.__file__!r})\n"
         "module = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(module)\n"
         "sink = (bytearray(), [], [], [], bytearray(), [])\n"
@@ -314,7 +315,7 @@ def test_compacted_lines_are_the_loops_unless_an_entry_is_not(payload: bytes, ta
     found = installed.scan_lines(data, start, 1, sink, new_state())
     assert (found is None) == taken
     if taken:
-        assert sink[5] == [(2, lean.COMPACTED)]
+        assert sink[5] == [(2, lean_scan.COMPACTED)]
     else:
         assert found == (start, start + len(line), 2) and sink[4] == bytearray() and sink[5] == []
     scanned = both(data)
@@ -326,7 +327,7 @@ def test_a_compacted_history_measures_each_entry_as_python_does() -> None:
     sink = new_sink()
     assert installed.scan_lines(data, len(HEADER) + 1, 1, sink, new_state()) is None
     items = [struct.unpack("=3q", sink[4][at : at + 24]) for at in range(0, len(sink[4]), 24)]
-    buckets = [lean.PACKED_BUCKETS[bucket] for _, bucket, _ in items]
+    buckets = [lean_scan.PACKED_BUCKETS[bucket] for _, bucket, _ in items]
     # The user message, the developer one, a message without text, the agent's, the two calls, the output.
     assert buckets == ["user", "system", "assistant", "user", "tool_calls", "tool_calls", "tool"]
     assert items[0][2] == text_tokens("fix the tests\nété") and items[2][2] == 0

@@ -341,17 +341,17 @@ register(
 def run_codex_scan(batch: list[bytes]) -> None:
     """The Codex lean scan reads each rollout alike with and without its C loop (``_scan.c``):
     the same scan, or both give up on it (then the walker reads it)."""
-    from cc_analytics.frames.codex import lean
+    from cc_analytics.frames.codex import scan as lean_scan
 
-    if lean.SCAN_LINES is None:
+    if lean_scan.SCAN_LINES is None:
         msg = f"frames.codex.scan cannot run: {extension_unavailable(CODEX_EXTENSION)}"
         raise RuntimeError(msg)
     for raw in batch:
         found = []
         for native in (True, False):
             try:
-                found.append(lean.scan(raw, native=native))
-            except lean.Unclean:
+                found.append(lean_scan.scan(raw, native=native))
+            except lean_scan.Unclean:
                 found.append(None)
         assert same(found[0], found[1]), "the C loop and the Python scan disagree"
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -45,7 +45,12 @@ from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.store import spawning_thread
 from cc_analytics.frames.codex.values import (
     LIMIT_VALUES,
+    LINE_HEAD,
     MISSING,
+    NO_USAGE,
+    TRUNCATED,
+    UNMEASURED_ITEMS,
+    burst_step,
     content_text,
     dumped,
     limit_rows,
@@ -62,10 +67,6 @@ from cc_analytics.frames.lines import kind_name
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
 from cc_analytics.jsonline import INT64_MAX
 
-LINE_HEAD = re.compile(
-    rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":-?[0-9]+,)?"type":"([A-Za-z0-9_]+)","payload":(?:\{"type":"([A-Za-z0-9_]+)")?'
-)
-BURST = timedelta(seconds=1)
 REPEAT: Any = object()  # a token_count line whose bytes after the timestamp are the previous one's
 USAGE_KEYS = (
     ("input_tokens",),
@@ -75,8 +76,6 @@ USAGE_KEYS = (
     ("reasoning_output_tokens",),
     ("total_tokens",),
 )
-# Response items each profile leaves unparsed beyond their type (nothing in them is measured).
-UNMEASURED_ITEMS = frozenset({"reasoning", "ghost_snapshot", "image_generation_call", "compaction"})
 USAGE_EVENTS = frozenset({"token_count", "thread_settings_applied"})
 TABLE_EVENTS = USAGE_EVENTS | {"user_message"}
 TEXT_EVENTS = TABLE_EVENTS | {"agent_message"}
@@ -84,7 +83,6 @@ TEXT_EVENTS = TABLE_EVENTS | {"agent_message"}
 LEGACY_ITEMS = frozenset(
     {"message", "function_call", "function_call_output", "local_shell_call", "reasoning", "custom_tool_call"}
 )
-NO_USAGE = (None,) * len(S.USAGE_FIELDS)
 # A token_count as read: (usage row: total, last, window, model; or None), its limits, a problem found.
 Count = tuple[tuple[Any, ...] | None, tuple[tuple[Any, ...], ...], bool]
 # The lines of a rollout the usage profile skips: a response item, or an event of another kind,
@@ -93,9 +91,8 @@ SKIPPED_BY_USAGE = re.compile(
     rb'\n(?!\{"timestamp":"[^"\\\n]*","type":"(?:response_item|event_msg","payload":\{"type":"(?!token_count"|thread_settings_applied")))'
 )
 
-# Problem reasons: each written here and nowhere else (those of a line that is not JSON are
-# in ``values.py``).
-TRUNCATED = "truncated last line (the file may still be being written)"
+# Problem reasons: each written here and nowhere else (those of a line that is not JSON, and a
+# truncated last line, are in ``values.py``).
 NOT_OBJECT = "not a JSON object ({}); line skipped"
 NOT_PAYLOAD = "{} payload is {}, not an object; line ignored"
 BAD_USAGE = "token_count {}.{} is {!r}, not a whole number of at least 0; that usage ignored"
@@ -280,12 +277,7 @@ class Walker:
                         last_body = None if last_count[2] else body
                     used = self._add_count(index, number, stamp, last_count)
                     if anchor is not None and used:
-                        moment = parse_time(stamp)
-                        if moment is not None and moment <= anchor + BURST:
-                            replay_end = max(replay_end, number)
-                            anchor = max(anchor, moment)
-                        else:
-                            anchor = None
+                        anchor, replay_end = burst_step(anchor, stamp, number, replay_end)
                 elif payload_type == "thread_settings_applied":
                     settings = payload.get("thread_settings")
                     if isinstance(settings, dict) and "service_tier" in settings:

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from cc_analytics.frames.lines import may_be_object
 from cc_analytics.frames.sources import (
     SNIFF_BYTES,
     Source,
@@ -105,7 +106,7 @@ def header_of(head: bytes) -> Header:
     end = head.find(b"\n")
     first = head if end < 0 else head[:end]
     value = None
-    if first.rstrip()[-1:] == b"}":  # else no object, and a first line cut short would fail slowly
+    if may_be_object(first):
         try:
             value = json.loads(first)
         except ValueError:

@@ -45,6 +45,7 @@ from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Decoded, Profile, decode
 from cc_analytics.frames.codex.requests import POSITION, in_force, position, priced_requests, usage_rows, utc_time
 from cc_analytics.frames.codex.store import Source, resolve
+from cc_analytics.frames.codex.values import INJECTED_PREFIXES
 from cc_analytics.frames.codex.windows import BASELINE_TOKENS, context_used_fraction, model_window
 from cc_analytics.frames.engine import Progress, scan_batches
 from cc_analytics.frames.estimate import estimate_tokens
@@ -67,7 +68,6 @@ CALL_TOOLS = {
     "tool_search_call": "tool_search",
     "image_generation_call": "image_generation",
 }
-INJECTED_PREFIXES = ("<", "# AGENTS.md")
 BUCKET_COLUMNS = dict(zip(S.BUCKET_NAMES, S.BUCKETS, strict=True))
 NULL_COLUMNS = (S.EVENT_UUIDS, S.AUTOCOMPACT_THRESHOLD)
 

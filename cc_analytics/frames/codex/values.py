@@ -2,14 +2,15 @@
 item, a tool output's failure, a usage count, a rate-limit window.
 
 Imports: orjson, the standard library, ``frames.lines`` (the JSON line policy), ``frames.estimate``
-and ``frames.codex.schema``'s column names. The line walker (``decode.py``) and the lean scan
-(``lean.py``) apply these; nothing here keeps state.
+and ``frames.codex.schema``'s column names; never Polars (the lean scan's read-ahead process
+applies these rules without it). The line walker (``decode.py``) and the lean scan
+(``scan.py``) apply these; nothing here keeps state.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -32,9 +33,23 @@ LIMIT_VALUES = (
     S.LIMIT_ID,
 )
 
-# A line that is not JSON, and the problem reason that says so.
+# A line that is not JSON, and the problem reason that says so; a last line cut short.
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<MISSING>"})()
 NOT_JSON = "not JSON ({}); line skipped"
+TRUNCATED = "truncated last line (the file may still be being written)"
+
+# A line in Codex's layout: its timestamp, type and payload type (when the payload's first key is ``type``).
+LINE_HEAD = re.compile(
+    rb'\{"timestamp":"([^"\\]*)",(?:"ordinal":-?[0-9]+,)?"type":"([A-Za-z0-9_]+)","payload":(?:\{"type":"([A-Za-z0-9_]+)")?'
+)
+# A fork's replayed history: token counts written within this of the fork's first moment.
+BURST = timedelta(seconds=1)
+# Response items each profile leaves unparsed beyond their type (nothing in them is measured).
+UNMEASURED_ITEMS = frozenset({"reasoning", "ghost_snapshot", "image_generation_call", "compaction"})
+# A usage object's six counts when there is none.
+NO_USAGE = (None,) * len(S.USAGE_FIELDS)
+# User messages that are injected context, not prompts (``turns.is_prompt``).
+INJECTED_PREFIXES = ("<", "# AGENTS.md")
 
 
 def parse_line(line: bytes | memoryview) -> tuple[Any, str | None]:
@@ -71,6 +86,25 @@ def parse_time(text: Any) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def burst_step(anchor: datetime, stamp: Any, number: int, replay_end: int) -> tuple[datetime | None, int]:
+    """One token count (line ``number``, timestamp ``stamp``) of a fork's leading burst, the
+    counts it copied from its parent, all written within :data:`BURST` of one another: the
+    latest moment so far and the last replayed line, or None once a count falls outside the
+    burst (then it is over). The walker and the lean scan both step it so.
+
+    Examples:
+        >>> start = parse_time("2025-10-01T10:00:00.000Z")
+        >>> burst_step(start, "2025-10-01T10:00:00.400Z", 7, 3)[1]
+        7
+        >>> burst_step(start, "2025-10-01T10:00:05.000Z", 9, 7)
+        (None, 7)
+    """
+    moment = parse_time(stamp)
+    if moment is not None and moment <= anchor + BURST:
+        return max(anchor, moment), max(replay_end, number)
+    return None, replay_end
 
 
 def content_text(content: Any) -> str:
