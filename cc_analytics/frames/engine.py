@@ -317,13 +317,16 @@ def _in_threads(work: Callable[[list[U]], T], plan: list[list[U]], workers: int)
 
     pool = ThreadPoolExecutor(workers, thread_name_prefix=BATCH_THREAD, initializer=_name_thread)
     pending: deque[Future[T]] = deque()
+    # The collector is paused for the whole run, not batch by batch: it is one per process, so a
+    # thread ending its batch turned it back on under the other thread's batch.
     try:
-        for batch in plan:
-            pending.append(pool.submit(work, batch))
-            if len(pending) > workers:
+        with no_cycle_collection():
+            for batch in plan:
+                pending.append(pool.submit(work, batch))
+                if len(pending) > workers:
+                    yield _result(pending.popleft())
+            while pending:
                 yield _result(pending.popleft())
-        while pending:
-            yield _result(pending.popleft())
     finally:
         # Ctrl-C or a consumer that stops: the batches not begun are dropped; those running end
         # with their batch (a thread cannot be killed), and the process exits once they have.
