@@ -8,6 +8,7 @@ needs none). Every error a command raises on purpose is printed here, by one fun
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -86,6 +87,14 @@ def _run(argv: Sequence[str] | None) -> int:
         from cc_analytics.commands.statusline import print_status_line
 
         return print_status_line()
+    if argv is None:
+        # The process is the command: Polars (imported later, and by the worker processes, which
+        # inherit the environment) runs every query on its in-memory engine unless the user chose
+        # one. Our frames are batches of megabytes, on which the default engine spends more
+        # setting a query up than running it (``frames.engine.BATCH_ENGINE``).
+        from cc_analytics.frames.engine import BATCH_ENGINE, POLARS_ENGINE_ENV
+
+        os.environ.setdefault(POLARS_ENGINE_ENV, BATCH_ENGINE)
     parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
     args = parser.parse_args(words)
     if args.command is None:

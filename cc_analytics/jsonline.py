@@ -401,3 +401,15 @@ def agrees(line: bytes, value: Any, rules: Rules = STRICT) -> bool:
     if b"\\u003" in line and (b"\\u003a" in line or b"\\u003A" in line):
         return False
     return line.count(b":") == members + colons
+
+
+def may_be_object(line: bytes) -> bool:
+    """Whether ``line`` ends with a brace (trailing white space aside): only such a line can be
+    an object, so the others are not parsed (a first line cut short by a partial read, a
+    pretty-printed document's lines, would each fail slowly).
+
+    Examples:
+        >>> may_be_object(b'{"a": 1}  '), may_be_object(b'{"a": [1,'), may_be_object(b"")
+        (True, False, False)
+    """
+    return line.rstrip()[-1:] == b"}"

@@ -29,18 +29,6 @@ _DecodeError = orjson.JSONDecodeError
 _EncodeError = orjson.JSONEncodeError
 
 
-def may_be_object(line: bytes) -> bool:
-    """Whether ``line`` ends with a brace (trailing white space aside): only such a line can be
-    an object, so the others are not parsed (a first line cut short by a partial read, a
-    pretty-printed document's lines, would each fail slowly).
-
-    Examples:
-        >>> may_be_object(b'{"a": 1}  '), may_be_object(b'{"a": [1,'), may_be_object(b"")
-        (True, False, False)
-    """
-    return line.rstrip()[-1:] == b"}"
-
-
 def read_value(line: bytes | memoryview, rules: Rules = STRICT) -> tuple[Any, bool]:
     """:func:`read_line`, and whether orjson's reading was taken (then every string of the
     value is well-formed UTF-8 and every number finite: orjson refuses the others).

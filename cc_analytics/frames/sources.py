@@ -25,8 +25,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from cc_analytics.errors import InputError
-from cc_analytics.frames.lines import may_be_object
-from cc_analytics.jsonline import safe_loads
+from cc_analytics.jsonline import may_be_object, safe_loads
 
 if TYPE_CHECKING:
     from cc_analytics.frames.plugin import Engine, StoredTables, TableSource

@@ -42,6 +42,7 @@ from cc_analytics.frames.chatlog.messages import (
     Chat,
     Spec,
 )
+from cc_analytics.frames.engine import BATCH_ENGINE
 
 if TYPE_CHECKING:
     import polars as pl
@@ -287,7 +288,7 @@ def priced_requests(spec: Spec, decoded: Decoded, messages: pl.LazyFrame) -> pl.
     """The priced requests of a batch, each with its ``file``, ``index``, ``occupancy`` and ``window``."""
     from cc_analytics.frames.prices import price_requests
 
-    return price_requests(request_rows(spec, decoded, messages).collect())
+    return price_requests(request_rows(spec, decoded, messages).collect(engine=BATCH_ENGINE))
 
 
 def _window_columns(occupancy: pl.Expr, window: pl.Expr) -> list[pl.Expr]:
@@ -449,7 +450,7 @@ def summarize(
         .select(list(S.SESSIONS_SCHEMA))
         .sort(S.SESSION_ID)
     )
-    return summary.collect().cast(S.SESSIONS_SCHEMA)
+    return summary.collect(engine=BATCH_ENGINE).cast(S.SESSIONS_SCHEMA)
 
 
 def events_frame(

@@ -31,6 +31,7 @@ from cc_analytics.frames.chatlog.builders import (
     turn_rows,
 )
 from cc_analytics.frames.chatlog.messages import ASSISTANT, SYSTEM, TOOL, USER, Spec
+from cc_analytics.frames.engine import BATCH_ENGINE
 
 if TYPE_CHECKING:
     import polars as pl
@@ -48,9 +49,9 @@ def tables_batch(
     from cc_analytics.frames.tables import Tables
 
     decoded = decode(spec, files, contents)
-    messages = messages_with_session(decoded).collect().lazy()
+    messages = messages_with_session(decoded).collect(engine=BATCH_ENGINE).lazy()
     requests = priced_requests(spec, decoded, messages)
-    turn_frame = turn_rows(spec, decoded, messages, requests).collect()
+    turn_frame = turn_rows(spec, decoded, messages, requests).collect(engine=BATCH_ENGINE)
     sessions = summarize(spec, decoded, messages, turn_frame.lazy(), requests)
     return Tables(
         sessions,

@@ -50,9 +50,9 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.composition import INPUT, TOOL, block_parts, composition_from
 from cc_analytics.frames.claude.decode import FINDINGS, decode_files
 from cc_analytics.frames.claude.discovery import TranscriptFile, resolve
-from cc_analytics.frames.claude.requests import BATCH_ENGINE, ON_CHAIN, SEGMENT, request_rows, session_projects
+from cc_analytics.frames.claude.requests import ON_CHAIN, SEGMENT, request_rows, session_projects
 from cc_analytics.frames.claude.sessions import KEY, prepared
-from cc_analytics.frames.engine import Progress, lazy_source, run_batches
+from cc_analytics.frames.engine import BATCH_ENGINE, Progress, lazy_source, run_batches
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.sources import Source
 

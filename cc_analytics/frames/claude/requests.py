@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import partial
 from operator import itemgetter
-from typing import Final
 
 import polars as pl
 
@@ -33,13 +32,10 @@ from cc_analytics.frames.claude import schema as S
 from cc_analytics.frames.claude.decode import SESSIONS, Walked, frames_of, walk_files
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
-from cc_analytics.frames.engine import Progress, run_batches, scan_batches
+from cc_analytics.frames.engine import BATCH_ENGINE, Progress, run_batches, scan_batches
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals
 
-# A batch is a few thousand rows: the in-memory engine runs these small queries in about
-# two thirds of the CPU time the default (streaming) engine takes to set them up.
-BATCH_ENGINE: Final = "in-memory"
 ON_CHAIN = "on_chain"
 IS_COMPACTION = "is_compaction"
 SEGMENT = "segment"

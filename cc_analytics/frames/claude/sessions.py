@@ -21,7 +21,6 @@ from cc_analytics.frames.claude.decode import SESSIONS, Decoded, Walked, frames_
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.claude.events import Source, resolve
 from cc_analytics.frames.claude.requests import (
-    BATCH_ENGINE,
     ON_CHAIN,
     PROVIDER,
     SEGMENT,
@@ -32,7 +31,7 @@ from cc_analytics.frames.claude.requests import (
 )
 from cc_analytics.frames.claude.turns import prepare
 from cc_analytics.frames.claude.windows import context_window, window_columns
-from cc_analytics.frames.engine import Progress, scan_batches
+from cc_analytics.frames.engine import BATCH_ENGINE, Progress, scan_batches
 
 KEY = S.FILE_SESSION_ID
 RECORDED = "recorded"

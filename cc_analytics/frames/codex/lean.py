@@ -53,6 +53,7 @@ from cc_analytics.frames.codex.sessions import (
     request_totals,
 )
 from cc_analytics.frames.codex.turns import state_at, window_columns
+from cc_analytics.frames.engine import BATCH_ENGINE
 from cc_analytics.frames.sources import TranscriptFile
 
 # The stats of a batch's rollouts (one row each) beside their SUMS.
@@ -215,7 +216,7 @@ def _times(stats: pl.DataFrame, stamps: list[tuple[int, bytes]]) -> pl.DataFrame
             pl.coalesce(utc_time(pl.col(MAX_STAMP)), "_last").alias(S.LAST_TIME),
         )
         .drop(MIN_STAMP, MAX_STAMP, "_first", "_last")
-        .collect()
+        .collect(engine=BATCH_ENGINE)
     )
 
 
@@ -297,7 +298,7 @@ def summarize(
         .sort(S.SESSION_ID)
         .cast(S.SESSIONS_SCHEMA)
     )
-    return summary.collect()
+    return summary.collect(engine=BATCH_ENGINE)
 
 
 # ------------------------------------------------------------------ a batch's tables
@@ -342,7 +343,7 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
     problems: list[pl.DataFrame] = []
     if lean.files:
         decoded, stats, compactions = lean.frames()
-        usage = usage_rows(decoded).collect()
+        usage = usage_rows(decoded).collect(engine=BATCH_ENGINE)
         priced = priced_requests(decoded, usage.lazy())
         sessions.append(summarize(decoded, stats, compactions, priced, usage))
         requests.append(_in_batch_order(priced, lean_order))
@@ -352,7 +353,7 @@ def sessions_tables(files: Sequence[TranscriptFile], contents: Sequence[bytes] |
         walked = [files[i] for i in order]
         decoded = decode(walked, Profile.TABLES, contents=None if contents is None else [contents[i] for i in order])
         priced = priced_requests(decoded)
-        turn_rows = lift_turns(decoded, priced.lazy()).collect()
+        turn_rows = lift_turns(decoded, priced.lazy()).collect(engine=BATCH_ENGINE)
         sessions.append(summarize_decoded(decoded, turn_rows, priced))
         requests.append(_in_batch_order(priced, order))
         problems.append(_problems_in_batch_order(decoded.problems, walked, order))
@@ -420,7 +421,7 @@ def requests_tables(
     ):
         if decoded is None:
             continue
-        priced = price_requests(request_rows(decoded, keep=(S.FILE,)).collect())
+        priced = price_requests(request_rows(decoded, keep=(S.FILE,)).collect(engine=BATCH_ENGINE))
         parts.append(_in_batch_order(priced, order))
         if order is walked:
             problems = decoded.problems

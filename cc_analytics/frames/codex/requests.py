@@ -38,7 +38,7 @@ from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Decoded, Profile, decode
 from cc_analytics.frames.codex.plugin import PLUGIN
 from cc_analytics.frames.codex.store import Source, resolve
-from cc_analytics.frames.engine import Progress, run_batches, scan_batches
+from cc_analytics.frames.engine import BATCH_ENGINE, Progress, run_batches, scan_batches
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -177,7 +177,8 @@ def request_rows(decoded: Decoded, *, keep: Sequence[str] = (), usage: pl.LazyFr
 def priced_requests(decoded: Decoded, usage: pl.LazyFrame | None = None) -> pl.DataFrame:
     """The priced requests of a decoded batch, each with its ``file``, ``line`` and ``occupancy``
     (what turns and sessions sum and read); ``usage``: :func:`usage_rows` of the batch, when made."""
-    return price_requests(request_rows(decoded, keep=(S.FILE, S.LINE, S.OCCUPANCY), usage=usage).collect())
+    rows = request_rows(decoded, keep=(S.FILE, S.LINE, S.OCCUPANCY), usage=usage)
+    return price_requests(rows.collect(engine=BATCH_ENGINE))
 
 
 def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -192,7 +193,7 @@ def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFr
 def walked_requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """:func:`requests_batch` by the walker's usage profile alone (what the lean scan equals)."""
     decoded = decode(files, Profile.USAGE)
-    return price_requests(request_rows(decoded).collect()), decoded.problems
+    return price_requests(request_rows(decoded).collect(engine=BATCH_ENGINE)), decoded.problems
 
 
 def iter_requests(

@@ -59,7 +59,7 @@ from cc_analytics.frames.codex.turns import (
     state_at,
     window_columns,
 )
-from cc_analytics.frames.engine import Progress, run_batches, scan_batches
+from cc_analytics.frames.engine import BATCH_ENGINE, Progress, run_batches, scan_batches
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, prompt_tokens
 from cc_analytics.frames.sources import TranscriptFile
 
@@ -178,7 +178,7 @@ def summarize(decoded: Decoded, turns: pl.DataFrame, requests: pl.DataFrame) -> 
         .select(list(S.SESSIONS_SCHEMA))
         .sort(S.SESSION_ID)
     )
-    return summary.collect().cast(S.SESSIONS_SCHEMA)
+    return summary.collect(engine=BATCH_ENGINE).cast(S.SESSIONS_SCHEMA)
 
 
 def compaction_tokens(decoded: Decoded, markers: pl.LazyFrame, *, usage: pl.LazyFrame | None = None) -> pl.LazyFrame:
@@ -235,7 +235,7 @@ def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: S
         return sessions_tables(files, contents)
     decoded = decode(files, Profile.TABLES, contents=contents)
     requests = priced_requests(decoded)
-    turn_rows = lift_turns(decoded, requests.lazy()).collect()
+    turn_rows = lift_turns(decoded, requests.lazy()).collect(engine=BATCH_ENGINE)
     sessions = summarize(decoded, turn_rows, requests)
     return Tables(
         sessions, turn_rows if turns else turn_rows.clear(), decoded.problems, requests.select(list(S.REQUESTS_SCHEMA))

@@ -28,7 +28,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from cc_analytics.frames.lines import may_be_object
 from cc_analytics.frames.sources import (
     SNIFF_BYTES,
     Source,
@@ -39,6 +38,7 @@ from cc_analytics.frames.sources import (
     source_list,
     walk,
 )
+from cc_analytics.jsonline import may_be_object
 
 HOME_ENV = "CODEX_HOME"
 SESSIONS = "sessions"

@@ -47,7 +47,7 @@ from cc_analytics.frames.codex.requests import POSITION, in_force, position, pri
 from cc_analytics.frames.codex.store import Source, resolve
 from cc_analytics.frames.codex.values import INJECTED_PREFIXES
 from cc_analytics.frames.codex.windows import BASELINE_TOKENS, context_used_fraction, model_window
-from cc_analytics.frames.engine import Progress, scan_batches
+from cc_analytics.frames.engine import BATCH_ENGINE, Progress, scan_batches
 from cc_analytics.frames.estimate import estimate_tokens
 from cc_analytics.frames.requests import cost_totals
 from cc_analytics.frames.sources import TranscriptFile
@@ -282,7 +282,7 @@ def state_at(
 def turns_batch(files: list[TranscriptFile]) -> pl.DataFrame:
     """Turns of one batch of rollouts (run in a worker process)."""
     decoded = decode(files, Profile.TABLES)
-    return lift_turns(decoded, priced_requests(decoded).lazy()).collect()
+    return lift_turns(decoded, priced_requests(decoded).lazy()).collect(engine=BATCH_ENGINE)
 
 
 def scan_turns(source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None) -> pl.LazyFrame:

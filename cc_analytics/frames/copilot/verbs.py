@@ -53,6 +53,7 @@ from cc_analytics.frames.chatlog.verbs import Batches, verbs
 from cc_analytics.frames.copilot.events import EVENT_WIDTH, Parsed, parse
 from cc_analytics.frames.copilot.plugin import PLUGIN
 from cc_analytics.frames.copilot.store import resolve
+from cc_analytics.frames.engine import BATCH_ENGINE
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
 
 if TYPE_CHECKING:
@@ -241,7 +242,7 @@ def priced_requests(batch: Batch) -> pl.DataFrame:
             )
         )
     )
-    return price_requests(rows.collect())
+    return price_requests(rows.collect(engine=BATCH_ENGINE))
 
 
 def events_schema() -> pl.Schema:
@@ -294,9 +295,9 @@ def batch_tables(files: list[TranscriptFile], *, turns: bool = True, contents: S
     from cc_analytics.frames.tables import Tables
 
     batch = decode(files, contents)
-    events = events_with_session(batch.decoded).collect().lazy()
+    events = events_with_session(batch.decoded).collect(engine=BATCH_ENGINE).lazy()
     requests = priced_requests(batch)
-    turn_frame = builders.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect()
+    turn_frame = builders.turn_rows(SPEC, batch.decoded, turn_events(events), requests).collect(engine=BATCH_ENGINE)
     sessions = builders.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
     return Tables(
         sessions,

@@ -38,7 +38,7 @@ from operator import itemgetter
 import polars as pl
 
 from cc_analytics.frames import metrics
-from cc_analytics.frames.engine import Progress, run_batches, scan_batches
+from cc_analytics.frames.engine import BATCH_ENGINE, Progress, run_batches, scan_batches
 from cc_analytics.frames.opencode import schema as S
 from cc_analytics.frames.opencode.decode import Decoded, decode
 from cc_analytics.frames.opencode.store import Source, resolve
@@ -152,13 +152,13 @@ def priced_requests(decoded: Decoded) -> pl.DataFrame:
     rows = request_rows(decoded, keep=(S.FILE,)).join(
         usage, on=[S.FILE, S.MESSAGE_ID], how="left", maintain_order="left"
     )
-    return price_requests(rows.collect())
+    return price_requests(rows.collect(engine=BATCH_ENGINE))
 
 
 def requests_batch(files: list[TranscriptFile]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The priced requests and the problems of one batch (run in a worker process)."""
     decoded = decode(files, parts=False)
-    return price_requests(request_rows(decoded).collect()), decoded.problems
+    return price_requests(request_rows(decoded).collect(engine=BATCH_ENGINE)), decoded.problems
 
 
 def iter_requests(
@@ -311,7 +311,11 @@ def lift_turns(decoded: Decoded, requests: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(window_columns())
     )
-    return turns.select(S.FILE, *S.TURNS_SCHEMA).collect().cast(pl.Schema({S.FILE: pl.Int64(), **S.TURNS_SCHEMA}))
+    return (
+        turns.select(S.FILE, *S.TURNS_SCHEMA)
+        .collect(engine=BATCH_ENGINE)
+        .cast(pl.Schema({S.FILE: pl.Int64(), **S.TURNS_SCHEMA}))
+    )
 
 
 def window_columns() -> list[pl.Expr]:
@@ -459,7 +463,7 @@ def summarize(decoded: Decoded, turns: pl.DataFrame, requests: pl.DataFrame) -> 
         .select(list(S.SESSIONS_SCHEMA))
         .sort(S.SESSION_ID)
     )
-    return summary.collect().cast(S.SESSIONS_SCHEMA)
+    return summary.collect(engine=BATCH_ENGINE).cast(S.SESSIONS_SCHEMA)
 
 
 def tables_batch(files: list[TranscriptFile], *, turns: bool = True, contents: Sequence[bytes] | None = None) -> Tables:
