@@ -47,6 +47,7 @@ import polars as pl
 
 from cc_analytics.errors import InputError
 from cc_analytics.frames import pricebook
+from cc_analytics.frames.engine import BATCH_ENGINE
 from cc_analytics.frames.pricebook import (
     EPOCH,
     FREE,
@@ -156,7 +157,7 @@ def unpriced(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         .group_by(PROVIDER, MODEL, request_mode().alias(MODE))
         .agg(pl.len().alias(REQUESTS))
         .sort([REQUESTS, MODEL, PROVIDER, MODE], descending=[True, False, False, False], nulls_last=True)
-        .collect()
+        .collect(engine=BATCH_ENGINE)
     )
 
 

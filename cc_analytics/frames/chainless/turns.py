@@ -142,7 +142,9 @@ def lift_turns(decoded: Decoded, requests: pl.LazyFrame) -> pl.LazyFrame:
         .join(records, on=RECORD_ROW, how="left", maintain_order="left")
         .join(headers, on=S.FILE, how="left", maintain_order="left")
         .sort(S.FILE, S.SEGMENT, S.TURN_INDEX)
-        .join_asof(running, on=S.TURN_INDEX, by=[S.FILE, S.SEGMENT], strategy="backward")
+        # Both sides sorted by file, segment and turn: each group by turn (which Polars cannot
+        # check when groups are given, and says so on stderr).
+        .join_asof(running, on=S.TURN_INDEX, by=[S.FILE, S.SEGMENT], strategy="backward", check_sortedness=False)
         .sort(KEYS)
         .join(per_turn_cost, on=KEYS, how="left", maintain_order="left")
         .with_columns(
