@@ -62,8 +62,19 @@ def tasks(
     """The measured commands on one home, each with its environment."""
     store = home.joinpath(*STORES[agent])
     parquet = scratch / f"{agent}-{home.name}-sessions.parquet"
-    ours = [str(VENV_BIN / "cc-analytics"), "sessions", str(store), "--parquet", str(parquet), "--force", "--quiet"]
-    usage = [str(VENV_BIN / "cc-analytics"), "usage", str(store), "--by", "day", "--json", "--quiet"]
+    # --no-cache: the format benchmarks measure decoding (the table cache would answer every round
+    # after the first); benchmarks/cache_frames.py measures the cache.
+    ours = [
+        str(VENV_BIN / "cc-analytics"),
+        "sessions",
+        str(store),
+        "--parquet",
+        str(parquet),
+        "--force",
+        "--quiet",
+        "--no-cache",
+    ]
+    usage = [str(VENV_BIN / "cc-analytics"), "usage", str(store), "--by", "day", "--json", "--quiet", "--no-cache"]
     if workers:
         ours += ["--workers", workers]
         usage += ["--workers", workers]
