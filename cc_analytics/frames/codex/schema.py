@@ -1,10 +1,10 @@
 """Column names and explicit schemas of the OpenAI Codex CLI frames: events, and the decoder's tables.
 
 Imports: ``frames.schema`` (the names and schemas every format shares, re-exported here), and
-polars on first use of a schema (the names are plain strings, so the lean scan's read-ahead
-process, ``scan.py``, never imports Polars). Every other module of ``frames.codex`` takes its column names from here; the turns,
-sessions, requests and problems frames are the shared ``TURNS_SCHEMA``, ``SESSIONS_SCHEMA``,
-``REQUESTS_SCHEMA`` and ``PROBLEMS_SCHEMA``.
+polars on first use of a schema (the names are plain strings, so the lean scan, ``scan.py``,
+never imports Polars). Every other module of ``frames.codex`` takes its column names from here;
+the turns, sessions, requests and problems frames are the shared ``TURNS_SCHEMA``,
+``SESSIONS_SCHEMA``, ``REQUESTS_SCHEMA`` and ``PROBLEMS_SCHEMA``.
 
 The decoder (``decode.py``) makes, per batch of rollouts:
 

@@ -2,9 +2,8 @@
 item, a tool output's failure, a usage count, a rate-limit window.
 
 Imports: orjson, the standard library, ``frames.lines`` (the JSON line policy), ``frames.estimate``
-and ``frames.codex.schema``'s column names; never Polars (the lean scan's read-ahead process
-applies these rules without it). The line walker (``decode.py``) and the lean scan
-(``scan.py``) apply these; nothing here keeps state.
+and ``frames.codex.schema``'s column names; never Polars. The line walker (``decode.py``) and the
+lean scan (``scan.py``, which needs no Polars either) apply these; nothing here keeps state.
 """
 
 from __future__ import annotations
