@@ -1,6 +1,6 @@
 """Codex lines are read by the one JSON line policy (``cc_analytics.jsonline``), whatever their length.
 
-The walker (``decode.py``) and the lean scan (``lean.py``; with the C scanner when it is built)
+The walker (``decode.py``) and the lean scan (``scan.py``; with the C scanner when it is built)
 read a line the same way: the first of a repeated key wins, nesting up to 25,000 levels is read
 and deeper is a problem row, integers are exact. Each case is a rollout whose lines sit around
 a threshold (a repeated key on a short line and on a 9 KB one; 1,000, 1,100, 25,000 and 25,001

@@ -1,15 +1,15 @@
-/* The loop of the Codex lean scan (cc_analytics/frames/codex/lean.py) over clean lines, in C.
+/* The loop of the Codex lean scan (cc_analytics/frames/codex/scan.py) over clean lines, in C.
  *
  * scan_lines(raw, start, number, sink, state) reads raw from offset start (the line after line
- * `number`), cutting lines on LF and skipping empty ones, and does for each line what lean.scan
+ * `number`), cutting lines on LF and skipping empty ones, and does for each line what scan.scan
  * does, as long as the line is one of the common clean ones; it stops at the first line it
- * cannot take and returns that line's (start, end, number), for lean.scan to read in Python and
+ * cannot take and returns that line's (start, end, number), for scan.scan to read in Python and
  * call again from the next line; None at the end of the data. It takes a line when:
  *
  *   * its first bytes are Codex's head, {"timestamp":"T","type":"K","payload": with T in Codex's
  *     own shape (0000-00-00T00:00:00.000Z, every 0 a digit) and K a word, the payload's own
  *     "type":"P" first when K is response_item or event_msg, and it ends with "}";
- *   * K and P are a pair lean.scan reads without a rule this loop does not apply: response items
+ *   * K and P are a pair scan.scan reads without a rule this loop does not apply: response items
  *     it does not measure (only the head is read), messages, agent messages, function and custom
  *     tool calls and their outputs of plain strings (measured as frames/estimate.text_tokens
  *     measures them, exactly, or the line is declined), items it measures nothing of; event
@@ -17,7 +17,7 @@
  *     thread_settings_applied (declined); turn_context (its model, when a plain ASCII string);
  *     token_count in Codex's layout ,"info":INFO,"rate_limits":LIMITS}} (INFO read, LIMITS
  *     validated; a count whose bytes after the timestamp are the previous count's is read once,
- *     as lean.scan reads it); any other K (only the head is read).
+ *     as scan.scan reads it); any other K (only the head is read).
  *
  * Every line it parses is validated in full, as the JSON line policy reads it
  * (cc_analytics/jsonline.py: nesting up to MAX_DEPTH, the first of a repeated key wins; an
@@ -27,8 +27,8 @@
  * session_meta, thread_settings_applied, lines with an "ordinal" and every line that breaks a
  * rule are Python's.
  *
- * sink: (usage, stamps, models, settings, items, marks), what lean.scan appends to: the usage
- * rows packed in a bytearray (lean.USAGE_ROW: the line and a count's 15 numbers, native int64
+ * sink: (usage, stamps, models, settings, items, marks), what scan.scan appends to: the usage
+ * rows packed in a bytearray (scan.USAGE_ROW: the line and a count's 15 numbers, native int64
  * each, NULL_COUNT for None), their timestamps and models (lists), the settings rows, the items
  * packed in a bytearray (line, bucket, tokens: three native int64 each, summed by item_sums) and
  * the marks.
@@ -36,7 +36,7 @@
  * read on entry and written back on return: the lines taken here, the last line with a head,
  * the offsets of the earliest and latest timestamp taken here (-1: none), the span of the last
  * token_count's bytes after its timestamp (-1: none) and what it read of them (a usage tuple or
- * None); lean.scan keeps the last three up to date on the lines it reads itself. in_burst (read
+ * None); scan.scan keeps the last three up to date on the lines it reads itself. in_burst (read
  * only): a fork's leading burst is open, so every token_count is Python's (it may close it).
  *
  * The loop runs without the GIL, so that threads scan rollouts side by side: it keeps what it
@@ -73,7 +73,7 @@ typedef struct {
     Py_ssize_t entries_cap, entries_len;
 } Scratch;
 
-/* The usage counts lean._usage reads, in its order (cached: cached_input_tokens, else
+/* The usage counts scan._usage reads, in its order (cached: cached_input_tokens, else
  * cache_read_input_tokens). */
 enum { U_INPUT = 0, U_CACHED, U_CACHE_READ, U_CACHE_WRITE, U_OUTPUT, U_REASONING, U_TOTAL, U_KEYS };
 
@@ -319,7 +319,7 @@ static int entry_measure(const Parser *P, int *bucket, long long *tokens) {
 }
 
 /* A compacted line's history entry (an object): read with the fields of a response item and
- * measured into the scratch's entries (lean.scan: text_of_item of each dict entry). */
+ * measured into the scratch's entries (scan.scan: text_of_item of each dict entry). */
 static int entry_element(Parser *P) {
     Val scratch;
     Scratch *S = P->scratch;
@@ -375,7 +375,7 @@ static int parse_value(Parser *P, Val *out, Ctx ctx) {
 
 #define STAMP_SIZE 24 /* 2025-12-18T10:00:00.000Z */
 
-/* Whether s[0:24] has Codex's own timestamp shape (lean.STAMP_SHAPE) and ends the string. */
+/* Whether s[0:24] has Codex's own timestamp shape (scan.STAMP_SHAPE) and ends the string. */
 static int codex_stamp(const uint8_t *s, const uint8_t *end) {
     static const char shape[] = "0000-00-00T00:00:00.000Z";
     if (end - s < STAMP_SIZE + 1 || s[STAMP_SIZE] != '"') return 0;
@@ -435,13 +435,13 @@ static int decoded_starts(const Val *v, const char *prefix) {
 /* --- What the loop keeps of a line ------------------------------------------------------------
  *
  * The loop reads lines without the GIL (other threads run meanwhile) and keeps what it finds as
- * records, plain C; with the GIL held again, emit() makes the Python rows of lean.scan's lists
+ * records, plain C; with the GIL held again, emit() makes the Python rows of scan.scan's lists
  * from them, in line order. A line either gives all its records or none (declined). */
 
 enum { R_ITEM = 0, R_MARK, R_SETTING, R_COUNT, R_REPEAT };
-enum { M_PROMPT = 0, M_LEGACY = 1, M_COMPACTED = 2, M_COMPACT_EVENT = 3 }; /* lean.PROMPT, LEGACY, COMPACTED, COMPACT_EVENT */
+enum { M_PROMPT = 0, M_LEGACY = 1, M_COMPACTED = 2, M_COMPACT_EVENT = 3 }; /* scan.PROMPT, LEGACY, COMPACTED, COMPACT_EVENT */
 
-/* What lean._count_of_body reads of a token_count: None (info is not an object), or the total's
+/* What scan._count_of_body reads of a token_count: None (info is not an object), or the total's
  * and the last request's six counts (each present or not) and the window. */
 typedef struct {
     int none;
@@ -484,7 +484,7 @@ static Rec *new_rec(Recs *R, int kind, Py_ssize_t number) {
 
 enum { SINK_USAGE = 0, SINK_STAMPS, SINK_MODELS, SINK_SETTINGS, SINK_ITEMS, SINK_MARKS, SINK_SIZE };
 #define COUNT_NUMBERS 15 /* a count's values less its model: has_total, 6 counts, has_last, 6 counts, window */
-#define NULL_COUNT INT64_MIN /* None, in a packed usage row (lean.NULL_COUNT) */
+#define NULL_COUNT INT64_MIN /* None, in a packed usage row (scan.NULL_COUNT) */
 #define ITEM_BYTES 24    /* an item in sink[SINK_ITEMS]: line, bucket, tokens, native int64 each */
 enum { ST_LINES = 0, ST_LAST_LINE, ST_MIN, ST_MAX, ST_LAST_START, ST_LAST_END, ST_LAST_VALUES, ST_IN_BURST, ST_SIZE };
 #define TAKEN 1
@@ -521,7 +521,7 @@ static int parse_line(Parser *P) {
     return top.t == J_OBJ && P->p == P->end;
 }
 
-/* A usage object's six counts as lean._usage reads them: 1 (read), 0 (None: not an object),
+/* A usage object's six counts as scan._usage reads them: 1 (read), 0 (None: not an object),
  * -1 (declined: a count that is not a whole number of 64 bits). */
 static int usage_counts(const Val *usage, const Val *counts, long long out[6]) {
     if (usage->t != J_OBJ) return 0;
@@ -539,7 +539,7 @@ static int usage_counts(const Val *usage, const Val *counts, long long out[6]) {
 }
 
 /* A token_count's body (the bytes after its payload type): DECLINED, or TAKEN with *out set to
- * what lean._count_of_body reads of it. */
+ * what scan._count_of_body reads of it. */
 static int read_count(Scratch *S, const uint8_t *body, const uint8_t *stop, const uint8_t *limit, Count *out) {
     static const char info_key[] = ",\"info\":", limits_key[] = ",\"rate_limits\":";
     const Py_ssize_t info_n = sizeof(info_key) - 1, limits_n = sizeof(limits_key) - 1;
@@ -559,7 +559,7 @@ static int read_count(Scratch *S, const uint8_t *body, const uint8_t *stop, cons
         out->none = 1;
         return TAKEN;
     }
-    if (P.model_keys) return DECLINED; /* lean reads the model through values.usage_model */
+    if (P.model_keys) return DECLINED; /* the scan reads the model through values.usage_model */
     out->has[0] = usage_counts(&P.total, P.counts[0], out->counts[0]);
     out->has[1] = usage_counts(&P.last, P.counts[1], out->counts[1]);
     if (out->has[0] < 0 || out->has[1] < 0) return DECLINED;
@@ -568,7 +568,7 @@ static int read_count(Scratch *S, const uint8_t *body, const uint8_t *stop, cons
 }
 
 /* A token_count line: a count read anew, or a repeat of the last one (same bytes after the
- * timestamp: read once, as lean.scan reads it). */
+ * timestamp: read once, as scan.scan reads it). */
 static int token_count(Scratch *S, Recs *R, Run *run, const uint8_t *data, Py_ssize_t number, const uint8_t *stamp,
                        Py_ssize_t cut, Py_ssize_t stop, const uint8_t *limit) {
     Py_ssize_t size = stop - cut;
@@ -610,7 +610,7 @@ static int add_mark(Recs *R, Py_ssize_t number, int code) {
     return TAKEN;
 }
 
-/* A response item lean.scan parses: TAKEN, DECLINED or FAILED. */
+/* A response item scan.scan parses: TAKEN, DECLINED or FAILED. */
 static int response_item(Recs *R, Parser *P, const uint8_t *ptype, const uint8_t *ptype_end, Py_ssize_t number) {
     if (!parse_line(P) || P->payload.t != J_OBJ) return DECLINED;
     if (is(ptype, ptype_end, "function_call_output") || is(ptype, ptype_end, "custom_tool_call_output")) {
@@ -798,7 +798,7 @@ static void count_numbers(const Count *c, int64_t out[COUNT_NUMBERS]) {
     out[at] = c->window >= 0 ? (int64_t)c->window : NULL_COUNT;
 }
 
-/* The last count's values as lean._count_of_body gives them: None, or a 16-tuple (a new reference). */
+/* The last count's values as scan._count_of_body gives them: None, or a 16-tuple (a new reference). */
 static PyObject *count_values(const Run *run) {
     if (run->last_none) return Py_NewRef(Py_None);
     PyObject *tuple = PyTuple_New(COUNT_NUMBERS + 1);
@@ -818,7 +818,7 @@ static PyObject *count_values(const Run *run) {
     return tuple;
 }
 
-/* The state's last values (None, or a 16-tuple lean.scan made) as numbers: 1, or 0 with an
+/* The state's last values (None, or a 16-tuple scan.scan made) as numbers: 1, or 0 with an
  * exception set. */
 static int read_values(PyObject *values, Run *run) {
     run->last_model = Py_NewRef(Py_None);
@@ -846,7 +846,7 @@ static int read_values(PyObject *values, Run *run) {
     return 1;
 }
 
-/* What lean.scan does with a count's values (the last ones read): its usage row, appended to
+/* What scan.scan does with a count's values (the last ones read): its usage row, appended to
  * the packed usage rows with its timestamp and model (left out for a repeat with a total: it
  * changes nothing), and its model. 1, or 0 with an exception set. */
 static int count_rows(PyObject *sink, Run *run, const uint8_t *data, const Rec *r) {
@@ -1065,7 +1065,7 @@ done:
     return result;
 }
 
-/* item_sums(items, start, end, since): what lean._sums adds up of packed items (see emit) */
+/* item_sums(items, start, end, since): what scan._sums adds up of packed items (see emit) */
 static PyObject *item_sums(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     Py_ssize_t start, end, since;
@@ -1108,14 +1108,14 @@ static PyObject *item_sums(PyObject *module, PyObject *const *args, Py_ssize_t n
 static PyMethodDef scan_methods[] = {
     {"scan_lines", (PyCFunction)(void (*)(void))scan_lines, METH_FASTCALL,
      "scan_lines(raw, start, number, sink, state, release=False) -> (start, end, number) | None\n\n"
-     "lean.scan's loop over the clean lines of raw from offset start (the line after line\n"
+     "scan.scan's loop over the clean lines of raw from offset start (the line after line\n"
      "`number`), appending to its sink (usage, stamps, models, settings, items, marks) and keeping its\n"
      "state (see the module's source); returns the span and number of the first line Python\n"
      "must read, or None at the end of the data. release: raw is a shared mapping of a file,\n"
      "whose pages already read are handed back as it goes (MADV_DONTNEED)."},
     {"item_sums", (PyCFunction)(void (*)(void))item_sums, METH_FASTCALL,
      "item_sums(items, start, end, since) -> (system, user, assistant, tool, tool_calls, context, messages)\n\n"
-     "The sums lean._sums makes of the items scan_lines packed: each bucket's tokens but those of\n"
+     "The sums scan._sums makes of the items scan_lines packed: each bucket's tokens but those of\n"
      "lines start..end (a fork's replay; end 0: none), and the tokens and count of the items at or\n"
      "after line since (the context)."},
     {NULL, NULL, 0, NULL},
@@ -1142,7 +1142,7 @@ static PyModuleDef_Slot scan_slots[] = {
 static struct PyModuleDef scan_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "_scan",
-    .m_doc = "The Codex lean scan's loop over clean lines, in C (see lean.py).",
+    .m_doc = "The Codex lean scan's loop over clean lines, in C (see scan.py).",
     .m_size = 0, /* it holds nothing: each call's buffers are its own */
     .m_methods = scan_methods,
     .m_slots = scan_slots,
