@@ -106,8 +106,8 @@ def test_unreadable_and_empty_files_are_the_walkers(tmp_path: Path) -> None:
 
 def test_a_batch_size_for_the_lean_scan() -> None:
     assert lean_batch_bytes(10) == 64 * 2**20
-    assert lean_batch_bytes(400 * 2**20) == 100 * 2**20
-    assert lean_batch_bytes(10 * 2**30) == 256 * 2**20
+    assert lean_batch_bytes(400 * 2**20) == 200 * 2**20
+    assert lean_batch_bytes(10 * 2**30) == 512 * 2**20
 
 
 # ------------------------------------------------------------------ generated rollouts

@@ -101,19 +101,19 @@ PLUGIN = CodexPlugin()
 
 
 def lean_batch_bytes(total: int) -> int:
-    """Batch size for the lean scan of ``total`` bytes: a quarter of it (two batches per thread;
-    each batch costs its Polars queries, whatever its size, but a batch's tables take memory in
-    proportion to it: on the 1 GB corpus, batches of a half took the process to 300 MB, of a
-    quarter to 210 MB, in the same time; the engine cuts batches of equal size, so neither
-    thread waits long for the other), between 64 MiB (a batch's queries cost about 50 ms of
-    CPU whatever its size: on a 100 MB home two batches took 0.44 CPU s where four took 0.53)
-    and 256 MiB.
+    """Batch size for the lean scan of ``total`` bytes: half of it (a batch per thread: each
+    batch costs its Polars queries, some 25 ms of CPU whatever its size, and a batch's frames
+    take memory in proportion to it; the engine cuts batches of equal size, so neither thread
+    waits long for the other), between 64 MiB (on a 100 MB home two batches took 0.44 CPU s
+    where four took 0.53) and 512 MiB. On the 1 GB home, with the queries on the in-memory
+    engine, halves took 0.91–0.99 s and a 208–211 MB process where quarters took 1.02–1.06 s
+    and 178–183 MB (on the default engine halves had taken the process to 300 MB).
 
     Examples:
         >>> lean_batch_bytes(1_000_000_000) // 2**20, lean_batch_bytes(0) // 2**20
-        (238, 64)
+        (476, 64)
     """
-    return min(max(-(-total // 4), LEAN_BATCH_MIN), LEAN_BATCH_MAX)
+    return min(max(-(-total // 2), LEAN_BATCH_MIN), LEAN_BATCH_MAX)
 
 
-LEAN_BATCH_MIN, LEAN_BATCH_MAX = 64 * 2**20, 256 * 2**20
+LEAN_BATCH_MIN, LEAN_BATCH_MAX = 64 * 2**20, 512 * 2**20
