@@ -21,9 +21,10 @@ from polars.testing import assert_frame_equal
 
 from cc_analytics.frames.codex import iter_tables, read_problems, resolve, tables_batch
 from cc_analytics.frames.codex.decode import Profile, decode
-from cc_analytics.frames.codex.lean import Unclean, requests_tables, scan
+from cc_analytics.frames.codex.lean import requests_tables
 from cc_analytics.frames.codex.plugin import lean_batch_bytes
 from cc_analytics.frames.codex.requests import request_rows, requests_batch, walked_requests_batch
+from cc_analytics.frames.codex.scan import Unclean, scan
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.sources import TranscriptFile
 from tests.conftest import ROOT, shared_path

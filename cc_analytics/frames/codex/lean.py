@@ -31,10 +31,8 @@ import polars as pl
 from cc_analytics.frames.codex import schema as S
 from cc_analytics.frames.codex.decode import Decoded, append_file_row
 from cc_analytics.frames.codex.requests import priced_requests, usage_rows, utc_time
-from cc_analytics.frames.codex.scan import (  # noqa: F401  (NATIVE ... USAGE_ROW: the scan's, named here too)
-    NATIVE,
+from cc_analytics.frames.codex.scan import (
     NULL_COUNT,
-    SCAN_LINES,
     SUMS,
     USAGE_NUMBERS,
     USAGE_ROW,
