@@ -20,7 +20,7 @@ LOOPS = {
     EXTENSION: ("--extension", "cc_analytics.frames.claude.decode", "SKIM_LINES", "skim_lines", "the walker"),
     CODEX_EXTENSION: (
         "--codex-extension",
-        "cc_analytics.frames.codex.lean",
+        "cc_analytics.frames.codex.scan",
         "SCAN_LINES",
         "scan_lines",
         "the lean scan",
