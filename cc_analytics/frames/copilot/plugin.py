@@ -8,7 +8,9 @@ Copilot CLI writes each session to ``~/.copilot/session-state/<session id>/event
 event a line, ``{"type": ..., "data": {...}, "id": ..., "timestamp": ..., "parentId": ...}``,
 the first a ``session.start`` whose ``data`` names the producer (``copilot-agent``). A file is
 recognised by that first event, or by a first line that is another Copilot event (a dotted
-``type`` of a known family, an object ``data`` and a ``parentId``).
+``type`` of a known family, an object ``data`` and a ``parentId``). A file of its
+OpenTelemetry file export (``frames.copilot.otel``) starts with a ``span``, ``log`` or
+``metric`` record.
 
 Examples:
     >>> PLUGIN.recognizes({"type": "session.start", "data": {"sessionId": "s", "producer": "copilot-agent"}}, b"")
@@ -17,6 +19,8 @@ Examples:
     True
     >>> PLUGIN.recognizes({"type": "user", "message": {}}, b"")
     False
+    >>> PLUGIN.recognizes({"type": "span", "traceId": "t", "attributes": {}}, b"")
+    True
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
 
 START = "session.start"
 PRODUCER = "copilot"
+EXPORT_TYPES = frozenset({"span", "log", "metric"})
 FAMILIES = ("session.", "user.", "assistant.", "tool.", "system.", "subagent.", "hook.", "skill.")
 # A first line cut by the head: the session.start event, its data first.
 _CUT = re.compile(rb'\A\{"type":"session\.start","data":\{')
@@ -44,23 +49,33 @@ class CopilotPlugin(FormatPlugin):
     label: ClassVar[str] = "GitHub Copilot CLI"
     package: ClassVar[str] = "cc_analytics.frames.copilot"
     worker_module: ClassVar[str] = "cc_analytics.frames.copilot.verbs"
-    store_hint: ClassVar[str] = "$COPILOT_HOME/session-state/<session id>/events.jsonl, default ~/.copilot"
+    store_hint: ClassVar[str] = (
+        "$COPILOT_HOME/session-state/<session id>/events.jsonl and the OpenTelemetry export $COPILOT_HOME/otel, "
+        "default ~/.copilot"
+    )
     # its stores: ``$COPILOT_HOME/session-state`` (default ``~/.copilot/session-state``).
     store_module: ClassVar[str | None] = "cc_analytics.frames.copilot.store"
     sniff_order: ClassVar[int] = 50
     native_module: ClassVar[str | None] = "cc_analytics.frames.copilot._events"  # the event walk's loop (_events.c)
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
-        """A ``session.start`` of a Copilot producer, or another Copilot event (whole or cut in ``head``)."""
+        """A ``session.start`` of a Copilot producer, or another Copilot event (whole or cut in
+        ``head``), or a record of the OpenTelemetry file export."""
         if isinstance(first, Mapping):
             kind, data = first.get("type"), first.get("data")
+            if isinstance(kind, str) and kind in EXPORT_TYPES:
+                return True
             if not isinstance(kind, str) or not isinstance(data, Mapping):
                 return False
             if kind == START:
                 producer = data.get("producer")
                 return isinstance(producer, str) and PRODUCER in producer.lower()
             return kind.startswith(FAMILIES) and "parentId" in first and "id" in first
-        return _CUT.match(head) is not None and b'"producer":"copilot' in head
+        if _CUT.match(head) is not None:
+            return b'"producer":"copilot' in head
+        from cc_analytics.frames.copilot.store import is_export
+
+        return is_export(head)
 
 
 PLUGIN = CopilotPlugin()

@@ -12,7 +12,12 @@ to plan files). Rules:
 * a file's session id is its folder's name for an ``events.jsonl`` (as ccusage names it),
   else the ``sessionId`` of its ``session.start``, else the file's stem;
 * ``project_dir`` is the last part of the working directory ``session.start`` records
-  (``data.context.cwd``), else the session's folder.
+  (``data.context.cwd``), else the session's folder;
+* the OpenTelemetry file export (``frames.copilot.otel``): every ``*.jsonl`` under
+  ``$COPILOT_HOME/otel`` and the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names, as ccusage
+  finds them; a file whose first line is a ``span``, ``log`` or ``metric`` record is one,
+  wherever it is. Such a file holds many sessions (each call names its own): the files are one
+  unit, :data:`OTEL_UNIT`, read together, and each row carries its call's session.
 
 Examples:
     >>> classify(Path("/h/.copilot/session-state/abc/events.jsonl"), size=3, head=b"{}").session_id
@@ -34,6 +39,12 @@ FOLDER = ".copilot"
 STORE = "session-state"
 EVENTS = "events.jsonl"
 MAIN = "main"
+OTEL = "otel"
+EXPORT_ENV = "COPILOT_OTEL_FILE_EXPORTER_PATH"
+OTEL_UNIT = "(copilot-otel)"
+"""The ``session_id`` of the export's files in a plan: they are read together, one unit (the
+frames' rows name each call's own session)."""
+_EXPORT = re.compile(rb'\A\s*\{\s*"type"\s*:\s*"(?:span|log|metric)"')
 _SESSION = re.compile(rb'"sessionId"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
 _CWD = re.compile(rb'"cwd"\s*:\s*"((?:[^"\\]|\\.){1,4096})"')
 
@@ -73,6 +84,32 @@ def store_paths(stores: list[Path]) -> list[Path]:
     return found
 
 
+def otel_paths() -> list[Path]:
+    """The export's files: ``*.jsonl`` under ``$COPILOT_HOME/otel`` (searched recursively) and
+    the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names, when it is one."""
+    found = (
+        [path for path in walk([copilot_home() / OTEL]) if path.suffix == ".jsonl"]
+        if (copilot_home() / OTEL).is_dir()
+        else []
+    )
+    named = os.environ.get(EXPORT_ENV, "").strip()
+    if named:
+        path = Path(named).expanduser()
+        if path.is_file() and path not in found:
+            found.append(path)
+    return found
+
+
+def is_export(head: bytes) -> bool:
+    """Whether a file's first bytes start with a record of the OpenTelemetry file export.
+
+    Examples:
+        >>> is_export(b'{"type":"span","attributes":{}}'), is_export(b'{"type":"session.start"}')
+        (True, False)
+    """
+    return _EXPORT.match(head) is not None
+
+
 def _string(match: re.Match[bytes] | None) -> str | None:
     if match is None:
         return None
@@ -108,7 +145,9 @@ def project_dir_of(path: Path, head: bytes) -> str:
 
 
 def classify(path: Path, *, size: int, head: bytes) -> TranscriptFile:
-    """An event log as the loaders see it, from its path, size and first bytes."""
+    """An event log (or a file of the OpenTelemetry export) as the loaders see it, from its path, size and first bytes."""
+    if is_export(head):
+        return TranscriptFile(path, OTEL_UNIT, None, MAIN, shown(path.parent.name), size)
     return TranscriptFile(path, shown(session_id_of(path, head)), None, MAIN, shown(project_dir_of(path, head)), size)
 
 
@@ -129,5 +168,8 @@ def resolve(source: Source = None, *, planned: bool = False) -> list[TranscriptF
         []
     """
     return resolve_files(
-        source, planned=planned, default_paths=lambda: store_paths(default_stores()), classify=transcript_file
+        source,
+        planned=planned,
+        default_paths=lambda: store_paths(default_stores()) + otel_paths(),
+        classify=transcript_file,
     )

@@ -50,9 +50,10 @@ from cc_analytics.frames.chatlog.messages import (
     Spec,
 )
 from cc_analytics.frames.chatlog.verbs import Batches, verbs
+from cc_analytics.frames.copilot import otel
 from cc_analytics.frames.copilot.events import EVENT_WIDTH, Parsed, parse
 from cc_analytics.frames.copilot.plugin import PLUGIN
-from cc_analytics.frames.copilot.store import resolve
+from cc_analytics.frames.copilot.store import OTEL_UNIT, resolve
 from cc_analytics.frames.engine import BATCH_ENGINE
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
 
@@ -148,23 +149,30 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
     event_columns: list[list[Any]] = [[] for _ in range(EVENT_WIDTH + 1)]  # the file's, then a row's
     request_rows: list[tuple[Any, ...]] = []
     problems: list[tuple[str, int | None, str]] = []
+    unit = 0  # a file's place, or a session's of an export file (each its own ``file`` row)
     for position, file in enumerate(files):
         shown = file.source_file
+        export = file.session_id == OTEL_UNIT
         try:
             data = contents[position] if contents is not None else read_transcript(file.path)
         except OSError as error:
-            parsed = Parsed(problems=[(None, UNREADABLE.format(error.strerror or error))])
+            found = [Parsed(problems=[(None, UNREADABLE.format(error.strerror or error))])]
         else:
-            parsed = parse(data, lean=lean)
-        problems.extend((shown, line, reason) for line, reason in parsed.problems)
-        file_rows.append(
-            (position, shown, file.session_id, file.agent_id, file.is_subagent, parsed.project, file.project_dir)
-            + (parsed.start, None, parsed.lines)
-        )
-        event_columns[0].extend(repeat(position, len(parsed.events[0])))
-        for column, values in zip(event_columns[1:], parsed.events, strict=True):
-            column.extend(values)
-        request_rows.extend((position, *row) for row in parsed.requests)
+            found = otel.parse(data) if export else [parse(data, lean=lean)]
+        for parsed in found:
+            problems.extend((shown, line, reason) for line, reason in parsed.problems)
+            if export and parsed.session_id is None:
+                continue  # a file of the export without calls: its problems only
+            session = parsed.session_id if export else file.session_id
+            file_rows.append(
+                (unit, shown, session, file.agent_id, file.is_subagent, parsed.project, file.project_dir)
+                + (parsed.start, None, parsed.lines)
+            )
+            event_columns[0].extend(repeat(unit, len(parsed.events[0])))
+            for column, values in zip(event_columns[1:], parsed.events, strict=True):
+                column.extend(values)
+            request_rows.extend((unit, *row) for row in parsed.requests)
+            unit += 1
     events = builders.messages_frame(event_columns, _events_schema(), columns=True).with_columns(
         pl.lit(False).alias(REWOUND)
     )
