@@ -186,6 +186,11 @@ def test_the_session_is_the_first_id_of_its_kinds() -> None:
         assert found.session_id == f"id-{key}", key
     (by_trace,) = otel.parse(json.dumps(span(None, 1, **{"gen_ai.response.id": None})).encode() + b"\n")
     assert by_trace.session_id == "trace-1"
+    nameless = {
+        name: value for name, value in span(None, 1, **{"gen_ai.response.id": None}).items() if name != "traceId"
+    }
+    (unknown,) = otel.parse(json.dumps(nameless).encode() + b"\n")
+    assert (unknown.session_id, len(unknown.requests)) == (otel.UNKNOWN_SESSION, 1)
 
 
 def test_an_agents_span_counts_only_in_a_trace_without_model_calls() -> None:

@@ -483,6 +483,51 @@ def copilot_logs(draw: st.DrawFn) -> bytes:
     return _mutated(draw, picked, copilot_line_seeds())
 
 
+def _otel_record(n: int, **changes: object) -> bytes:
+    record: dict = {
+        "type": "span",
+        "traceId": f"t{n % 3}",
+        "spanId": f"s{n}",
+        "name": "chat gpt-4.1" if n % 4 else "invoke_agent copilot",
+        "startTime": [1767261600 + n, 0],
+        "endTime": [1767261601 + n, 5000],
+        "attributes": {
+            "gen_ai.operation.name": "chat" if n % 4 else "invoke_agent",
+            "gen_ai.conversation.id": f"c{n % 2}",
+            "gen_ai.response.model": "claude-sonnet-4.5-1m-internal",
+            "gen_ai.usage.input_tokens": 1000 + n,
+            "gen_ai.usage.output_tokens": "50",
+            "gen_ai.usage.cache_read.input_tokens": 800,
+            "gen_ai.usage.cache_write.input_tokens": 10,
+            "gen_ai.usage.reasoning.output_tokens": 5,
+        },
+    }
+    record.update(changes)
+    return json.dumps(record).encode()
+
+
+OTEL_LINES = (
+    *(_otel_record(n) for n in range(6)),
+    _otel_record(6, type="log", attributes={"event.name": "gen_ai.client.inference.operation.details",
+                                            "gen_ai.usage.input_tokens": 9}),
+    _otel_record(7, type="metric", attributes=[1]),
+    _otel_record(8, endTime=[10**30, -1], startTime="x", timestamp=-1),
+    _otel_record(9, endTime=[1, 2, 3], attributes={"gen_ai.usage.input_tokens": "１２"}),
+    _otel_record(10, attributes={"session.id": 7, "gen_ai.usage.input_tokens": 1.5, "gen_ai.usage.output_tokens": -2}),
+    _otel_record(11, type=None, traceId=None, attributes={"gen_ai.usage.output_tokens": 99999999999999999999999}),
+)  # fmt: skip
+"""Lines of the OpenTelemetry file export, some of them odd (for ``frames.copilot.otel``)."""
+
+
+@st.composite
+def otel_exports(draw: st.DrawFn) -> bytes:
+    """Lines of the OpenTelemetry file export, some mutated, dropped, copied or inserted;
+    sometimes random bytes only."""
+    if draw(st.integers(0, 19)) == 0:
+        return draw(st.binary(max_size=400))
+    return _mutated(draw, list(OTEL_LINES[: draw(st.integers(1, len(OTEL_LINES)))]), OTEL_LINES)
+
+
 @st.composite
 def chainless_transcripts(draw: st.DrawFn) -> bytes:
     """A slice of a ChainlessChain seed transcript with some lines mutated; sometimes random bytes only."""

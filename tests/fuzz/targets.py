@@ -425,6 +425,35 @@ register(
 )
 
 
+def run_copilot_otel(batch: list[bytes]) -> None:
+    """Copilot CLI's OpenTelemetry export: any bytes parse (a bad line or value is a problem
+    row), and every request it gives is dated, in a named session, with counts >= 0."""
+    from cc_analytics.frames.copilot import otel
+
+    for raw in batch:
+        for parsed in otel.parse(raw):
+            if parsed.session_id is None:
+                assert not parsed.requests, "requests without a session"
+            for row in parsed.requests:
+                assert isinstance(row[3], str) and row[3].endswith("Z"), f"a request's time: {row[3]!r}"
+                assert all(isinstance(v, int) and v >= 0 for v in row[5:10]), f"a request's counts: {row[5:10]}"
+                assert row[9] <= row[8], "reasoning beyond the output"
+            assert all(isinstance(line, int) and isinstance(reason, str) for line, reason in parsed.problems)
+
+
+register(
+    Target(
+        "frames.copilot.otel",
+        mutations.otel_exports(),
+        run_copilot_otel,
+        group="frames",
+        batch=FRAMES_BATCH,
+        notes="frames.copilot's reading of the OpenTelemetry export: requests dated, in a session, with counts >= 0",
+        seeds=lambda: (b"\n".join(mutations.OTEL_LINES) + b"\n",),
+    )
+)
+
+
 def _column_values(state: tuple[Any, ...]) -> list[Any] | None:
     """The values a column state holds, or None where ``append()`` could not have made it."""
     kind, length, nulls, valid, offsets, data = state

@@ -19,6 +19,7 @@ EXAMPLES = {
     "frames.claude.columns": 40,
     "frames.codex.scan": 40,
     "frames.copilot.events": 40,
+    "frames.copilot.otel": 40,
     "frames.chainless": 12,
     "frames.discovery": 12,
 }

@@ -25,7 +25,7 @@ ccusage 20.0.24 reads the same files, found by experiment with it):
   are all 0 is no request;
 * its session: the first of ``session.id``, ``copilot_chat.chat_session_id``,
   ``copilot_chat.session_id``, ``gen_ai.conversation.id``, ``github.copilot.interaction_id``,
-  ``gen_ai.response.id``, then the span's ``traceId``;
+  ``gen_ai.response.id``, then the span's ``traceId``, else ``unknown-session`` (as ccusage names it);
 * its model: ``gen_ai.response.model``, else ``gen_ai.request.model``, without the
   ``-1m-internal`` suffix of Copilot's long-context variants (priced as their model);
 * its time: ``endTime``, else ``startTime``, else ``timestamp`` (microseconds since 1970). A
@@ -71,6 +71,8 @@ CACHE_WRITE = ("gen_ai.usage.cache_write.input_tokens", "gen_ai.usage.cache_crea
 REASONING = ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens")
 MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model")
 LONG_CONTEXT = "-1m-internal"
+UNKNOWN_SESSION = "unknown-session"
+"""The session of a call that names none (no id among :data:`SESSION_KEYS`, no ``traceId``), as ccusage names it."""
 NO_TIME = "a model call's span has no time (endTime, startTime or timestamp); left out"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -109,13 +111,13 @@ def _first(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _session(record: Mapping[str, Any], attributes: Mapping[str, Any]) -> str | None:
+def _session(record: Mapping[str, Any], attributes: Mapping[str, Any]) -> str:
     for key in SESSION_KEYS:
         value = attributes.get(key)
         if isinstance(value, str) and value.strip():
             return value
     trace = record.get("traceId")
-    return trace if isinstance(trace, str) and trace.strip() else None
+    return trace if isinstance(trace, str) and trace.strip() else UNKNOWN_SESSION
 
 
 def _role(record: Mapping[str, Any], attributes: Mapping[str, Any]) -> str:
@@ -210,10 +212,9 @@ def parse(data: bytes) -> list[Parsed]:
         if call.time is None:
             problems.append((call.line, NO_TIME))
             continue
-        session = call.session or ""
-        parsed = sessions.get(session)
+        parsed = sessions.get(call.session)
         if parsed is None:
-            parsed = sessions[session] = Parsed(session_id=call.session, start=call.time)
+            parsed = sessions[call.session] = Parsed(session_id=call.session, start=call.time)
         _add(parsed, call)
     found = list(sessions.values()) or [Parsed()]
     found[0].problems.extend(problems)
