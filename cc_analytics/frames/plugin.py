@@ -145,6 +145,11 @@ class FormatPlugin:
     """Whether the verbs module has the :data:`COMPOSITION_VERBS` (the window's parts per turn)."""
     has_findings: ClassVar[bool] = False
     """Whether the verbs module has the :data:`FINDINGS_VERBS` (what is worth a look in its windows)."""
+    batch_bytes: ClassVar[int | None] = None
+    """Bytes of its transcripts per batch (:meth:`batching`, for every reader, the table cache's
+    included); None: the batch engine's ``BATCH_BYTES``. A format whose batches hold their rows
+    as Python values until their frames are made sets fewer, so that two workers' tree stays
+    within 300 MB."""
     files_hold_sessions: ClassVar[bool] = True
     """Whether what is read of a session is in its planned files alone, so that their size, times
     and inode stand for it: a command's output kept whole (``commands.memo``) is printed again
@@ -204,7 +209,8 @@ class FormatPlugin:
         of this process rather than to worker processes. The one owner of that choice: the
         processes started ahead of a run (``frames.sources.workers_ahead``) leave out the files
         of the formats that answer threads for ``turns=False`` (by their ``file_names`` patterns
-        that name more than a suffix). The default: the engine's batch size, in processes.
+        that name more than a suffix). The default: :attr:`batch_bytes` (else the engine's batch
+        size), in processes.
 
         A format whose lean read (``sessions``, ``usage``) is a C loop that releases the GIL
         answers threads for ``turns=False`` when its :attr:`native_module` loaded (in pure
@@ -217,7 +223,7 @@ class FormatPlugin:
         """
         from cc_analytics.frames.engine import BATCH_BYTES
 
-        return BATCH_BYTES, False
+        return self.batch_bytes or BATCH_BYTES, False
 
     def unit_bytes(self, path: Path) -> bytes | None:
         """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of

@@ -17,6 +17,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cc_analytics.frames.sources import Source, TranscriptFile
 
+BATCH_BYTES = 16 * 1024 * 1024
+"""Bytes of chats per batch (the plugins' ``batch_bytes``): a batch's messages are Python objects
+until its frames are made, so smaller batches than the engine's keep two workers' tree under
+300 MB on a 1 GB home (with the engine's 64 MB, a first ``sessions`` through the table cache
+took Gemini CLI's to 380-390 MB and GitHub Copilot CLI's to 460-475 MB)."""
+
+
 CHATS = "chats"
 MAIN = "main"  # the layout of every chat (no subagent files)
 

@@ -31,6 +31,7 @@ from cc_analytics.frames.chatlog.builders import (
     turn_rows,
 )
 from cc_analytics.frames.chatlog.messages import ASSISTANT, SYSTEM, TOOL, USER, Spec
+from cc_analytics.frames.chatlog.store import BATCH_BYTES
 from cc_analytics.frames.engine import BATCH_ENGINE
 
 if TYPE_CHECKING:
@@ -82,11 +83,6 @@ def context_messages(spec: Spec, files: list[TranscriptFile], contents: Sequence
 
 
 # ------------------------------------------------------------------ the verbs
-
-
-BATCH_BYTES = 16 * 1024 * 1024
-"""Bytes of chats per batch: a batch's messages are Python objects until its frames are made, so
-smaller batches than the engine's keep two workers' tree under 300 MB on a 1 GB home."""
 
 
 @dataclass(frozen=True, slots=True)

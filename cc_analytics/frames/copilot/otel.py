@@ -103,14 +103,6 @@ def _stamp(micros: int) -> str | None:
         return None
 
 
-def _first(attributes: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
-    for key in keys:
-        value = attributes.get(key)
-        if value is not None:
-            return value
-    return None
-
-
 def _session(record: Mapping[str, Any], attributes: Mapping[str, Any]) -> str:
     for key in SESSION_KEYS:
         value = attributes.get(key)

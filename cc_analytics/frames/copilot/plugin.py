@@ -27,13 +27,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from cc_analytics.frames.plugin import FormatPlugin
 
-if TYPE_CHECKING:
-    pass
-
+BATCH_BYTES = 16 * 1024 * 1024
+"""Bytes of event logs per batch, for every reader (the table cache's too: with the engine's
+64 MB, a first ``sessions`` took the tree to 460-475 MB). Each batch costs Polars a fixed set of
+queries, and holds its events as Python values until its frames are made: on a 1 GB home
+(``sessions``, two workers, ``benchmarks/copilot_frames.py``, a loaded host) 8 MB batches took
+11.4 CPU s with a process tree of 321 MB at its peak, 16 MB 10.2 s and 363 MB, 32 MB 9.2 s and
+426 MB."""
 START = "session.start"
 PRODUCER = "copilot"
 EXPORT_TYPES = frozenset({"span", "log", "metric"})
@@ -56,6 +60,7 @@ class CopilotPlugin(FormatPlugin):
     # its stores: ``$COPILOT_HOME/session-state`` (default ``~/.copilot/session-state``).
     store_module: ClassVar[str | None] = "cc_analytics.frames.copilot.store"
     sniff_order: ClassVar[int] = 50
+    batch_bytes: ClassVar[int | None] = BATCH_BYTES
     native_module: ClassVar[str | None] = "cc_analytics.frames.copilot._events"  # the event walk's loop (_events.c)
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:

@@ -52,7 +52,7 @@ from cc_analytics.frames.chatlog.messages import (
 from cc_analytics.frames.chatlog.verbs import Batches, verbs
 from cc_analytics.frames.copilot import otel
 from cc_analytics.frames.copilot.events import EVENT_WIDTH, Parsed, parse
-from cc_analytics.frames.copilot.plugin import PLUGIN
+from cc_analytics.frames.copilot.plugin import BATCH_BYTES, PLUGIN
 from cc_analytics.frames.copilot.store import OTEL_UNIT, resolve
 from cc_analytics.frames.engine import BATCH_ENGINE
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
@@ -64,11 +64,6 @@ FORMAT = PLUGIN.name
 PROVIDER: str | None = None  # Copilot CLI serves several providers' models: found by the model's name
 DEFAULT_WINDOW = 128_000
 """The window the ``context`` gauge assumes when no truncation recorded one (``windowAssumed``)."""
-BATCH_BYTES = 16 * 1024 * 1024
-"""Bytes of event logs per batch. Each batch costs Polars a fixed set of queries, and holds its
-events as Python values until its frames are made: on a 1 GB home (``sessions``, two workers,
-``benchmarks/copilot_frames.py``, a loaded host) 8 MB batches took 11.4 CPU s with a process
-tree of 321 MB at its peak, 16 MB 10.2 s and 363 MB, 32 MB 9.2 s and 426 MB."""
 UNREADABLE = "unreadable: {}"
 
 USAGE_INPUT = "usage_input"

@@ -25,6 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from cc_analytics.frames.chatlog.store import BATCH_BYTES
 from cc_analytics.frames.plugin import FormatPlugin
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class GeminiPlugin(FormatPlugin):
     # its stores: ``$GEMINI_CLI_HOME/.gemini/tmp`` (``GEMINI_CLI_HOME``: the home folder).
     store_module: ClassVar[str | None] = "cc_analytics.frames.gemini.store"
     sniff_order: ClassVar[int] = 40
+    batch_bytes: ClassVar[int | None] = BATCH_BYTES  # its chats are Python objects until a batch is framed
     file_names: ClassVar[tuple[str, ...]] = ("*.jsonl", "session-*.json")
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from cc_analytics.frames.chatlog.store import BATCH_BYTES
 from cc_analytics.frames.plugin import FormatPlugin
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class QwenPlugin(FormatPlugin):
     # its stores: ``$QWEN_RUNTIME_DIR/projects``, else ``$QWEN_HOME/projects``, else ``~/.qwen/projects``.
     store_module: ClassVar[str | None] = "cc_analytics.frames.qwen.store"
     sniff_order: ClassVar[int] = 45
+    batch_bytes: ClassVar[int | None] = BATCH_BYTES  # its chats are Python objects until a batch is framed
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """A Qwen Code record (whole, or the start of one cut in ``head``)."""
