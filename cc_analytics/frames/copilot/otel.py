@@ -45,7 +45,7 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -166,6 +166,18 @@ def _usage(line: int, attributes: Mapping[str, Any], problems: list[tuple[int | 
     return tuple(counts)
 
 
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` without their line feed (and trailing CRs), one at a time: an export
+    file grows without end, and a list of all its lines would be a second copy of it."""
+    start, size = 0, len(data)
+    while start <= size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        yield data[start:end].rstrip(b"\r")
+        start = end + 1
+
+
 def parse(data: bytes) -> list[Parsed]:
     """The sessions of one export file, each a :class:`~cc_analytics.frames.copilot.events.Parsed`
     with its ``session_id`` (in the order their first call comes); the file's problems are the
@@ -175,8 +187,7 @@ def parse(data: bytes) -> list[Parsed]:
     logs: list[_Call] = []
     lines = 0
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        line = line.rstrip(b"\r")
+    for number, line in enumerate(_lines(data), start=1):
         if not line.strip():
             continue
         try:
