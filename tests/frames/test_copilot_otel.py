@@ -161,9 +161,11 @@ def test_the_default_stores_hold_the_export_and_the_named_file(tmp_path: Path, m
     named = export(tmp_path / "elsewhere" / "telemetry.log", span("c9", 9))
     monkeypatch.setenv("COPILOT_HOME", str(home))
     monkeypatch.setenv("COPILOT_OTEL_FILE_EXPORTER_PATH", str(named))
+    export(home / "otel" / "c.jsonl", {"resource": {"service.name": "copilot"}}, span("c4", 4))  # another first line
     files = resolve(None)
-    assert sorted(f.path.name for f in files if f.session_id == OTEL_UNIT) == ["a.jsonl", "b.jsonl", "telemetry.log"]
-    assert set(read_sessions(None)["session_id"]) == {"c1", "c2", "c3", "c9", "s1"}
+    exported = sorted(f.path.name for f in files if f.session_id == OTEL_UNIT)
+    assert exported == ["a.jsonl", "b.jsonl", "c.jsonl", "telemetry.log"]
+    assert set(read_sessions(None)["session_id"]) == {"c1", "c2", "c3", "c4", "c9", "s1"}
 
 
 def test_an_export_file_is_recognised_by_its_first_line(tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ to plan files). Rules:
   (``data.context.cwd``), else the session's folder;
 * the OpenTelemetry file export (``frames.copilot.otel``): every ``*.jsonl`` under
   ``$COPILOT_HOME/otel`` and the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names, as ccusage
-  finds them; a file whose first line is a ``span``, ``log`` or ``metric`` record is one,
-  wherever it is. Such a file holds many sessions (each call names its own): the files are one
+  finds them (whatever their first line); elsewhere, a file whose first line is a ``span``,
+  ``log`` or ``metric`` record is one. Such a file holds many sessions (each call names its own): the files are one
   unit, :data:`OTEL_UNIT`, read together, and each row carries its call's session.
 
 Examples:
@@ -110,6 +110,15 @@ def is_export(head: bytes) -> bool:
     return _EXPORT.match(head) is not None
 
 
+def _exported_to(path: Path) -> bool:
+    """Whether ``path`` is where Copilot CLI exports its telemetry (under ``$COPILOT_HOME/otel``,
+    or the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names), whatever its first line."""
+    if path.is_relative_to(copilot_home() / OTEL):
+        return True
+    named = os.environ.get(EXPORT_ENV, "").strip()
+    return bool(named) and Path(named).expanduser() == path
+
+
 def _string(match: re.Match[bytes] | None) -> str | None:
     if match is None:
         return None
@@ -146,7 +155,7 @@ def project_dir_of(path: Path, head: bytes) -> str:
 
 def classify(path: Path, *, size: int, head: bytes) -> TranscriptFile:
     """An event log (or a file of the OpenTelemetry export) as the loaders see it, from its path, size and first bytes."""
-    if is_export(head):
+    if is_export(head) or _exported_to(path):
         return TranscriptFile(path, OTEL_UNIT, None, MAIN, shown(path.parent.name), size)
     return TranscriptFile(path, shown(session_id_of(path, head)), None, MAIN, shown(project_dir_of(path, head)), size)
 
