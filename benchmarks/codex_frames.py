@@ -14,8 +14,10 @@ runs beside us when found: ``$CCUSAGE``, then ``/tmp/ccu/node_modules/.bin/ccusa
 ``ccusage`` on PATH; without it a note says so and the ratios are left out. Each round runs
 every task on every corpus, alternating the order; the table shows medians of wall time,
 CPU seconds (user + system, worker processes included), the largest process's peak RSS and the
-whole process tree's peak RSS (sampled), and the ratios to ccusage. On a shared machine
-compare CPU seconds; walls move with the load.
+whole process tree's peak RSS (sampled), and the ratios to ccusage. ``sessions`` runs twice:
+decoding every file (``--no-cache``, what the format's reading costs) and as a first run makes
+it, through the table cache (keeping nothing, so that every round is a first run). On a shared
+machine compare CPU seconds; walls move with the load.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "cc_analytics"
 VENV_BIN = Path(sys.executable).parent
 OURS = "cc-analytics sessions"
 USAGE = "cc-analytics usage --by day"
+FIRST = "cc-analytics sessions, a first run (cache)"
 METRICS = ("wall", "cpu", "rss", "tree")
 # Where the developers' notes install ccusage (npm install ccusage@20.0.24 in /tmp/ccu).
 DEFAULT_CCUSAGE = Path("/tmp/ccu/node_modules/.bin/ccusage")
@@ -210,11 +211,19 @@ def ccusage_session(agent: str) -> str:
 def session_plan(
     agent: str, source: Path, parquet: Path, *, workers: str | None, ccusage: str | None, env: dict[str, str]
 ) -> Plan:
-    """Our ``sessions`` (to ``parquet``) and ``usage --by day`` of ``source``, and, when
-    ``ccusage`` was found, ``ccusage AGENT session --json --offline`` with ``env`` (where it
-    finds that agent's data and no other)."""
+    """Our ``sessions`` (to ``parquet``) and ``usage --by day`` of ``source``; ``sessions`` as a
+    first run reads it, through the table cache (which keeps nothing here:
+    ``CC_ANALYTICS_CACHE_MAX_MB=0``, so every round is a first run; its memory is the cache's
+    path's, which holds a format's tables until they are written); and, when ``ccusage`` was
+    found, ``ccusage AGENT session --json --offline`` with ``env`` (where it finds that agent's
+    data and no other)."""
+    sessions = ("sessions", str(source), "--parquet", str(parquet), "--force", "--quiet")
     out: Plan = {
-        OURS: (ours("sessions", str(source), "--parquet", str(parquet), "--force", "--quiet", workers=workers), {}),
+        OURS: (ours(*sessions, workers=workers), {}),
+        FIRST: (
+            ours(*sessions, workers=workers, cache=True),
+            {"CC_ANALYTICS_CACHE_MAX_MB": "0", "CC_ANALYTICS_CACHE_DIR": str(parquet.parent / "cache")},
+        ),
         USAGE: (ours("usage", str(source), "--by", "day", "--json", "--quiet", workers=workers), {}),
     }
     if ccusage:
