@@ -427,10 +427,14 @@ register(
 
 def run_copilot_otel(batch: list[bytes]) -> None:
     """Copilot CLI's OpenTelemetry export: any bytes parse (a bad line or value is a problem
-    row), and every request it gives is dated, in a named session, with counts >= 0."""
+    row), every request it gives is dated, in a named session, with counts >= 0, and the lean
+    read (``usage``'s) gives the same requests without event rows."""
     from cc_analytics.frames.copilot import otel
 
     for raw in batch:
+        lean = otel.parse(raw, lean=True)
+        assert [p.requests for p in lean] == [p.requests for p in otel.parse(raw)], "the lean read's requests differ"
+        assert all(not column for p in lean for column in p.events), "the lean read made event rows"
         for parsed in otel.parse(raw):
             if parsed.session_id is None:
                 assert not parsed.requests, "requests without a session"

@@ -54,6 +54,8 @@ from cc_analytics.frames.copilot.events import NOT_JSON, NOT_OBJECT, TRUNCATED, 
 from cc_analytics.frames.lines import kind_name, read_line
 
 SPAN, LOG = "span", "log"
+KINDS = {SPAN: "otel.span", LOG: "otel.log"}
+"""The ``type`` of a call's event row."""
 CHAT, AGENT = "chat", "invoke_agent"
 OTHER = "other"
 INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
@@ -140,7 +142,7 @@ class _Call:
         self, line: int, record: Mapping[str, Any], attributes: Mapping[str, Any], usage: tuple[int, ...]
     ) -> None:
         self.line = line
-        self.kind = record.get("type") or SPAN
+        self.kind = LOG if record.get("type") == LOG else SPAN
         trace = record.get("traceId")
         self.trace = trace if isinstance(trace, str) else None
         self.role = _role(record, attributes)
@@ -178,12 +180,21 @@ def _lines(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
-def parse(data: bytes) -> list[Parsed]:
+def parse(data: bytes, *, lean: bool = False) -> list[Parsed]:
     """The sessions of one export file, each a :class:`~cc_analytics.frames.copilot.events.Parsed`
     with its ``session_id`` (in the order their first call comes); the file's problems are the
-    first one's (a file without calls gives one Parsed without a session, holding them)."""
+    first one's (a file without calls gives one Parsed without a session, holding them).
+    ``lean``: the requests only, no event rows (what ``usage`` reads).
+
+    A model call's span is a request as soon as it is read (it always is one); the spans and
+    records that may not be (an agent's, another operation's, the inference events) wait for
+    the end of the file, and are few: an export's memory is its rows, not its records.
+    """
     problems: list[tuple[int | None, str]] = []
-    spans: list[_Call] = []
+    out = _Rows(lean)
+    chats: set[str | None] = set()  # the traces with a model call's span
+    agents: list[_Call] = []
+    others: list[_Call] = []
     logs: list[_Call] = []
     lines = 0
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
@@ -203,72 +214,58 @@ def parse(data: bytes) -> list[Parsed]:
         attributes = record.get("attributes")
         if kind not in (None, SPAN, LOG) or not isinstance(attributes, Mapping):
             continue
-        if kind == LOG and attributes.get("event.name") != INFERENCE_EVENT:
+        if kind == LOG and (chats or attributes.get("event.name") != INFERENCE_EVENT):
             continue
         usage = _usage(number, attributes, problems)
         if not any(usage[:4]):
             continue
         call = _Call(number, record, attributes, usage)
-        (logs if kind == LOG else spans).append(call)
-    sessions: dict[str, Parsed] = {}
-    for call in _counted(spans) or logs:  # the inference events only where no span records the calls
-        if call.time is None:
-            problems.append((call.line, NO_TIME))
-            continue
-        parsed = sessions.get(call.session)
-        if parsed is None:
-            parsed = sessions[call.session] = Parsed(session_id=call.session, start=call.time)
-        _add(parsed, call)
-    found = list(sessions.values()) or [Parsed()]
+        if kind == LOG:
+            logs.append(call)
+        elif call.role == CHAT:
+            chats.add(call.trace)
+            logs.clear()  # a span records the calls: the inference events are not read
+            out.add(call, problems)
+        else:
+            (agents if call.role == AGENT else others).append(call)
+    late = [call for call in agents if call.trace not in chats]
+    for call in late or ([] if chats else others) or ([] if chats or others else logs):
+        out.add(call, problems)
+    found = list(out.sessions.values()) or [Parsed()]
     found[0].problems.extend(problems)
     found[0].lines = lines
     return found
 
 
-def _counted(spans: list[_Call]) -> list[_Call]:
-    """The spans that are requests: every model call's; an agent's where its trace has no model
-    call's; another's where the file has neither."""
-    chats = {call.trace for call in spans if call.role == CHAT}
-    kept = [call for call in spans if call.role == CHAT or (call.role == AGENT and call.trace not in chats)]
-    return kept or spans
+class _Rows:
+    """The sessions' rows as the calls come: one string object for each model and session."""
 
+    __slots__ = ("lean", "sessions", "strings")
 
-def _add(parsed: Parsed, call: _Call) -> None:
-    """The call's event row and request row."""
-    entered, output, read, written, reasoning = call.usage
-    columns = parsed.events
-    index = len(columns[0])
-    identifier = call.span_id or call.response_id
-    row = [
-        call.line,
-        index,
-        identifier,
-        f"otel.{call.kind}",
-        ASSISTANT,
-        call.time,
-        call.model,
-        None,
-        None,
-        0,
-        entered,
-        output,
-        read,
-        written,
-        reasoning,
-        1,
-        None,
-        None,
-        False,
-        0,
-        0,
-        0,
-        0,
-        0,
-        True,
-    ]
-    for column, item in zip(columns, row, strict=True):
-        column.append(item)
-    parsed.requests.append(
-        (index, identifier, call.response_id, call.time, call.model, max(0, entered - read), written, read, output)
-        + (min(reasoning, output), None, None)
-    )
+    def __init__(self, lean: bool) -> None:
+        self.lean = lean
+        self.sessions: dict[str, Parsed] = {}
+        self.strings: dict[str, str] = {}
+
+    def add(self, call: _Call, problems: list[tuple[int | None, str]]) -> None:
+        """The call's event row (unless lean) and request row; a call without a time is a problem."""
+        if call.time is None:
+            problems.append((call.line, NO_TIME))
+            return
+        session = self.strings.setdefault(call.session, call.session)
+        model = None if call.model is None else self.strings.setdefault(call.model, call.model)
+        parsed = self.sessions.get(session)
+        if parsed is None:
+            parsed = self.sessions[session] = Parsed(session_id=session, start=call.time)
+        entered, output, read, written, reasoning = call.usage
+        index = len(parsed.requests)
+        identifier = call.span_id or call.response_id
+        if not self.lean:
+            row: tuple[Any, ...] = (call.line, index, identifier, KINDS[call.kind], ASSISTANT, call.time, model)
+            row += (None, None, 0, entered, output, read, written, reasoning, 1, None, None, False, 0, 0, 0, 0, 0, True)
+            for column, item in zip(parsed.events, row, strict=True):
+                column.append(item)
+        parsed.requests.append(
+            (index, identifier, call.response_id, call.time, model, max(0, entered - read), written, read, output)
+            + (min(reasoning, output), None, None)
+        )

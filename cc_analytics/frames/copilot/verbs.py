@@ -153,7 +153,7 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
         except OSError as error:
             found = [Parsed(problems=[(None, UNREADABLE.format(error.strerror or error))])]
         else:
-            found = otel.parse(data) if export else [parse(data, lean=lean)]
+            found = otel.parse(data, lean=lean) if export else [parse(data, lean=lean)]
         for parsed in found:
             problems.extend((shown, line, reason) for line, reason in parsed.problems)
             if export and parsed.session_id is None:
