@@ -213,10 +213,10 @@ def session_plan(
 ) -> Plan:
     """Our ``sessions`` (to ``parquet``) and ``usage --by day`` of ``source``; ``sessions`` as a
     first run reads it, through the table cache (which keeps nothing here:
-    ``CC_ANALYTICS_CACHE_MAX_MB=0``, so every round is a first run; its memory is the cache's
-    path's, which holds a format's tables until they are written); and, when ``ccusage`` was
-    found, ``ccusage AGENT session --json --offline`` with ``env`` (where it finds that agent's
-    data and no other)."""
+    ``CC_ANALYTICS_CACHE_MAX_MB=0``, so every round is a first run, its batches and the tables it
+    holds as a first run's, without writing them: a real first run's pack adds its writing, some
+    40 MB more on a 1 GB chat-log home); and, when ``ccusage`` was found, ``ccusage AGENT session
+    --json --offline`` with ``env`` (where it finds that agent's data and no other)."""
     sessions = ("sessions", str(source), "--parquet", str(parquet), "--force", "--quiet")
     out: Plan = {
         OURS: (ours(*sessions, workers=workers), {}),
