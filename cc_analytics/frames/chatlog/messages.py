@@ -233,13 +233,29 @@ def parse_line(line: bytes) -> tuple[Any, str | None]:
         return None, NOT_JSON.format(error)
 
 
+def lines_of(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` without their line feed (and trailing CRs), one at a time: a list
+    of them all would be a second copy of the file.
+
+    Examples:
+        >>> list(lines_of(b"a\\r\\n\\nb"))
+        [b'a', b'', b'b']
+    """
+    start, size = 0, len(data)
+    while start <= size:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = size
+        yield data[start:end].rstrip(b"\r")
+        start = end + 1
+
+
 def jsonl_objects(data: bytes, chat: Chat) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) of every line of a ``.jsonl`` that is a JSON object; the other
     lines become problems of ``chat`` (a last line without its newline that does not parse is
     a truncated line, the agent may be writing it)."""
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        line = line.rstrip(b"\r")
+    for number, line in enumerate(lines_of(data), start=1):
         if not line.strip():
             continue
         value, reason = parse_line(line)

@@ -45,13 +45,12 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from cc_analytics.frames.chatlog.messages import ASSISTANT, BAD_COUNT, count
-from cc_analytics.frames.copilot.events import NOT_JSON, NOT_OBJECT, TRUNCATED, Parsed
-from cc_analytics.frames.lines import kind_name, read_line
+from cc_analytics.frames.chatlog.messages import ASSISTANT, BAD_COUNT, Chat, count, jsonl_objects
+from cc_analytics.frames.copilot.events import Parsed
 
 SPAN, LOG = "span", "log"
 KINDS = {SPAN: "otel.span", LOG: "otel.log"}
@@ -168,18 +167,6 @@ def _usage(line: int, attributes: Mapping[str, Any], problems: list[tuple[int | 
     return tuple(counts)
 
 
-def _lines(data: bytes) -> Iterator[bytes]:
-    """The lines of ``data`` without their line feed (and trailing CRs), one at a time: an export
-    file grows without end, and a list of all its lines would be a second copy of it."""
-    start, size = 0, len(data)
-    while start <= size:
-        end = data.find(b"\n", start)
-        if end < 0:
-            end = size
-        yield data[start:end].rstrip(b"\r")
-        start = end + 1
-
-
 def parse(data: bytes, *, lean: bool = False) -> list[Parsed]:
     """The sessions of one export file, each a :class:`~cc_analytics.frames.copilot.events.Parsed`
     with its ``session_id`` (in the order their first call comes); the file's problems are the
@@ -190,26 +177,14 @@ def parse(data: bytes, *, lean: bool = False) -> list[Parsed]:
     records that may not be (an agent's, another operation's, the inference events) wait for
     the end of the file, and are few: an export's memory is its rows, not its records.
     """
-    problems: list[tuple[int | None, str]] = []
+    chat = Chat()  # the lines read and the problems
+    problems = chat.problems
     out = _Rows(lean)
     chats: set[str | None] = set()  # the traces with a model call's span
     agents: list[_Call] = []
     others: list[_Call] = []
     logs: list[_Call] = []
-    lines = 0
-    torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
-    for number, line in enumerate(_lines(data), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = read_line(line)
-        except ValueError as error:
-            problems.append((number, TRUNCATED if number == torn else NOT_JSON.format(error)))
-            continue
-        if not isinstance(record, dict):
-            problems.append((number, NOT_OBJECT.format(kind_name(record))))
-            continue
-        lines += 1
+    for number, record in jsonl_objects(data, chat):
         kind = record.get("type")
         attributes = record.get("attributes")
         if kind not in (None, SPAN, LOG) or not isinstance(attributes, Mapping):
@@ -233,7 +208,7 @@ def parse(data: bytes, *, lean: bool = False) -> list[Parsed]:
         out.add(call, problems)
     found = list(out.sessions.values()) or [Parsed()]
     found[0].problems.extend(problems)
-    found[0].lines = lines
+    found[0].lines = chat.events
     return found
 
 
