@@ -87,17 +87,18 @@ def store_paths(stores: list[Path]) -> list[Path]:
 def otel_paths() -> list[Path]:
     """The export's files: ``*.jsonl`` under ``$COPILOT_HOME/otel`` (searched recursively) and
     the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names, when it is one."""
-    found = (
-        [path for path in walk([copilot_home() / OTEL]) if path.suffix == ".jsonl"]
-        if (copilot_home() / OTEL).is_dir()
-        else []
-    )
-    named = os.environ.get(EXPORT_ENV, "").strip()
-    if named:
-        path = Path(named).expanduser()
-        if path.is_file() and path not in found:
-            found.append(path)
+    folder = copilot_home() / OTEL
+    found = [path for path in walk([folder]) if path.suffix == ".jsonl"] if folder.is_dir() else []
+    named = _named_export()
+    if named is not None and named.is_file() and named not in found:
+        found.append(named)
     return found
+
+
+def _named_export() -> Path | None:
+    """The file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names, if it names one."""
+    named = os.environ.get(EXPORT_ENV, "").strip()
+    return Path(named).expanduser() if named else None
 
 
 def is_export(head: bytes) -> bool:
@@ -113,10 +114,7 @@ def is_export(head: bytes) -> bool:
 def _exported_to(path: Path) -> bool:
     """Whether ``path`` is where Copilot CLI exports its telemetry (under ``$COPILOT_HOME/otel``,
     or the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names), whatever its first line."""
-    if path.is_relative_to(copilot_home() / OTEL):
-        return True
-    named = os.environ.get(EXPORT_ENV, "").strip()
-    return bool(named) and Path(named).expanduser() == path
+    return path.is_relative_to(copilot_home() / OTEL) or path == _named_export()
 
 
 def _string(match: re.Match[bytes] | None) -> str | None:
