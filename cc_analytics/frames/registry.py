@@ -149,7 +149,7 @@ def recognize(objects: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, h
 def recognized(value: Mapping[str, Any] | None, head: bytes) -> str | None:
     """The name of the first plugin (in sniff order) that recognises one object line ``value``
     of a file whose first bytes are ``head``, else None."""
-    for plugin in sorted(formats(), key=_sniff_key):
+    for plugin in _in_sniff_order():
         try:
             if plugin.recognizes(value, head):
                 return plugin.name
@@ -179,6 +179,19 @@ def reload() -> list[FormatPlugin]:
 
 def _sniff_key(plugin: FormatPlugin) -> tuple[int, int]:
     return (plugin.sniff_order, order(plugin.name))
+
+
+_sniffing: tuple[list[FormatPlugin], list[FormatPlugin]] = ([], [])  # (formats(), they in sniff order)
+
+
+def _in_sniff_order() -> list[FormatPlugin]:
+    """:func:`formats` in sniff order, sorted once for each loading of the registry (a plan asks
+    for every file it sniffs)."""
+    global _sniffing
+    loaded = formats()
+    if _sniffing[0] is not loaded:
+        _sniffing = (loaded, sorted(loaded, key=_sniff_key))
+    return _sniffing[1]
 
 
 def _load() -> list[FormatPlugin]:

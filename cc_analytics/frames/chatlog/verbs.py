@@ -103,6 +103,9 @@ class Batches:
     messages: Callable[..., pl.LazyFrame]  # (files, contents=None): messages with their session
     events_schema: Callable[[], pl.Schema]
     batch_bytes: int = BATCH_BYTES
+    # The requests-only read's (``usage``): it keeps no messages, so a format whose lean read
+    # holds little takes bigger batches (fewer of Polars' fixed per-batch queries); None: ``batch_bytes``.
+    requests_bytes: int | None = None
 
 
 def batches_of(spec: Spec) -> Batches:
@@ -145,12 +148,15 @@ def verbs(spec: Spec) -> dict[str, Any]:
     batches = batches_of(spec)
     made: dict[str, Any] = {}
 
+    requests_bytes = batches.requests_bytes or batches.batch_bytes
+
     def lazy(
         work: Callable[..., Any],
         schema: pl.Schema,
         table: str,
         *,
         pick: Callable[[Any], pl.DataFrame] | None = None,
+        size: int = batches.batch_bytes,
     ) -> None:
         def scan(
             source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
@@ -162,7 +168,7 @@ def verbs(spec: Spec) -> dict[str, Any]:
                 f"{spec.format}_{table}",
                 workers=workers,
                 on_progress=on_progress,
-                batch_bytes=batches.batch_bytes,
+                batch_bytes=size,
                 pick=pick,
             )
 
@@ -181,7 +187,8 @@ def verbs(spec: Spec) -> dict[str, Any]:
     lazy(partial(turns_batch, batches.tables), S.TURNS_SCHEMA, "turns")
     lazy(partial(sessions_batch, batches.tables), S.SESSIONS_SCHEMA, "sessions")
     lazy(batches.problems, S.PROBLEMS_SCHEMA, "problems")
-    lazy(batches.requests, S.REQUESTS_SCHEMA, "requests", pick=itemgetter(0))  # priced; the problems left out
+    # priced; the problems left out
+    lazy(batches.requests, S.REQUESTS_SCHEMA, "requests", pick=itemgetter(0), size=requests_bytes)
 
     def iter_requests(
         source: Source = None, *, workers: int | None = 1, on_progress: Progress | None = None
@@ -192,7 +199,7 @@ def verbs(spec: Spec) -> dict[str, Any]:
             spec.resolve(source),
             workers=workers,
             on_progress=on_progress,
-            batch_bytes=batches.batch_bytes,
+            batch_bytes=requests_bytes,
         )
 
     def iter_tables(

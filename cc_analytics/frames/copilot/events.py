@@ -153,6 +153,7 @@ class _Walk:
         self.window: int | None = None
         self.totals: dict[str, tuple[int, ...]] = {}
         self.pending: list[tuple[int, tuple[Any, ...]]] = []  # uncovered answers: (event row, request)
+        self.made = 0  # the rows a lean walk made (it keeps none: only their place, id and time)
 
     def row(
         self,
@@ -173,6 +174,16 @@ class _Walk:
         suffix: str = "",
     ) -> list[Any]:
         identifier = _text(value.get("id"))
+        if self.lean:  # requests only: what a request takes of its row (place, id, time), no columns
+            self.made += 1
+            return [
+                line,
+                self.made - 1,
+                None if identifier is None else identifier + suffix,
+                kind,
+                role,
+                _text(value.get("timestamp")),
+            ]
         columns = self.parsed.events
         built = [
             line,
@@ -321,7 +332,8 @@ class _Walk:
                 occupancy=occupancy,
                 suffix="" if place == 0 else f"/{model}",
             )
-            self.parsed.events[USED_AT][built[1]] = True
+            if not self.lean:
+                self.parsed.events[USED_AT][built[1]] = True
             self.parsed.requests.append(
                 (
                     built[1],
@@ -344,7 +356,8 @@ class _Walk:
     def finish(self) -> None:
         """The answers no shutdown covered are requests (their recorded output only)."""
         for index, request in self.pending:
-            self.parsed.events[USED_AT][index] = True
+            if not self.lean:
+                self.parsed.events[USED_AT][index] = True
             self.parsed.requests.append(request)
         self.pending.clear()
         self.parsed.requests.sort(key=lambda request: request[INDEX_AT])

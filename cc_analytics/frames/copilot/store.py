@@ -26,6 +26,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -113,8 +114,26 @@ def is_export(head: bytes) -> bool:
 
 def _exported_to(path: Path) -> bool:
     """Whether ``path`` is where Copilot CLI exports its telemetry (under ``$COPILOT_HOME/otel``,
-    or the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names), whatever its first line."""
-    return path.is_relative_to(copilot_home() / OTEL) or path == _named_export()
+    or the file ``$COPILOT_OTEL_FILE_EXPORTER_PATH`` names), whatever its first line.
+
+    Examples:
+        >>> import os
+        >>> os.environ["COPILOT_HOME"] = "/tmp/c"
+        >>> _exported_to(Path("/tmp/c/otel/a/b.jsonl")), _exported_to(Path("/tmp/c/otelx/b.jsonl"))
+        (True, False)
+        >>> del os.environ["COPILOT_HOME"]
+    """
+    text = os.fspath(path)
+    folder, named = _export_places(os.environ.get(HOME_ENV), os.environ.get("HOME"), os.environ.get(EXPORT_ENV))
+    return text == folder or text.startswith(folder + os.sep) or text == named
+
+
+@functools.lru_cache(maxsize=4)
+def _export_places(*environment: str | None) -> tuple[str, str | None]:
+    """The export's folder and named file as text, for the environment's values (``environment``:
+    the variables they are made of; a plan classifies thousands of files under the same)."""
+    named = _named_export()
+    return os.fspath(copilot_home() / OTEL), None if named is None else os.fspath(named)
 
 
 def _string(match: re.Match[bytes] | None) -> str | None:

@@ -52,7 +52,7 @@ from cc_analytics.frames.chatlog.messages import (
 from cc_analytics.frames.chatlog.verbs import Batches, verbs
 from cc_analytics.frames.copilot import otel
 from cc_analytics.frames.copilot.events import EVENT_WIDTH, Parsed, parse
-from cc_analytics.frames.copilot.plugin import BATCH_BYTES, PLUGIN
+from cc_analytics.frames.copilot.plugin import BATCH_BYTES, PLUGIN, REQUESTS_BATCH_BYTES
 from cc_analytics.frames.copilot.store import OTEL_UNIT, resolve
 from cc_analytics.frames.engine import BATCH_ENGINE
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
@@ -333,7 +333,14 @@ def context_events(files: list[TranscriptFile], contents: Sequence[bytes] | None
 # ------------------------------------------------------------------ the verbs
 
 BATCHES = Batches(
-    batch_tables, requests_batch, events_batch, problems_batch, context_events, events_schema, BATCH_BYTES
+    batch_tables,
+    requests_batch,
+    events_batch,
+    problems_batch,
+    context_events,
+    events_schema,
+    BATCH_BYTES,
+    REQUESTS_BATCH_BYTES,
 )
 SPEC = Spec(
     FORMAT,
