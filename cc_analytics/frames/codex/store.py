@@ -241,13 +241,16 @@ def classify(path: Path, *, size: int, head: bytes) -> TranscriptFile:
 
 def transcript_file(path: Path, *, size: int | None = None) -> TranscriptFile:
     """:func:`classify` of a file on disk (a file that cannot be read weighs 0 bytes: the read
-    that follows reports it)."""
+    that follows reports it), of its first line as the plan read it when it did."""
+    from cc_analytics.frames.sources import first_line_read
+
     if size is None:
         try:
             size = path.stat().st_size
         except OSError:
             size = 0
-    return classify(path, size=size, head=read_head(path))
+    head = first_line_read(path)
+    return classify(path, size=size, head=read_head(path) if head is None else head)
 
 
 def _safe(identifier: str) -> bool:
