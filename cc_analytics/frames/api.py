@@ -86,7 +86,13 @@ def _per_format(
         by_plan = tablecache.plan(source, format=format)
 
         def produce() -> Iterator[pl.DataFrame]:
-            batches = tablecache.iter_tables(by_plan, turns=table == "turns", workers=workers, on_progress=on_progress)
+            batches = tablecache.iter_tables(
+                by_plan,
+                turns=table == "turns",
+                workers=workers,
+                on_progress=on_progress,
+                requests_only=table == "requests",  # as the formats' own scan_requests read them
+            )
             for _name, tables in batches:
                 yield getattr(tables, table)
 
@@ -255,7 +261,10 @@ def iter_requests(
         from cc_analytics.frames import tablecache
 
         by_plan = tablecache.plan(source, format=format)
-        for name, tables in tablecache.iter_tables(by_plan, turns=False, workers=workers, on_progress=on_progress):
+        cached = tablecache.iter_tables(
+            by_plan, turns=False, workers=workers, on_progress=on_progress, requests_only=True
+        )
+        for name, tables in cached:
             yield name, tables.requests, tables.problems
         return
     by_format = plan(source, format=format)

@@ -81,8 +81,12 @@ the signature of :data:`VERBS`, rows in ``frames.schema.FINDINGS_SCHEMA``. Such 
 ``tables_batch`` and ``iter_tables`` also take ``findings=True``: the same rows, in
 ``Tables.findings``, from the tables' own decode (what the report and the table cache read)."""
 
-BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch")
-"""The batch functions every format's verbs module exposes besides :data:`VERBS`."""
+BATCH_VERBS: tuple[str, ...] = ("iter_requests", "iter_tables", "tables_batch", "requests_batch")
+"""The batch functions every format's verbs module exposes besides :data:`VERBS`: ``iter_requests``
+and ``iter_tables`` as the front's; ``tables_batch(files, *, turns=True, contents=None)``, one
+batch's :class:`~cc_analytics.frames.tables.Tables`; ``requests_batch(files)``, one batch's
+(priced requests, problems), as ``iter_requests`` makes them (module-level functions, or partials
+of them: worker processes are handed them)."""
 
 FRONT: tuple[str, ...] = (
     *VERBS,
@@ -150,6 +154,14 @@ class FormatPlugin:
     included); None: the batch engine's ``BATCH_BYTES``. A format whose batches hold their rows
     as Python values until their frames are made sets fewer, so that two workers' tree stays
     within 300 MB."""
+    lean_requests: ClassVar[bool] = False
+    """Whether its ``requests_batch`` costs much less than its ``tables_batch`` (it skips what
+    only sessions and turns need: texts, estimates): a ``usage`` run through the table cache
+    then decodes and keeps its requests alone, and a later ``sessions`` decodes those sessions
+    whole. False: the cache decodes the tables for ``usage`` too (one decode serves both)."""
+    requests_batch_bytes: ClassVar[int | None] = None
+    """Bytes per batch of its requests-only read (:meth:`requests_batching`); None: as
+    :meth:`batching` without turns."""
     files_hold_sessions: ClassVar[bool] = True
     """Whether what is read of a session is in its planned files alone, so that their size, times
     and inode stand for it: a command's output kept whole (``commands.memo``) is printed again
@@ -224,6 +236,19 @@ class FormatPlugin:
         from cc_analytics.frames.engine import BATCH_BYTES
 
         return self.batch_bytes or BATCH_BYTES, False
+
+    def requests_batching(self, total: int) -> tuple[int, bool]:
+        """:meth:`batching` of its requests-only read (``requests_batch``, what ``usage`` reads
+        through the table cache when :attr:`lean_requests`): :attr:`requests_batch_bytes` when
+        set, else as :meth:`batching` without turns.
+
+        Examples:
+            >>> from cc_analytics.frames.registry import formats
+            >>> all(plugin.requests_batching(0)[0] > 0 for plugin in formats())
+            True
+        """
+        size, threads = self.batching(total, turns=False)
+        return self.requests_batch_bytes or size, threads
 
     def unit_bytes(self, path: Path) -> bytes | None:
         """What the archive keeps of the local file ``path`` and decodes (the ``contents`` of

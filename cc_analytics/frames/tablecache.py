@@ -71,8 +71,9 @@ if TYPE_CHECKING:
 
 LAYOUT = 2  # bump when what is kept, or how, changes
 TABLES = ("sessions", "turns", "problems", "requests", "findings")
-# The tables kept only when asked for (each entry says whether it holds them).
-OPTIONAL = ("turns", "findings")
+# The tables kept only when asked for (each entry says whether it holds them): the sessions too,
+# which a requests-only read of a format whose requests cost less than its tables leaves out.
+OPTIONAL = ("turns", "findings", "sessions")
 # Which column ties a table's rows to their session: its id, or the file it came from.
 KEYS = {
     "sessions": "session_id",
@@ -335,18 +336,21 @@ def iter_tables(
     workers: int | None = 1,
     on_progress: Progress | None = None,
     findings: bool = False,
+    requests_only: bool = False,
 ) -> Iterator[tuple[str, Tables]]:
     """(format, tables) of a plan, one per format, sessions read from the cache where they are
     kept and decoded (then kept) where they are not. Rows come in the plan's order of sessions,
     each session's as its format decodes them. ``findings``: their findings too (``Tables.findings``,
-    else None), from the same decode."""
+    else None), from the same decode. ``requests_only``: what ``usage`` reads (the requests and
+    problems): a format whose requests cost less than its tables (``FormatPlugin.lean_requests``)
+    gives no sessions, and what it decodes is its requests alone (``requests_batch``), kept so."""
     from cc_analytics.frames.tables import Tables
 
     if not (workers is None or (type(workers) is int and workers == 1)):
         from cc_analytics.frames.engine import worker_count
 
         worker_count(0, workers)  # refused as it is without the cache, even when nothing is decoded
-    run = _Run(turns=turns, findings=findings)
+    run = _Run(turns=turns, findings=findings, requests_only=requests_only)
     total = sum(f.size for files in by_format.values() for f in files)
     done = 0
     try:
@@ -372,8 +376,10 @@ def iter_tables(
 class _Run:
     """One read through the cache: what it found, what it decoded, what it will keep."""
 
-    def __init__(self, *, turns: bool, findings: bool = False) -> None:
-        self.wanted = {"turns": turns, "findings": findings}
+    def __init__(self, *, turns: bool, findings: bool = False, requests_only: bool = False) -> None:
+        self.asked = {"turns": turns, "findings": findings, "sessions": True}
+        self.requests_only = requests_only
+        self.wanted = dict(self.asked)  # what the format being read keeps (see ``tables``)
         self.folder = root()
         self.manifest = Manifest.read(self.folder)
         self.new_units: dict[str, Any] = {}
@@ -390,6 +396,8 @@ class _Run:
         from cc_analytics.frames.registry import get
 
         schemas = _schemas()
+        lean = self.requests_only and get(name).lean_requests
+        self.wanted = {**self.asked, "sessions": not lean}
         units = _units(files)
         keys = [unit_key(name, unit) for unit in units]
         self.seen.update(keys)
@@ -428,7 +436,7 @@ class _Run:
         fresh_units: list[tuple[list[TranscriptFile], str]] = []
         offset = 1 << 62  # decoded rows' keys, apart from the packs'
         for batch_files, batch in _decode(
-            name, wanted, turns=self.wanted["turns"], findings=self.wanted["findings"], workers=workers
+            name, wanted, turns=self.wanted["turns"], findings=self.wanted["findings"], workers=workers, lean=lean
         ):
             batch_units = _units(batch_files)
             frames, complete = _with_units(batch, batch_units)
@@ -616,20 +624,37 @@ def _schemas() -> dict[str, pl.Schema]:
 
 
 def _decode(
-    name: str, files: list[TranscriptFile], *, turns: bool, findings: bool, workers: int | None
+    name: str, files: list[TranscriptFile], *, turns: bool, findings: bool, workers: int | None, lean: bool = False
 ) -> Iterator[tuple[list[TranscriptFile], Tables]]:
     """(batch, its tables) of ``files``, by the batch engine (nothing is imported when nothing is
-    to decode); the findings from the same decode when asked for and the format has them."""
+    to decode); the findings from the same decode when asked for and the format has them;
+    ``lean``: the requests and problems alone (``requests_batch``), the other tables empty."""
     if not files:
         return
     from cc_analytics.frames.engine import run_batches
     from cc_analytics.frames.registry import get
     from cc_analytics.frames.sources import package
 
-    options = {"findings": True} if findings and get(name).has_findings else {}
-    decode = partial(_decoded, partial(package(name).tables_batch, turns=turns, **options))
-    batch_bytes, threads = get(name).batching(sum(file.size for file in files), turns=turns or bool(options))
+    plugin, total = get(name), sum(file.size for file in files)
+    if lean:
+        decode = partial(_decoded, partial(_requests_tables, package(name).requests_batch))
+        batch_bytes, threads = plugin.requests_batching(total)
+    else:
+        options = {"findings": True} if findings and plugin.has_findings else {}
+        decode = partial(_decoded, partial(package(name).tables_batch, turns=turns, **options))
+        batch_bytes, threads = plugin.batching(total, turns=turns or bool(options))
     yield from run_batches(decode, files, workers=workers, batch_bytes=batch_bytes, threads=threads)
+
+
+def _requests_tables(requests_batch: Any, batch: list[TranscriptFile]) -> Tables:
+    """A batch's tables of its requests-only read: requests and problems, no sessions nor turns."""
+    import polars as pl
+
+    from cc_analytics.frames import schema as S
+    from cc_analytics.frames.tables import Tables
+
+    requests, problems = requests_batch(batch)
+    return Tables(pl.DataFrame(schema=S.SESSIONS_SCHEMA), pl.DataFrame(schema=S.TURNS_SCHEMA), problems, requests)
 
 
 def _decoded(decode: Any, batch: list[TranscriptFile]) -> tuple[list[TranscriptFile], Tables]:

@@ -100,6 +100,19 @@ def test_the_batch_function_crosses_to_a_worker_process(plugin: FormatPlugin) ->
     work = partial(plugin.module().tables_batch, turns=False)
     again = pickle.loads(pickle.dumps(work))
     assert again.func.__qualname__ == work.func.__qualname__ and "<locals>" not in work.func.__qualname__
+    requests = plugin.module().requests_batch  # what the cache runs for usage (lean_requests)
+    named = requests.func if isinstance(requests, partial) else requests
+    assert "<locals>" not in named.__qualname__ and pickle.loads(pickle.dumps(requests))
+
+
+@pytest.mark.parametrize("plugin", PLUGINS, ids=NAMES)
+def test_the_requests_batch_gives_what_iter_requests_gives(plugin: FormatPlugin, samples: dict) -> None:
+    files = plugin.resolve([f.path for f in files_of(samples, plugin)], planned=True)
+    requests, problems = plugin.module().requests_batch(files)
+    batches = list(plugin.module().iter_requests(files))
+    assert requests.equals(pl.concat([found for found, _ in batches]))
+    assert problems.equals(pl.concat([found for _, found in batches]))
+    assert requests.height
 
 
 @pytest.mark.parametrize("plugin", PLUGINS, ids=NAMES)

@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from cc_analytics.frames import api, sources, tablecache
-from cc_analytics.frames.registry import names
+from cc_analytics.frames.registry import formats, names
 from cc_analytics.report import SAMPLES_DIR
 from tests.conftest import run_cli
 
@@ -257,6 +257,40 @@ def test_turns_asked_after_a_read_without_them(samples: Path, cache: Path) -> No
     turns = api.read_turns(samples)  # decoded again, with turns
     assert turns.equals(api.read_turns(samples, cache=False)) and turns.height
     assert api.read_sessions(samples).equals(sessions)
+
+
+def test_usage_first_keeps_the_requests_alone_of_the_formats_whose_requests_cost_less(
+    samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``usage`` before ``sessions``: the formats whose requests cost less than their tables
+    (``lean_requests``) decode and keep their requests alone, the others their tables (one decode
+    serves both); a later ``sessions`` decodes the first ones' sessions whole, and nothing after."""
+    plain = tables_of(samples, cache=False)
+    lean = {plugin.name for plugin in formats() if plugin.lean_requests}
+    assert lean and lean < set(names())
+    decoded: list[tuple[str, bool]] = []
+    real = tablecache._decode
+
+    def spy(name: str, files: list[sources.TranscriptFile], **kw: object) -> object:
+        if files:
+            decoded.append((name, bool(kw.get("lean"))))
+        return real(name, files, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tablecache, "_decode", spy)
+    assert api.read_usage(samples, by="day", timezone="UTC").equals(plain["usage by day"])
+    assert sorted(decoded) == sorted((name, name in lean) for name in names())
+    units = json.loads((tablecache.root() / "manifest.json").read_bytes())["units"].values()
+    lean_sessions = plain["sessions"].filter(pl.col("format").is_in(sorted(lean))).height
+    assert sum(not unit["sessions"] for unit in units) == lean_sessions > 0
+    assert api.read_requests(samples).equals(plain["requests"])
+    decoded.clear()
+    assert api.read_sessions(samples).equals(plain["sessions"])  # the lean formats' sessions, whole
+    assert sorted(decoded) == sorted((name, False) for name in lean)
+    decoded.clear()
+    assert api.read_usage(samples, by="day", timezone="UTC").equals(plain["usage by day"])
+    assert api.read_sessions(samples).equals(plain["sessions"])
+    assert decoded == []
+    assert_same_as_without_cache(samples)
 
 
 def test_findings_from_the_tables_decode_cold_warm_and_after_a_read_without_them(

@@ -217,7 +217,11 @@ def verbs(spec: Spec) -> dict[str, Any]:
     # The tables of one batch (bytes in: what the archive and the table cache run, in worker
     # processes too): the batch function itself, which pickles (a function made here would not).
     made.update(
-        iter_requests=iter_requests, iter_tables=iter_tables, tables_batch=batches.tables, context_report=report
+        iter_requests=iter_requests,
+        iter_tables=iter_tables,
+        tables_batch=batches.tables,
+        requests_batch=batches.requests,
+        context_report=report,
     )
     return made
 

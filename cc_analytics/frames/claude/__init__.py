@@ -25,6 +25,7 @@ _EXPORTS = {
     "scan_requests": "requests",
     "read_requests": "requests",
     "iter_requests": "requests",
+    "requests_batch": "requests",
     "scan_sessions": "sessions",
     "read_sessions": "sessions",
     "Tables": "tables",

@@ -35,6 +35,7 @@ _EXPORTS = {
     "scan_requests": "requests",
     "read_requests": "requests",
     "iter_requests": "requests",
+    "requests_batch": "requests",
     "scan_sessions": "sessions",
     "read_sessions": "sessions",
     "iter_tables": "sessions",

@@ -33,6 +33,7 @@ _EXPORTS = {
             "scan_requests",
             "read_requests",
             "iter_requests",
+            "requests_batch",
             "iter_tables",
             "tables_batch",
             "context_report",

@@ -66,6 +66,8 @@ class CopilotPlugin(FormatPlugin):
     store_module: ClassVar[str | None] = "cc_analytics.frames.copilot.store"
     sniff_order: ClassVar[int] = 50
     batch_bytes: ClassVar[int | None] = BATCH_BYTES
+    lean_requests: ClassVar[bool] = True  # its requests are read from a few lines of each log
+    requests_batch_bytes: ClassVar[int | None] = REQUESTS_BATCH_BYTES
     native_module: ClassVar[str | None] = "cc_analytics.frames.copilot._events"  # the event walk's loop (_events.c)
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:

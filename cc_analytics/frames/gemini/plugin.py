@@ -51,6 +51,7 @@ class GeminiPlugin(FormatPlugin):
     store_module: ClassVar[str | None] = "cc_analytics.frames.gemini.store"
     sniff_order: ClassVar[int] = 40
     batch_bytes: ClassVar[int | None] = BATCH_BYTES  # its chats are Python objects until a batch is framed
+    lean_requests: ClassVar[bool] = True  # its requests need no texts nor estimates
     file_names: ClassVar[tuple[str, ...]] = ("*.jsonl", "session-*.json")
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:

@@ -37,6 +37,7 @@ _EXPORTS = {
             "scan_requests",
             "read_requests",
             "iter_requests",
+            "requests_batch",
             "scan_sessions",
             "read_sessions",
             "iter_tables",

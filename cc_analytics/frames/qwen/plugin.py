@@ -47,6 +47,7 @@ class QwenPlugin(FormatPlugin):
     store_module: ClassVar[str | None] = "cc_analytics.frames.qwen.store"
     sniff_order: ClassVar[int] = 45
     batch_bytes: ClassVar[int | None] = BATCH_BYTES  # its chats are Python objects until a batch is framed
+    lean_requests: ClassVar[bool] = True  # its requests need no texts nor estimates
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """A Qwen Code record (whole, or the start of one cut in ``head``)."""
