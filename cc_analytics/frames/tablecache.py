@@ -430,6 +430,8 @@ class _Run:
         missing.sort()
         wanted = [f for position in missing for f in units[position]]
         position_of = {keys[position]: position for position in missing}
+        # A batch's sessions are the plan's (the engine never splits one): known by their id.
+        position_of_session = {units[position][0].session_id: position for position in missing}
         done = sum(f.size for f in files) - sum(f.size for f in wanted)
         on_progress(done, total)
         fresh: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES}
@@ -440,14 +442,17 @@ class _Run:
         ):
             batch_units = _units(batch_files)
             frames, complete = _with_units(batch, batch_units)
-            for index, unit in enumerate(batch_units):
-                where[offset + index] = position_of[unit_key(name, unit)]
+            positions = [position_of_session[unit[0].session_id] for unit in batch_units]
+            for index, position in enumerate(positions):
+                where[offset + index] = position
             for table in TABLES:
                 # Rows the batch could not tie to a session (then nothing of it is kept) go with its first.
                 found[table].append((offset, frames[table].with_columns(pl.col(UNIT).fill_null(0))))
             if complete:
                 base = len(fresh_units)
-                fresh_units.extend((unit, unit_key(name, unit)) for unit in batch_units)
+                fresh_units.extend(
+                    (unit, keys[position]) for unit, position in zip(batch_units, positions, strict=True)
+                )
                 for table in TABLES:
                     fresh[table].append(frames[table].with_columns(pl.col(UNIT) + base))
             offset += len(batch_units)
