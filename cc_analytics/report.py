@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import polars as pl
 
-from cc_analytics.atomic import beside
+from cc_analytics.atomic import beside, open_pieces
 from cc_analytics.errors import InputError
 from cc_analytics.format import group_thousands, unpriced_name, usd
 from cc_analytics.frames import schema as S
@@ -295,7 +295,8 @@ def write_report(data: ReportData, out: str | os.PathLike[str]) -> dict[str, Pat
 
 def _write_parquet(jobs: list[tuple[pl.DataFrame, Path]]) -> None:
     for frame, path in jobs:
-        frame.write_parquet(path)
+        with open_pieces(path) as out:
+            frame.write_parquet(out)
 
 
 # ------------------------------------------------------------------ the page

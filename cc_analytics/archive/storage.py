@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from cc_analytics.atomic import open_pieces, write_file
 from cc_analytics.errors import CCAnalyticsError, InputError
 
 GLOB_CHARS = frozenset("*?[")
@@ -218,8 +219,7 @@ class LocalStorage(Storage):
         folder, name = os.path.split(path)
         os.makedirs(folder, exist_ok=True)
         temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as handle:
-            handle.write(data)
+        write_file(temporary, data)
         os.replace(temporary, path)
 
     def write_many(self, files: dict[str, bytes]) -> None:
@@ -229,16 +229,14 @@ class LocalStorage(Storage):
             if folder not in made:
                 os.makedirs(folder, exist_ok=True)
                 made.add(folder)
-            with open(path, "wb") as handle:
-                handle.write(data)
+            write_file(path, data)
 
     def write_durably(self, path: str, data: bytes) -> None:
         """:meth:`write`, flushed to the disk before and after the rename (the manifest)."""
         folder, name = os.path.split(path)
         temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as handle:
+        with open_pieces(temporary) as handle:
             handle.write(data)
-            handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
         descriptor = os.open(folder, os.O_RDONLY)

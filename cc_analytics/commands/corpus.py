@@ -283,11 +283,12 @@ def check_parquet_target(path: Path, *, force: bool, guarded: list[tuple[str, Pa
 
 def write_parquet(table: Any, path: Path, *, force: bool) -> None:
     """Write beside the target, then move it in place (``--force``) or link it (never over a file)."""
-    from cc_analytics.atomic import beside
+    from cc_analytics.atomic import beside, open_pieces
 
     target = path.expanduser()
     with beside(target) as temporary:
-        table.write_parquet(temporary)
+        with open_pieces(temporary) as out:
+            table.write_parquet(out)
         if force:
             os.replace(temporary, target)
         else:

@@ -60,6 +60,7 @@ from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from cc_analytics.atomic import open_pieces, write_file
 from cc_analytics.frames.sources import TranscriptFile
 
 if TYPE_CHECKING:
@@ -269,7 +270,7 @@ def _unit_shaped(unit: object) -> bool:
 def _write_beside(target: Path, data: bytes) -> None:
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        temporary.write_bytes(data)
+        write_file(temporary, data)
         os.replace(temporary, target)
     finally:
         with suppress(OSError):
@@ -550,7 +551,8 @@ class _Run:
             for table in TABLES:
                 path = folder / f"{pack}.{table}.arrow"
                 temporary = path.with_name(f".{path.name}.tmp")
-                frames[table].write_ipc(temporary, compression="uncompressed")
+                with open_pieces(temporary) as out:  # see atomic.PIECE_BYTES: 120-150 ms -> 20 for 22 MB
+                    frames[table].write_ipc(out, compression="uncompressed")
                 os.replace(temporary, path)
                 written.append(path)
                 size += path.stat().st_size
