@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO, cast
 
 Data = bytes | bytearray | memoryview
 PIECE_BYTES = 64 * 1024
@@ -116,7 +117,7 @@ class PieceWriter(io.RawIOBase):
 
 
 @contextmanager
-def open_pieces(path: str | os.PathLike[str]) -> Iterator[PieceWriter]:
+def open_pieces(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """``path`` created (or emptied) and open for writing in pieces; closed on leaving.
 
     Examples:
@@ -130,7 +131,7 @@ def open_pieces(path: str | os.PathLike[str]) -> Iterator[PieceWriter]:
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
     writer = PieceWriter(descriptor)
     try:
-        yield writer
+        yield cast(BinaryIO, writer)  # a raw binary file: what Polars' writers and ``write()`` callers take
     finally:
         writer.close()
         os.close(descriptor)
