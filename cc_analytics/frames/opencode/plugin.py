@@ -47,6 +47,7 @@ class OpenCodePlugin(FormatPlugin):
     store_module: ClassVar[str | None] = "cc_analytics.frames.opencode.store"
     # A database's writes land in its -wal file first; a session file's messages and parts are files of their own.
     files_hold_sessions: ClassVar[bool] = False
+    lean_requests: ClassVar[bool] = True  # its requests are read without the parts (texts, tools)
 
     def recognizes(self, first: Mapping[str, Any] | None, head: bytes) -> bool:
         """OpenCode's database (by its first bytes), or a JSON storage session file."""
