@@ -41,13 +41,13 @@ from cc_analytics.frames import metrics
 from cc_analytics.frames.engine import BATCH_ENGINE, Progress, run_batches, scan_batches
 from cc_analytics.frames.opencode import schema as S
 from cc_analytics.frames.opencode.decode import Decoded, decode
+from cc_analytics.frames.opencode.plugin import BATCH_BYTES
 from cc_analytics.frames.opencode.store import Source, resolve
 from cc_analytics.frames.prices import price_requests
 from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, prompt_tokens
 from cc_analytics.frames.sources import TranscriptFile
 
 RECORDED = "recorded"
-BATCH_BYTES = 16 * 2**20  # smaller than the engine's: a batch's part texts are Python strings until framed
 PRIMARY = "primary"
 MODEL_WINDOWS: tuple[tuple[str, int], ...] = (
     ("claude-sonnet-4-5", 200_000),
