@@ -18,6 +18,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
+# A kept frame larger than this is kept as it is: its buffers are mostly its own pages, and
+# packing it costs more than it spares (Polars' IPC writer grows a BytesIO to about 1.25 times the
+# frame, then reading it back is a copy: a first `usage` through the table cache, whose frames
+# come one per format, held Gemini CLI's 35 MB of requests four times, a 340 MB process).
+PACK_MAX_BYTES = 8 * 2**20
+
 
 def release_memory() -> None:
     """Hand the C heap's free pages back to the system, where the C library can (glibc).
@@ -68,7 +74,8 @@ class KeptFrames:
     A kept frame is small, but Polars allocates it among the batch's short-lived buffers, and
     those pages stay in use as long as it does: reading 5 GB, the process that kept every
     batch's sessions frame grew by 7 MB a gigabyte, and half of that went with the frames
-    packed (their bytes are one allocation each, outside Polars' heap).
+    packed (their bytes are one allocation each, outside Polars' heap). A frame of more than
+    :data:`PACK_MAX_BYTES` is kept as it is.
 
     Examples:
         >>> import polars as pl
@@ -82,12 +89,15 @@ class KeptFrames:
     """
 
     def __init__(self) -> None:
-        self._packed: list[bytes] = []
+        self._packed: list[bytes | pl.DataFrame] = []
 
     def append(self, frame: pl.DataFrame) -> None:
-        """Keep ``frame`` (packed now: the frame itself can go)."""
+        """Keep ``frame`` (packed now, the frame itself can go, unless it is large)."""
         import io
 
+        if frame.estimated_size() > PACK_MAX_BYTES:
+            self._packed.append(frame)
+            return
         buffer = io.BytesIO()
         frame.write_ipc(buffer, compression="uncompressed")
         self._packed.append(buffer.getvalue())
@@ -107,6 +117,6 @@ class KeptFrames:
             return pl.DataFrame(schema=schema)
         frames = []
         for index, data in enumerate(packed):
-            frames.append(pl.read_ipc(io.BytesIO(data)))
+            frames.append(data if isinstance(data, pl.DataFrame) else pl.read_ipc(io.BytesIO(data)))
             packed[index] = b""
         return pl.concat(frames, how="vertical")

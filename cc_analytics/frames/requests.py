@@ -100,8 +100,12 @@ def first_of_each_request() -> pl.Expr:
         >>> frame.filter(first_of_each_request())["session_id"].to_list()
         ['a', 'b']
     """
-    key = pl.struct(FORMAT, MESSAGE_ID, pl.col(REQUEST_ID).fill_null(""))
-    return pl.col(MESSAGE_ID).is_null() | key.is_first_distinct()
+    # One string per row, not a struct: a struct's first-distinct took twice the memory (on
+    # 250,000 requests, 76 MB more than the frame's own 35 MB, against 43). The message id's
+    # length in bytes before it makes the key one-to-one (a format's name holds no NUL).
+    message = pl.col(MESSAGE_ID)
+    parts = [FORMAT, message.str.len_bytes().cast(pl.String), message, pl.col(REQUEST_ID).fill_null("")]
+    return message.is_null() | pl.concat_str(parts, separator="\x00").is_first_distinct()
 
 
 def cost_totals() -> list[pl.Expr]:

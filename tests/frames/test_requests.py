@@ -244,3 +244,26 @@ def test_usage_counts_a_response_repeated_by_a_resumed_session_once(tmp_path: Pa
     by_session = frames.read_usage(folder, by="session")
     assert by_session.select(S.SESSION_ID, S.OUTPUT_TOKENS, S.REQUESTS).rows() == [("a", 1000, 1), ("b", 10, 1)]
     assert frames.read_usage(folder, by="day")[S.COST_USD].item() == usd((1010, "25"))
+
+
+def test_each_request_counts_once_whatever_its_ids_hold() -> None:
+    """The key of a request is its format, message id and request id, exactly: ids that hold the
+    separator the key is joined with stay apart, a request id of None is the empty one, and a
+    message id without a request counted once per (format, request)."""
+    from cc_analytics.frames.requests import first_of_each_request, requests_frame
+
+    rows = [
+        ("claude-code", "a\x00b", "c"),
+        ("claude-code", "a", "b\x00c"),  # the same joined text as the row above, another request
+        ("claude-code", "a\x00b", "c"),  # a repeat: dropped
+        ("codex", "a\x00b", "c"),  # another format
+        ("claude-code", "m", None),
+        ("claude-code", "m", ""),  # None and "" are one request id
+        ("claude-code", "m", "r2"),
+        ("claude-code", None, "r"),  # no message id: a request of its own, every time
+        ("claude-code", None, "r"),
+    ]
+    frame = requests_frame(
+        [{"format": f, "message_id": m, "request_id": r, "session_id": str(i)} for i, (f, m, r) in enumerate(rows)]
+    )
+    assert frame.filter(first_of_each_request())["session_id"].to_list() == ["0", "1", "3", "4", "6", "7", "8"]

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 # through the cache of a 100 MB database took a 322 MB process).
 BATCH_BYTES = 16 * 2**20
 
+
 class OpenCodePlugin(FormatPlugin):
     """OpenCode (``$XDG_DATA_HOME/opencode``: ``opencode.db``, or the older ``storage/`` JSON files)."""
 
