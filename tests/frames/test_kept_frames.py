@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 from cc_analytics.frames import read_tables
@@ -27,3 +28,17 @@ def test_every_table_comes_back_as_it_went_in() -> None:
         assert len(kept) == 3
         assert_frame_equal(kept.concat(schema), pl.concat([frame, frame.reverse()]))
         assert len(kept) == 0  # read once: the packed bytes are let go
+
+
+def test_a_large_frame_is_kept_as_it_is_among_packed_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Packing a large frame costs more than it spares (memory.PACK_MAX_BYTES).
+    from cc_analytics.frames import memory
+
+    requests = read_tables(SAMPLES_DIR).requests
+    monkeypatch.setattr(memory, "PACK_MAX_BYTES", requests.head(3).estimated_size())
+    kept = KeptFrames()
+    kept.append(requests.head(2))  # small: packed
+    kept.append(requests)  # large: the frame itself
+    assert [type(item).__name__ for item in kept._packed] == ["bytes", "DataFrame"]
+    assert_frame_equal(kept.concat(S.REQUESTS_SCHEMA), pl.concat([requests.head(2), requests]))
+    assert len(kept) == 0
