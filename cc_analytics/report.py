@@ -180,7 +180,9 @@ def load(
     given: Source = sample_sources() if samples else (sources or None)
 
     def plan(source: Source) -> Plan:
-        return tablecache.plan(source) if cache else frame_sources.plan(source)
+        planned = tablecache.plan(source) if cache else frame_sources.plan(source)
+        frame_sources.import_ahead(planned)
+        return planned
 
     with workers_ahead(given, workers, start=not (cache and tablecache.planned_before(given))) as root:
         if meanwhile is not None:

@@ -155,6 +155,7 @@ def read_corpus(args: argparse.Namespace, reader: Reader, *, surveyed: Survey | 
         if root is None:
             # The files by format, found once (Polars is not imported yet).
             source = tablecache.plan(source, surveyed=surveyed) if cache else sources.plan(source)
+            sources.import_ahead(source)
             files = sum(len(found) for found in source.values())
         else:
             stored = open_for_engine(root, args)  # an archive: its tables, nothing decoded

@@ -239,6 +239,24 @@ def workers_started(total: int, workers: int | None, imports: Sequence[str] = ()
             _finish_pool(pool)
 
 
+def import_ahead(modules: Sequence[str]) -> None:
+    """Have the workers started ahead (:func:`workers_started`) and not taken yet import
+    ``modules`` too, before any batch (one request per worker).
+
+    Examples:
+        >>> import_ahead(["json"])  # no worker started: nothing to do
+    """
+    if not modules:
+        return
+    for pool, spawned in _started.items():
+        try:
+            with _signals_blocked():
+                for _ in range(spawned):
+                    pool.submit(_import_all, list(modules))
+        except RuntimeError:  # a worker killed already (BrokenProcessPool): the run's batches say so
+            continue
+
+
 def _import_all(modules: Sequence[str]) -> None:
     import importlib
 

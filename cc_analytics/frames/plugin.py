@@ -118,7 +118,8 @@ class FormatPlugin:
     package: ClassVar[str]
     """The module of the verbs (``"myagent_cc.frames"``)."""
     worker_module: ClassVar[str]
-    """What a worker process imports ahead to build this format's batches."""
+    """What a worker process imports to build this format's batches: a worker started ahead of a run
+    imports it once the run's files are planned and hold some of this format's (``frames.sources.import_ahead``)."""
     store_hint: ClassVar[str]
     """Where the agent writes, for help texts and errors (``"$MYAGENT_HOME/sessions, default ~/.myagent"``)."""
     sniff_order: ClassVar[int] = 100

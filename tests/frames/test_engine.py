@@ -143,6 +143,23 @@ def test_workers_started_ahead_are_the_ones_the_run_uses() -> None:
     assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
 
 
+def loaded_modules(_batch: list[Unit]) -> set[str]:
+    return set(sys.modules)
+
+
+def test_workers_started_ahead_import_polars_then_the_planned_formats_alone() -> None:
+    from cc_analytics.frames import sources
+
+    with sources.workers_ahead(None, 2, start=False):  # nothing started: nothing to import into
+        sources.import_ahead({"claude-code": [Unit("a", 1)]})  # type: ignore[list-item]
+    with engine.workers_started(10, 2, imports=sources.AHEAD_IMPORTS):
+        sources.import_ahead({"claude-code": [Unit("a", 1)], "gemini": []})  # type: ignore[list-item]
+        (pool,) = engine._started
+        loaded = pool.submit(loaded_modules, []).result()
+    assert {"polars", "cc_analytics.frames.schema", "cc_analytics.frames.claude.tables"} <= loaded
+    assert not {"cc_analytics.frames.gemini.verbs", "cc_analytics.frames.codex.sessions"} & loaded
+
+
 def test_workers_started_and_not_taken_end_with_the_block() -> None:
     # --workers 2 on a corpus that turned out to be an archive, or a run that failed first.
     with engine.workers_started(10, 2, imports=["no_such_module_at_all"]):  # a failing import is harmless
