@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 
 from cc_analytics.frames import api, sources, tablecache
-from cc_analytics.frames.registry import formats, names
+from cc_analytics.frames.registry import formats, get, names
 from cc_analytics.report import SAMPLES_DIR
 from tests.conftest import run_cli
 
@@ -459,9 +459,11 @@ def test_the_cache_batches_every_format_as_its_own_readers_do(
     samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The table cache decodes a format's files in batches of the size its own ``iter_tables``
-    uses (``FormatPlugin.batching``): a format whose batches hold Python values until framed sets
-    fewer bytes, and a cache that used the engine's size instead took twice the memory (OpenCode:
-    a 322 MB process for a 100 MB database, 170 MB once batched as its readers batch)."""
+    uses (``FormatPlugin.batching``), and the requests alone of a lean format in those of its
+    ``iter_requests`` (``FormatPlugin.requests_batching``): each size has two owners, the plugin and
+    the format's readers, and this holds them equal. A format whose batches hold Python values until
+    framed sets fewer bytes: a cache that used the engine's size instead took twice the memory
+    (OpenCode: a 322 MB process for a 100 MB database, 170 MB once batched as its readers batch)."""
     from cc_analytics.frames import engine
 
     seen: dict[str, dict[str, int]] = {"plain": {}, "cached": {}}
@@ -479,3 +481,13 @@ def test_the_cache_batches_every_format_as_its_own_readers_do(
     api.read_tables(samples)
     assert seen["plain"] and seen["cached"] == seen["plain"]
     assert len(set(seen["plain"].values())) > 1  # the formats do not all batch alike
+    # The requests alone (usage) of the formats whose requests are read lean through the cache.
+    tablecache.clear()
+    lean = {str(f.path) for name, files in sources.plan(samples).items() if get(name).lean_requests for f in files}
+    assert lean
+    seen = {"plain": {}, "cached": {}}
+    run = "plain"
+    api.read_requests(samples, cache=False)
+    run = "cached"
+    api.read_requests(samples)
+    assert {path: seen["cached"][path] for path in lean} == {path: seen["plain"][path] for path in lean}
