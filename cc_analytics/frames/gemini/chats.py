@@ -29,6 +29,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import orjson
@@ -41,6 +42,7 @@ from cc_analytics.frames.chatlog.messages import (
     USER,
     Chat,
     Message,
+    Parts,
     buckets,
     jsonl_objects,
     read_parts,
@@ -60,12 +62,14 @@ WINDOWS = (
 )
 """Context windows by model name prefix (first match): what Gemini's model pages state."""
 NOT_A_CHAT = "not a Gemini CLI chat (a JSON document is {}, not an object with messages); file skipped"
+NO_BUCKETS = (0, 0, 0, 0, 0)  # a lean message's estimates (none made)
 NO_MESSAGES = "no messages array (its keys: {}); file read as a chat without messages"
 BAD_MESSAGE = "message {} is {}, not an object; skipped"
 SET_ = "$set"
 REWIND = "$rewindTo"
 
 
+@functools.lru_cache(maxsize=256)  # asked once per message: the name's hash is kept, a table's is not
 def window_of(model: str | None) -> int | None:
     """The window of a Gemini model, by its name (None: not a Gemini model).
 
@@ -153,15 +157,13 @@ def parse_log(data: bytes, *, lean: bool = False) -> Chat:
     return chat
 
 
-def message(value: dict[str, Any], line: int | None, index: int, chat: Chat, *, lean: bool = False) -> Message:
-    """One message of a chat (``lean``: without its text, tools and estimates)."""
-    kind = value.get("type")
-    role = ROLES.get(kind, SYSTEM) if isinstance(kind, str) else SYSTEM
-    parts = NO_PARTS if lean else read_parts(value.get("content", value.get("parts")))
+def _spoken(value: dict[str, Any], role: str) -> tuple[Parts, list[str], int, tuple[int, int, int, int, int]]:
+    """A message's parts, tool names, tool errors and estimate buckets (its calls and thoughts counted)."""
+    parts = read_parts(value.get("content", value.get("parts")))
     names = list(parts.tool_names)
     errors = parts.tool_errors
     call_tokens = result_tokens = thought_tokens = 0
-    calls = None if lean else value.get("toolCalls")
+    calls = value.get("toolCalls")
     if isinstance(calls, list):
         for call in calls:
             if not isinstance(call, dict):
@@ -172,22 +174,34 @@ def message(value: dict[str, Any], line: int | None, index: int, chat: Chat, *, 
             call_tokens += value_tokens(name) + value_tokens(call.get("args"))
             result = call.get("result")
             result_tokens += read_parts(result).result_tokens if isinstance(result, list) else value_tokens(result)
-    thoughts = None if lean else value.get("thoughts")
+    thoughts = value.get("thoughts")
     if isinstance(thoughts, list):
         for thought in thoughts:
             if isinstance(thought, dict):
                 thought_tokens += value_tokens(thought.get("subject")) + value_tokens(thought.get("description"))
+    bucketed = buckets(role, parts, extra_tool=result_tokens, extra_calls=call_tokens)
+    if thought_tokens:
+        bucketed = (bucketed[0], bucketed[1], bucketed[2] + thought_tokens, bucketed[3], bucketed[4])
+    return parts, names, errors, bucketed
+
+
+def message(value: dict[str, Any], line: int | None, index: int, chat: Chat, *, lean: bool = False) -> Message:
+    """One message of a chat (``lean``: without its text, tools and estimates)."""
+    kind = value.get("type")
+    role = ROLES.get(kind, SYSTEM) if isinstance(kind, str) else SYSTEM
+    if lean:  # no text, tools nor estimates (most of a message's walk)
+        parts, names, errors, bucketed = NO_PARTS, [], 0, NO_BUCKETS
+    else:
+        parts, names, errors, bucketed = _spoken(value, role)
     usage = None
     tokens = value.get("tokens")
     if isinstance(tokens, dict):
         bad: list[str] = []
         usage = usage_of(tokens, TOKEN_KEYS, bad)
-        chat.problems.extend((line, f"tokens.{reason}") for reason in bad)
+        if bad:
+            chat.problems.extend((line, f"tokens.{reason}") for reason in bad)
     model = value.get("model")
     model = model if isinstance(model, str) and model else None
-    bucketed = buckets(role, parts, extra_tool=result_tokens, extra_calls=call_tokens)
-    if thought_tokens:
-        bucketed = (bucketed[0], bucketed[1], bucketed[2] + thought_tokens, bucketed[3], bucketed[4])
     stamp = value.get("timestamp")
     identifier = value.get("id")
     window = window_of(model)
