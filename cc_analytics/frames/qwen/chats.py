@@ -155,7 +155,8 @@ def message(value: dict[str, Any], line: int, index: int, chat: Chat, *, lean: b
     if role == ASSISTANT and isinstance(metadata, dict):
         bad: list[str] = []
         usage = usage_of(metadata, USAGE_KEYS, bad)
-        chat.problems.extend((line, f"usageMetadata.{reason}") for reason in bad)
+        if bad:
+            chat.problems.extend((line, f"usageMetadata.{reason}") for reason in bad)
     model = value.get("model")
     model = model if isinstance(model, str) and model else None
     recorded = count(value.get("contextWindowSize"))
