@@ -189,6 +189,7 @@ def message(value: dict[str, Any], line: int | None, index: int, chat: Chat, *, 
     """One message of a chat (``lean``: without its text, tools and estimates)."""
     kind = value.get("type")
     role = ROLES.get(kind, SYSTEM) if isinstance(kind, str) else SYSTEM
+    names: list[str]
     if lean:  # no text, tools nor estimates (most of a message's walk)
         parts, names, errors, bucketed = NO_PARTS, [], 0, NO_BUCKETS
     else:
