@@ -244,3 +244,13 @@ def test_context_reports_the_recorded_occupancy(tmp_path: Path) -> None:
         1_048_576,
         "gemini-3-flash-preview",
     )
+
+
+def test_a_message_written_in_two_files_of_a_session_counts_once_from_the_later(tmp_path: Path) -> None:
+    # The same id in two chats of one session (a session resumed into a new file): one request,
+    # the write of the file read last (the batch's files in the plan's order).
+    log(tmp_path, header(), answer("a", 1000, 100), name="session-a.jsonl")
+    log(tmp_path, header(), answer("a", 2000, 100), answer("b", 10, 1), name="session-b.jsonl")
+    requests = read_requests(tmp_path)
+    assert requests.select("session_id", "message_id", "input_tokens").rows() == [("s1", "a", 2000), ("s1", "b", 10)]
+    assert read_sessions(tmp_path).select("files", "requests").row(0) == (2, 2)

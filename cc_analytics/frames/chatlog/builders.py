@@ -229,10 +229,10 @@ def messages_with_session(decoded: Decoded) -> pl.LazyFrame:
 
     files = decoded.files.lazy().select(FILE, S.SESSION_ID)
     used = pl.col("_used")
-    last_write = (
-        pl.int_range(pl.len()).over(S.SESSION_ID, S.MESSAGE_ID, order_by=[FILE, INDEX])
-        == pl.len().over(S.SESSION_ID, S.MESSAGE_ID) - 1
-    )
+    # The write of the greatest (file, index): one window's maximum (an ordered window's row
+    # number against the group's length took a 16 MB batch 5.5 ms, this 0.4).
+    place = pl.col(FILE).cast(pl.Int64) * (1 << 32) + pl.col(INDEX)
+    last_write = place == place.max().over(S.SESSION_ID, S.MESSAGE_ID)
     # An id written again: only its last write can be the request (a null id is its own).
     counted = pl.when(pl.col(S.MESSAGE_ID).is_null()).then(used).otherwise(used & last_write)
     return (
