@@ -493,11 +493,12 @@ def workers_ahead(
 ) -> Iterator[str | None]:
     """Start the worker processes that reading ``source`` will use (None: every format's
     default stores) before its files are planned, from the size of one listing of its
-    folders (:func:`listed_size`). They import Polars and the format packages while this
-    process plans (then the planned formats' modules: :func:`import_ahead`); the next run that
-    asks for as many takes them, and the ones nobody took end with the block. Yields the root of the table source ``source`` names (an archive,
-    see :func:`table_source_of`: it holds no transcripts to decode, so no worker is started),
-    else None, so that the caller need not look for one again (on object storage, a request).
+    folders (:func:`listed_size`). They import Polars while this process plans, then the
+    planned formats' modules (:func:`import_ahead`); the next run that asks for as many takes
+    them, and the ones nobody took end with the block. Yields the root of the table source
+    ``source`` names (an archive, see :func:`table_source_of`: it holds no transcripts to
+    decode, so no worker is started), else None, so that the caller need not look for one
+    again (on object storage, a request).
     ``start=False`` starts none (a run that expects to find its tables kept, ``frames.tablecache``).
     ``lean``: the run reads what ``sessions`` and ``usage`` read, so the files of formats that
     read those in threads (:func:`threaded_names`) need no process.

@@ -102,6 +102,9 @@ parse gives."""
 NAMES_JOIN = "\x1f"  # tool names of a message, joined (the unit separator: in no tool's name)
 
 
+NO_BUCKETS = (0, 0, 0, 0, 0)  # the estimate buckets of a message without any (what a lean parse makes)
+
+
 class Message(NamedTuple):
     """One message of a chat, whatever file it came from (the parsers' output)."""
 
@@ -120,7 +123,7 @@ class Message(NamedTuple):
     window_recorded: bool = False
     rewound: bool = False
     compaction: bool = False
-    buckets: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)  # system, user, assistant, tool, tool calls
+    buckets: tuple[int, int, int, int, int] = NO_BUCKETS  # system, user, assistant, tool, tool calls
 
 
 @dataclass(slots=True)
@@ -258,17 +261,13 @@ def jsonl_objects(data: bytes, chat: Chat) -> Iterator[tuple[int, dict[str, Any]
     lines become problems of ``chat`` (a last line without its newline that does not parse is
     a truncated line, the agent may be writing it)."""
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
-    loads, refused = orjson.loads, orjson.JSONDecodeError
     for number, line in enumerate(lines_of(data), start=1):
-        try:  # nearly every line: parse_line's first step, without the call
-            value = loads(line)
-        except refused:
-            if not line.strip():
-                continue
-            value, reason = parse_line(line)
-            if reason is not None:
-                chat.problems.append((number, TRUNCATED if number == torn else reason))
-                continue
+        if not line.strip():
+            continue
+        value, reason = parse_line(line)
+        if reason is not None:
+            chat.problems.append((number, TRUNCATED if number == torn else reason))
+            continue
         if not isinstance(value, dict):
             chat.problems.append((number, NOT_OBJECT.format(kind_name(value))))
             continue

@@ -29,13 +29,13 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import orjson
 
 from cc_analytics.frames.chatlog.messages import (
     ASSISTANT,
+    NO_BUCKETS,
     NO_PARTS,
     NOT_JSON_FILE,
     SYSTEM,
@@ -62,14 +62,12 @@ WINDOWS = (
 )
 """Context windows by model name prefix (first match): what Gemini's model pages state."""
 NOT_A_CHAT = "not a Gemini CLI chat (a JSON document is {}, not an object with messages); file skipped"
-NO_BUCKETS = (0, 0, 0, 0, 0)  # a lean message's estimates (none made)
 NO_MESSAGES = "no messages array (its keys: {}); file read as a chat without messages"
 BAD_MESSAGE = "message {} is {}, not an object; skipped"
 SET_ = "$set"
 REWIND = "$rewindTo"
 
 
-@functools.lru_cache(maxsize=256)  # asked once per message: the name's hash is kept, a table's is not
 def window_of(model: str | None) -> int | None:
     """The window of a Gemini model, by its name (None: not a Gemini model).
 

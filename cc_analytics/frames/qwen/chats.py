@@ -33,7 +33,6 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from cc_analytics.frames.chatlog.messages import (
@@ -67,7 +66,6 @@ COMPRESSION = "chat_compression"
 OTHER_SESSION = "records of another session ({!r}) in this file; counted in the file's session"
 
 
-@functools.lru_cache(maxsize=256)  # asked once per message: the name's hash is kept, a table's is not
 def window_of(model: str | None) -> int | None:
     """The window of a model Qwen Code names, by its name (None: not known).
 
