@@ -1,7 +1,7 @@
 """The tables of every session read once, kept between runs: a warm run stats, reads, and decodes
 only what changed.
 
-Imports: the standard library, ``cache``, ``errors``, ``frames.sources``, ``frames.engine``,
+Imports: the standard library, ``cache``, ``errors``, ``frames.memory``, ``frames.sources``, ``frames.engine``,
 ``frames.tables`` and the registry; polars when tables are read or written. The front API
 (``frames.api``) reads through here unless ``cache=False``; no format is named: a session (a
 format's files sharing a ``session_id``) is decoded by its format's ``tables_batch``, as the
@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cc_analytics.atomic import open_pieces, write_file
+from cc_analytics.frames import memory
 from cc_analytics.frames.sources import TranscriptFile
 
 if TYPE_CHECKING:
@@ -438,27 +439,38 @@ class _Run:
         fresh: dict[str, list[pl.DataFrame]] = {table: [] for table in TABLES}
         fresh_units: list[tuple[list[TranscriptFile], str]] = []
         offset = 1 << 62  # decoded rows' keys, apart from the packs'
-        for batch_files, batch in _decode(
-            name, wanted, turns=self.wanted["turns"], findings=self.wanted["findings"], workers=workers, lean=lean
-        ):
-            batch_units = _units(batch_files)
-            frames, complete = _with_units(batch, batch_units)
-            positions = [position_of_session[unit[0].session_id] for unit in batch_units]
-            for index, position in enumerate(positions):
-                where[offset + index] = position
-            for table in TABLES:
-                # Rows the batch could not tie to a session (then nothing of it is kept) go with its first.
-                found[table].append((offset, frames[table].with_columns(pl.col(UNIT).fill_null(0))))
-            if complete:
-                base = len(fresh_units)
-                fresh_units.extend(
-                    (unit, keys[position]) for unit, position in zip(batch_units, positions, strict=True)
-                )
+        # Each decoded batch's frames (with its offset, and its first unit's place among the
+        # sessions kept: None when not kept), out of this process while the workers run.
+        spill = memory.Spill(self.folder)
+        held: list[tuple[int, int | None, dict[str, Any]]] = []
+        try:
+            for batch_files, batch in _decode(
+                name, wanted, turns=self.wanted["turns"], findings=self.wanted["findings"], workers=workers, lean=lean
+            ):
+                batch_units = _units(batch_files)
+                frames, complete = _with_units(batch, batch_units)
+                positions = [position_of_session[unit[0].session_id] for unit in batch_units]
+                for index, position in enumerate(positions):
+                    where[offset + index] = position
+                base = None
+                if complete:
+                    base = len(fresh_units)
+                    fresh_units.extend(
+                        (unit, keys[position]) for unit, position in zip(batch_units, positions, strict=True)
+                    )
+                held.append((offset, base, {table: spill.keep(frames[table]) for table in TABLES}))
+                offset += len(batch_units)
+                done += sum(f.size for f in batch_files)
+                on_progress(done, total)
+            for offset, base, kept_frames in held:  # the workers have ended: the batches' frames back
                 for table in TABLES:
-                    fresh[table].append(frames[table].with_columns(pl.col(UNIT) + base))
-            offset += len(batch_units)
-            done += sum(f.size for f in batch_files)
-            on_progress(done, total)
+                    frame = spill.take(kept_frames.pop(table))
+                    # Rows the batch could not tie to a session (then nothing of it is kept) go with its first.
+                    found[table].append((offset, frame.with_columns(pl.col(UNIT).fill_null(0))))
+                    if base is not None:
+                        fresh[table].append(frame.with_columns(pl.col(UNIT) + base))
+        finally:
+            spill.close()  # what was taken back is in this process now
         # Every session of the format goes into one new pack when it is spread over too many
         # (each run that decodes something writes one): what a warm run reads stays a few files.
         compact = len(kept) + bool(fresh_units) > MAX_PACKS and len(fresh_units) == len(missing)

@@ -491,3 +491,48 @@ def test_the_cache_batches_every_format_as_its_own_readers_do(
     run = "cached"
     api.read_requests(samples)
     assert {path: seen["cached"][path] for path in lean} == {path: seen["plain"][path] for path in lean}
+
+
+@pytest.mark.parametrize("writable", [True, False])
+def test_a_first_run_holds_its_batches_in_a_spill_file_and_gives_the_same(
+    samples: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, writable: bool
+) -> None:
+    # Every frame spilled (the samples' are small); then a folder where no file can be made:
+    # the frames are held as they are, with the same results.
+    from cc_analytics.frames import memory
+
+    monkeypatch.setattr(memory, "SPILL_MIN_BYTES", 0)
+    spilled: list[object] = []
+    keep = memory.Spill.keep
+
+    def counted(self: memory.Spill, frame: pl.DataFrame) -> object:
+        held = keep(self, frame)
+        spilled.append(held)
+        return held
+
+    monkeypatch.setattr(memory.Spill, "keep", counted)
+    if not writable:
+        cache.mkdir(parents=True)
+        (cache / "tables").write_text("a file where the cache's folder would be")
+    plain = tables_of(samples, cache=False)
+    cold = tables_of(samples)
+    for name, frame in plain.items():
+        assert cold[name].equals(frame), name
+    on_disk = [held for held in spilled if isinstance(held, tuple)]
+    assert spilled and bool(on_disk) == writable
+
+
+def test_a_spill_gives_back_each_frame_as_it_was_kept(tmp_path: Path) -> None:
+    from cc_analytics.frames import memory
+
+    frames = [
+        pl.DataFrame({"a": range(50_000), "b": ["x" * 20] * 50_000}),
+        pl.DataFrame({"a": [1], "b": [None]}, schema={"a": pl.Int64, "b": pl.String}),
+        pl.DataFrame({"a": range(70_000), "b": ["é漢"] * 70_000}),
+    ]
+    spill = memory.Spill(tmp_path / "new")
+    held = [spill.keep(frame) for frame in frames]
+    assert [isinstance(h, tuple) for h in held] == [True, False, True]
+    assert list((tmp_path / "new").iterdir()) == []  # the file has no name
+    assert all(spill.take(h).equals(frame) for h, frame in zip(reversed(held), reversed(frames), strict=True))
+    spill.close()
