@@ -19,8 +19,12 @@ from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import TypeAlias
 
     import polars as pl
+
+    Held: TypeAlias = pl.DataFrame | bytes | tuple[int, int]
+    """What :meth:`Spill.keep` gives for a frame: the frame, its IPC bytes, or its place in the file."""
 
 # A kept frame larger than this is kept as it is: its buffers are mostly its own pages, and
 # packing it costs more than it spares (Polars' IPC writer grows a BytesIO to about 1.25 times the
@@ -72,14 +76,16 @@ def no_cycle_collection() -> Iterator[None]:
 
 
 class KeptFrames:
-    """Frames kept from batch to batch (a run's rows), packed as Arrow IPC bytes until
-    :meth:`concat` builds the one frame they make.
+    """Frames kept from batch to batch (a run's rows) in a :class:`Spill` of the system's
+    temporary folder, until :meth:`concat` builds the one frame they make.
 
     A kept frame is small, but Polars allocates it among the batch's short-lived buffers, and
     those pages stay in use as long as it does: reading 5 GB, the process that kept every
     batch's sessions frame grew by 7 MB a gigabyte, and half of that went with the frames
-    packed (their bytes are one allocation each, outside Polars' heap). A frame of more than
-    :data:`PACK_MAX_BYTES` is kept as it is.
+    packed as IPC bytes (one allocation each, outside Polars' heap). Written out, they leave the
+    process: ``usage`` of a 1 GB Qwen Code home kept its 79 MB of requests in memory while the
+    workers ran. A frame of more than :data:`PACK_MAX_BYTES` is kept as it is (one a caller
+    still holds: writing it out would spare nothing).
 
     Examples:
         >>> import polars as pl
@@ -93,37 +99,27 @@ class KeptFrames:
     """
 
     def __init__(self) -> None:
-        self._packed: list[bytes | pl.DataFrame] = []
+        self._held: list[Held] = []
+        self._spill = Spill(None, min_bytes=0)
 
     def append(self, frame: pl.DataFrame) -> None:
-        """Keep ``frame`` (packed now, the frame itself can go, unless it is large)."""
-        import io
-
-        if frame.estimated_size() > PACK_MAX_BYTES:
-            self._packed.append(frame)
-            return
-        buffer = io.BytesIO()
-        frame.write_ipc(buffer, compression="uncompressed")
-        self._packed.append(buffer.getvalue())
+        """Keep ``frame`` (written out now, the frame itself can go, unless it is large)."""
+        self._held.append(frame if frame.estimated_size() > PACK_MAX_BYTES else self._spill.keep(frame))
 
     def __len__(self) -> int:
-        return len(self._packed)
+        return len(self._held)
 
     def concat(self, schema: pl.Schema) -> pl.DataFrame:
-        """The kept frames, one after the other (an empty frame of ``schema`` when none was kept);
-        the packed bytes are let go as they are read."""
-        import io
-
+        """The kept frames, one after the other (an empty frame of ``schema`` when none was kept)."""
         import polars as pl
 
-        packed, self._packed = self._packed, []
-        if not packed:
-            return pl.DataFrame(schema=schema)
-        frames = []
-        for index, data in enumerate(packed):
-            frames.append(data if isinstance(data, pl.DataFrame) else pl.read_ipc(io.BytesIO(data)))
-            packed[index] = b""
-        return pl.concat(frames, how="vertical")
+        held, self._held = self._held, []
+        try:
+            if not held:
+                return pl.DataFrame(schema=schema)
+            return pl.concat([self._spill.take(one) for one in held], how="vertical")
+        finally:
+            self._spill.close()
 
 
 SPILL_MIN_BYTES = 256 * 2**10
@@ -131,15 +127,16 @@ SPILL_MIN_BYTES = 256 * 2**10
 
 
 class Spill:
-    """Frames held in a temporary file of ``folder`` until they are taken back: what a run
-    gathers while its worker processes run is then out of its memory (the system's page cache
-    holds it), and the file has no name (the system frees it however the run ends).
+    """Frames held in a temporary file of ``folder`` (None: the system's temporary folder)
+    until they are taken back: what a run gathers while its worker processes run is then out of
+    its memory (the system's page cache holds it), and the file has no name (the system frees
+    it however the run ends).
 
     The table cache's first run over a 1 GB Qwen Code home held its 79 MB of requests in the
     process while the workers ran: a process tree of 346-373 MB, 271 MB with the batches spilled.
-    A frame of less than
-    :data:`SPILL_MIN_BYTES`, or any when the file cannot be written (a full disk, a folder
-    that refuses it), is held as it is.
+    A frame of less than ``min_bytes`` (default :data:`SPILL_MIN_BYTES`) is held as it is; when
+    the file cannot be written (a full disk, a folder that refuses it), the frames are held as
+    IPC bytes (outside Polars' heap; as they are when larger than :data:`PACK_MAX_BYTES`).
 
     Examples:
         >>> import polars as pl
@@ -151,33 +148,39 @@ class Spill:
         >>> spill.close()
     """
 
-    def __init__(self, folder: Path | None) -> None:
+    def __init__(self, folder: Path | None, *, min_bytes: int | None = None) -> None:
         self._folder = folder
+        self._min_bytes = SPILL_MIN_BYTES if min_bytes is None else min_bytes
         self._file: IO[bytes] | None = None
         self._failed = False
 
-    def keep(self, frame: pl.DataFrame) -> pl.DataFrame | tuple[int, int]:
-        """Write ``frame`` to the file (its place there), or hold it as it is."""
-        if self._failed or frame.estimated_size() < SPILL_MIN_BYTES:
+    def keep(self, frame: pl.DataFrame) -> Held:
+        """Write ``frame`` to the file (its place there), or hold it (see the class)."""
+        if frame.estimated_size() < self._min_bytes:
             return frame
-        try:
-            if self._file is None:
-                import tempfile
+        if not self._failed:
+            try:
+                if self._file is None:
+                    import tempfile
 
-                if self._folder is not None:
-                    self._folder.mkdir(parents=True, exist_ok=True)
-                self._file = tempfile.TemporaryFile(dir=self._folder)
-            start = self._file.seek(0, os.SEEK_END)
-            frame.write_ipc(self._file, compression="uncompressed")
-            return start, self._file.tell() - start
-        except OSError:
-            self._failed = True  # held as they are from now on; what was written stays readable
-            return frame
+                    if self._folder is not None:
+                        self._folder.mkdir(parents=True, exist_ok=True)
+                    self._file = tempfile.TemporaryFile(dir=self._folder)
+                start = self._file.seek(0, os.SEEK_END)
+                frame.write_ipc(self._file, compression="uncompressed")
+                return start, self._file.tell() - start
+            except OSError:
+                self._failed = True  # what was written stays readable
+        return _packed(frame)
 
-    def take(self, held: pl.DataFrame | tuple[int, int]) -> pl.DataFrame:
+    def take(self, held: Held) -> pl.DataFrame:
         """The frame :meth:`keep` held."""
+        import io
+
         import polars as pl
 
+        if isinstance(held, bytes):
+            return pl.read_ipc(io.BytesIO(held))
         if not isinstance(held, tuple):
             return held
         assert self._file is not None  # a place is only given once the file is open
@@ -190,3 +193,14 @@ class Spill:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _packed(frame: pl.DataFrame) -> pl.DataFrame | bytes:
+    """``frame`` as Arrow IPC bytes, or as it is when larger than :data:`PACK_MAX_BYTES`."""
+    import io
+
+    if frame.estimated_size() > PACK_MAX_BYTES:
+        return frame
+    buffer = io.BytesIO()
+    frame.write_ipc(buffer, compression="uncompressed")
+    return buffer.getvalue()

@@ -1,4 +1,5 @@
-"""Frames kept packed between batches (``frames.memory.KeptFrames``) come back as they went in."""
+"""Frames kept between batches (``frames.memory.KeptFrames``: written to a temporary file, or
+packed as IPC bytes when no file can be made) come back as they went in."""
 
 from __future__ import annotations
 
@@ -12,9 +13,18 @@ from cc_analytics.frames.memory import KeptFrames
 from cc_analytics.report import SAMPLES_DIR
 
 
-def test_every_table_comes_back_as_it_went_in() -> None:
+@pytest.mark.parametrize("writable", [True, False])
+def test_every_table_comes_back_as_it_went_in(writable: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # Lists, zoned times, enums and nulls of the real tables of the samples, kept twice.
+    import tempfile
+
     tables = read_tables(SAMPLES_DIR)
+    if not writable:  # no temporary file can be made: the frames are packed in memory
+
+        def refused(*_args: object, **_kw: object) -> object:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(tempfile, "TemporaryFile", refused)
     for frame, schema in (
         (tables.sessions, S.SESSIONS_SCHEMA),
         (tables.turns, S.TURNS_SCHEMA),
@@ -26,19 +36,20 @@ def test_every_table_comes_back_as_it_went_in() -> None:
         kept.append(frame.head(0))
         kept.append(frame.reverse())
         assert len(kept) == 3
+        assert {type(item).__name__ for item in kept._held} == {"tuple" if writable else "bytes"}
         assert_frame_equal(kept.concat(schema), pl.concat([frame, frame.reverse()]))
-        assert len(kept) == 0  # read once: the packed bytes are let go
+        assert len(kept) == 0  # read once: the file, or the packed bytes, let go
 
 
 def test_a_large_frame_is_kept_as_it_is_among_packed_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Packing a large frame costs more than it spares (memory.PACK_MAX_BYTES).
+    # Writing out a large frame, which its caller still holds, spares nothing (memory.PACK_MAX_BYTES).
     from cc_analytics.frames import memory
 
     requests = read_tables(SAMPLES_DIR).requests
     monkeypatch.setattr(memory, "PACK_MAX_BYTES", requests.head(3).estimated_size())
     kept = KeptFrames()
-    kept.append(requests.head(2))  # small: packed
+    kept.append(requests.head(2))  # small: written out
     kept.append(requests)  # large: the frame itself
-    assert [type(item).__name__ for item in kept._packed] == ["bytes", "DataFrame"]
+    assert [type(item).__name__ for item in kept._held] == ["tuple", "DataFrame"]
     assert_frame_equal(kept.concat(S.REQUESTS_SCHEMA), pl.concat([requests.head(2), requests]))
     assert len(kept) == 0
