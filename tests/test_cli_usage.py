@@ -97,3 +97,28 @@ def test_missing_source_is_one_error_line() -> None:
     done = run_cli(["usage", "/no/such/folder"])
     assert done.returncode == 1
     assert done.stderr.decode().startswith("✖ no such file or folder")
+
+
+@pytest.mark.parametrize("command", ["usage", "sessions"])
+def test_polars_is_imported_after_the_workers_are_asked_for(command: str, tmp_path: Path) -> None:
+    # The workers start while this process imports Polars (a worker's start overlaps the import):
+    # `usage` imported it first, and its second batch came 240 ms after the first on 100 MB.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from cc_analytics.frames import sources\n"
+        "seen = []\n"
+        "ahead = sources.workers_ahead\n"
+        "def spy(*args, **kw):\n"
+        "    seen.append('polars' in sys.modules)\n"
+        "    return ahead(*args, **kw)\n"
+        "sources.workers_ahead = spy\n"
+        "from cc_analytics.cli import main\n"
+        f"code = main([{command!r}, {str(SAMPLES)!r}, '--json', '--quiet', '--no-cache'])\n"
+        "print(seen, code, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert done.stderr.strip().splitlines()[-1] == "[False] 0"
+    assert json.loads(done.stdout)

@@ -90,9 +90,10 @@ def run(args: argparse.Namespace) -> int:
     memo = Memo.of(args, "usage") if args.by != "block" else None
     if memo is not None and memo.replay():
         return 0
-    from cc_analytics.frames import schema as S
-    from cc_analytics.frames.api import iter_requests
-    from cc_analytics.frames.usage import day_or_instant, resolve_timezone, usage
+    # Polars is imported once the files are planned and the workers are starting (as `sessions`
+    # does): imported first, it delayed the workers' start by its own time (on 100 MB, the
+    # second batch came 240 ms after the first, against 94 for `sessions`).
+    from cc_analytics.frames.zones import day_or_instant, resolve_timezone
 
     bounds = {}
     for option, value in (("--since", args.since), ("--until", args.until), ("--timezone", args.timezone)):
@@ -111,12 +112,17 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(msg)
 
     def reader(by_format: Any, progress: Any) -> Iterator[tuple[pl.DataFrame, ...]]:
+        from cc_analytics.frames.api import iter_requests
+
         for _format, requests, problems in iter_requests(
             by_format, workers=args.workers, on_progress=progress, cache=args.cache
         ):
             yield requests, requests, problems
 
     corpus = read_corpus(args, reader, surveyed=memo.surveyed if memo else None)
+    from cc_analytics.frames import schema as S
+    from cc_analytics.frames.usage import usage
+
     requests = corpus.frames.concat(S.REQUESTS_SCHEMA)
     # A block is active when it has not ended yet, by the wall clock (as ccusage decides it).
     now = datetime.now(UTC)

@@ -17,7 +17,7 @@ group's row (whose ``model`` is null), one row per model of the group.
 
 Days, weeks (Monday to Sunday) and months are calendar periods in ``timezone``; ``since``
 and ``until`` are inclusive calendar days there. The default timezone is the machine's
-(:func:`local_timezone`).
+(:func:`~cc_analytics.frames.zones.local_timezone`).
 
 **5-hour blocks**, as ccusage users know them: a block starts at its first request's time
 floored to the UTC hour and covers 5 hours; a request later than that (strictly: one at
@@ -33,11 +33,9 @@ rate until its end. ccusage's "gap" rows (spans without requests) are not rows h
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Literal, TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 import polars as pl
 
@@ -62,6 +60,8 @@ from cc_analytics.frames.schema import (
     UNPRICED_REQUESTS,
     UTC_TIME,
 )
+from cc_analytics.frames.zones import day_or_instant, resolve_timezone
+from cc_analytics.frames.zones import local_timezone as local_timezone  # the API's since it was here
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 By = Literal["day", "week", "month", "session", "model", "project", "block", "machine"]
@@ -205,52 +205,7 @@ def assign_blocks(requests: FrameT) -> FrameT:
     )
 
 
-def local_timezone() -> str:
-    """The machine's IANA timezone: ``$TZ`` if it names one, else where ``/etc/localtime``
-    points, else ``/etc/timezone``, else ``UTC``.
-
-    Examples:
-        >>> isinstance(local_timezone(), str)
-        True
-    """
-    candidates = [os.environ.get("TZ", "").removeprefix(":")]
-    localtime = Path("/etc/localtime")
-    if localtime.is_symlink():
-        target = str(localtime.resolve())
-        candidates.append(target.partition("zoneinfo/")[2])
-    try:
-        candidates.append(Path("/etc/timezone").read_text(encoding="utf-8").strip())
-    except OSError:
-        pass
-    return next((name for name in candidates if _is_zone(name)), "UTC")
-
-
-def resolve_timezone(timezone: str | None) -> str:
-    """``timezone`` checked as an IANA name, or the local one when None.
-
-    Examples:
-        >>> resolve_timezone("Europe/Paris")
-        'Europe/Paris'
-    """
-    if timezone is None:
-        return local_timezone()
-    if not _is_zone(timezone):
-        msg = f"unknown timezone {timezone!r}\nHint: use an IANA name such as 'UTC' or 'Europe/Paris'"
-        raise InputError(msg)
-    return timezone
-
-
 # ------------------------------------------------------------------ helpers
-
-
-def _is_zone(name: str) -> bool:
-    if not name:
-        return False
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
 
 
 def _window(
@@ -268,25 +223,6 @@ def _window(
         else:
             filters.append(keep(local.dt.date(), pl.lit(value)))
     return filters
-
-
-def day_or_instant(value: date | datetime | str) -> date | datetime:
-    """A ``since``/``until`` bound: a calendar day (``YYYY-MM-DD``, ``YYYYMMDD``), else an instant.
-
-    Examples:
-        >>> day_or_instant("20260105"), day_or_instant("2026-01-05T10:00:00+00:00").hour
-        (datetime.date(2026, 1, 5), 10)
-    """
-    if not isinstance(value, str):
-        return value
-    text = value.strip()
-    try:
-        if len(text) == 8 and text.isdigit():
-            return date(int(text[:4]), int(text[4:6]), int(text[6:]))
-        return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
-    except ValueError:
-        msg = f"not a date: {value!r}\nHint: write YYYY-MM-DD (or YYYYMMDD)"
-        raise InputError(msg) from None
 
 
 def _metrics() -> list[pl.Expr]:
