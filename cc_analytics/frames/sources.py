@@ -493,7 +493,8 @@ def workers_ahead(
 ) -> Iterator[str | None]:
     """Start the worker processes that reading ``source`` will use (None: every format's
     default stores) before its files are planned, from the size of one listing of its
-    folders (:func:`listed_size`). They import Polars while this process plans, then the
+    folders (:func:`listed_size`), which a plan in the block takes rather than listing them
+    again (:func:`_listings_kept`). They import Polars while this process plans, then the
     planned formats' modules (:func:`import_ahead`); the next run that asks for as many takes
     them, and the ones nobody took end with the block. Yields the root of the table source
     ``source`` names (an archive, see :func:`table_source_of`: it holds no transcripts to
