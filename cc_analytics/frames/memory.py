@@ -175,18 +175,14 @@ class Spill:
 
     def take(self, held: Held) -> pl.DataFrame:
         """The frame :meth:`keep` held."""
-        import io
-
         import polars as pl
 
-        if isinstance(held, bytes):
-            return pl.read_ipc(io.BytesIO(held))
-        if not isinstance(held, tuple):
-            return held
-        assert self._file is not None  # a place is only given once the file is open
-        start, length = held
-        self._file.seek(start)
-        return pl.read_ipc(self._file.read(length))
+        if isinstance(held, tuple):
+            assert self._file is not None  # a place is only given once the file is open
+            start, length = held
+            self._file.seek(start)
+            held = self._file.read(length)
+        return pl.read_ipc(held) if isinstance(held, bytes) else held
 
     def close(self) -> None:
         """Let the file go (its frames taken back or no longer wanted)."""

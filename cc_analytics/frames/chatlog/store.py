@@ -152,7 +152,7 @@ def resolve_files(
 
     files: list[TranscriptFile] = []
     paths: list[Path] = []
-    given = source_list(source) if source is not None and not planned else []
+    given = [] if source is None or planned else source_list(source)
     if given and all(isinstance(item, File) for item in given):
         # a plan's, as every format takes one: telling 4,215 Copilot CLI logs apart again by
         # their real paths took 86 ms a run
@@ -162,7 +162,7 @@ def resolve_files(
     elif planned:
         paths = [p if isinstance(p, Path) else Path(p) for p in source]  # type: ignore[arg-type, union-attr]
     else:
-        for item in source_list(source):
+        for item in given:
             if isinstance(item, File):
                 files.append(item)
             else:
