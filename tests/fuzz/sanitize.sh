@@ -12,7 +12,7 @@
 #      frames.codex.scan, frames.copilot.events): their seeds (the fuzz corpus, deep lines at a file's head included),
 #      then EXAMPLES generated inputs;
 #   2. the extensions' own tests (tests/frames/test_claude_skim.py, test_claude_columns.py,
-#      test_codex_scan.py, test_copilot_events.py).
+#      test_codex_scan.py, test_copilot_events.py, test_copilot_tally.py).
 # Any sanitizer report stops the run at once with a non-zero status (halt_on_error), and so does
 # any fuzz finding or failed test.
 set -euo pipefail
@@ -74,7 +74,7 @@ load_copilot_extension(Path(sys.argv[3]))
 import pytest  # noqa: E402
 
 tests = ["tests/frames/test_claude_skim.py", "tests/frames/test_claude_columns.py", "tests/frames/test_codex_scan.py",
-         "tests/frames/test_copilot_events.py"]
+         "tests/frames/test_copilot_events.py", "tests/frames/test_copilot_tally.py"]
 sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *tests]))
 EOF
 echo "sanitize: no AddressSanitizer or UndefinedBehaviorSanitizer report"

@@ -409,6 +409,23 @@ def run_copilot_events(batch: list[bytes]) -> None:
         assert same(found[0], found[1]), "the C loop and the Python walk disagree"
         found = [events.parse(raw, lean=True, native=native) for native in (True, False)]
         assert same(found[0], found[1]), "the lean read in C and in Python disagree"
+        _same_tallies(events, raw)
+
+
+def _same_tallies(events: Any, raw: bytes) -> None:
+    """The tally (``parse(..., tally=True)``) in C and in Python is the fold of the full read's
+    rows, the times aside where C gave up on them (an escaped timestamp: the file is then read
+    again in full)."""
+    folded = events.tally_of_rows(events.parse(raw, native=False))
+    fast, pure = (events.parse(raw, tally=True, native=native) for native in (True, False))
+    assert pure.tally == folded, "the Python tally is not the fold of the rows"
+    assert (fast.requests, fast.problems, fast.lines) == (pure.requests, pure.problems, pure.lines)
+    times = (events.FIRST_STAMP, events.LAST_STAMP, events.STAMP_SIZE, events.ODD_STAMPS)
+    odd = fast.tally[events.ODD_STAMPS]
+    for place in range(events.TALLY_WIDTH):
+        if odd and place in times:
+            continue
+        assert fast.tally[place] == folded[place], f"the C tally's place {place} is not the rows'"
 
 
 register(
@@ -418,7 +435,7 @@ register(
         run_copilot_events,
         group="frames",
         batch=FRAMES_BATCH,
-        notes="frames.copilot's event walk with and without its C loop: equal rows, requests and problems",
+        notes="frames.copilot's event walk with and without its C loop: equal rows, requests, problems and tallies",
         seeds=mutations.copilot_corpus,
         unavailable=partial(extension_unavailable, COPILOT_EXTENSION),
     )

@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from cc_analytics.frames.sources import TranscriptFile
 
 
+NAMED_MODEL, NAMED_WINDOW = "_named_model", "_named_window"  # the last model and window the messages name
+
+
 @dataclass(frozen=True, slots=True)
 class Decoded:
     """The frames of one batch: ``files`` (one row each), ``messages`` and ``problems``."""
@@ -368,10 +371,87 @@ def in_context() -> pl.Expr:
     return ~pl.col(REWOUND) & (compacted_at.is_null() | (pl.col(INDEX) >= compacted_at))
 
 
+def message_totals(messages: pl.LazyFrame, by: str) -> pl.LazyFrame:
+    """What a summary takes of the messages, one row per ``by`` (``session_id``, or ``file``:
+    then :func:`session_totals` makes the sessions' of the files'): first and last time, the
+    models named (in order, each once) and the last one, compactions, the estimate by bucket,
+    the estimate and count of the messages in context at the end, the last window named."""
+    import polars as pl
+
+    bucket_sum = pl.sum_horizontal(*S.BUCKETS)
+    return (
+        messages.sort(FILE, INDEX)
+        .with_columns(in_context().alias("_now"))
+        .group_by(by)
+        .agg(
+            pl.col(S.TIME).min().alias(S.FIRST_TIME),
+            pl.col(S.TIME).max().alias(S.LAST_TIME),
+            pl.col(S.MODEL).drop_nulls().unique(maintain_order=True).alias(S.MODELS),
+            pl.col(S.MODEL).drop_nulls().last().alias(NAMED_MODEL),
+            pl.col(COMPACTION).sum().cast(pl.Int64).alias(S.COMPACTIONS),
+            *(pl.col(bucket).sum().cast(pl.Int64) for bucket in S.BUCKETS),
+            bucket_sum.filter(pl.col("_now")).sum().cast(pl.Int64).alias(S.CONTEXT_ESTIMATE),
+            pl.col("_now").sum().cast(pl.Int64).alias(S.MESSAGES),
+            pl.col(S.WINDOW).drop_nulls().last().alias(NAMED_WINDOW),
+        )
+    )
+
+
+def file_totals_schema() -> pl.Schema:
+    """The columns of the files' totals :func:`session_totals` takes: those of
+    :func:`message_totals` by ``file``, and the file's turns."""
+    import polars as pl
+
+    return pl.Schema(
+        {
+            FILE: pl.Int64(),
+            S.FIRST_TIME: S.UTC_TIME,
+            S.LAST_TIME: S.UTC_TIME,
+            S.MODELS: S.STRINGS,
+            NAMED_MODEL: pl.String(),
+            S.COMPACTIONS: pl.Int64(),
+            **{bucket: pl.Int64() for bucket in S.BUCKETS},
+            S.CONTEXT_ESTIMATE: pl.Int64(),
+            S.MESSAGES: pl.Int64(),
+            NAMED_WINDOW: pl.Int64(),
+            S.TURNS: pl.Int64(),
+        }
+    )
+
+
+def session_totals(files: pl.DataFrame, totals: pl.LazyFrame) -> pl.LazyFrame:
+    """The sessions' :func:`message_totals` and turns made of their files' (``totals``, in
+    :func:`file_totals_schema`; a file without messages has no row), as :func:`summarize` takes
+    them: the same as of the sessions' messages, a file's context being its own."""
+    import polars as pl
+
+    sums = [S.COMPACTIONS, *S.BUCKETS, S.CONTEXT_ESTIMATE, S.MESSAGES, S.TURNS]
+    return (
+        totals.join(files.lazy().select(FILE, S.SESSION_ID), on=FILE, how="left")
+        .sort(FILE)
+        .group_by(S.SESSION_ID)
+        .agg(
+            pl.col(S.FIRST_TIME).min(),
+            pl.col(S.LAST_TIME).max(),
+            pl.col(S.MODELS).list.explode(keep_nulls=False, empty_as_null=False).unique(maintain_order=True),
+            pl.col(NAMED_MODEL).drop_nulls().last(),
+            *(pl.col(name).sum().cast(pl.Int64) for name in sums),
+            pl.col(NAMED_WINDOW).drop_nulls().last(),
+        )
+    )
+
+
 def summarize(
-    spec: Spec, decoded: Decoded, messages: pl.LazyFrame, turns: pl.LazyFrame, requests: pl.DataFrame
+    spec: Spec,
+    decoded: Decoded,
+    messages: pl.LazyFrame | None,
+    turns: pl.LazyFrame | None,
+    requests: pl.DataFrame,
+    *,
+    totals: pl.LazyFrame | None = None,
 ) -> pl.DataFrame:
-    """One row per session of a batch (``SESSIONS_SCHEMA``)."""
+    """One row per session of a batch (``SESSIONS_SCHEMA``), of its ``messages`` and ``turns``,
+    or of ``totals``: the sessions' :func:`message_totals` with their turns (:func:`session_totals`)."""
     import polars as pl
 
     from cc_analytics.frames.requests import cache_creation_tokens, cost_totals, prompt_tokens
@@ -386,24 +466,11 @@ def summarize(
         utc_time(pl.col(S.START_TIME)).min().alias("_start"),
         utc_time(pl.col(S.END_TIME)).max().alias("_updated"),
     )
-    bucket_sum = pl.sum_horizontal(*S.BUCKETS)
-    per_message = (
-        messages.sort(FILE, INDEX)
-        .with_columns(in_context().alias("_now"))
-        .group_by(S.SESSION_ID)
-        .agg(
-            pl.col(S.TIME).min().alias(S.FIRST_TIME),
-            pl.col(S.TIME).max().alias(S.LAST_TIME),
-            pl.col(S.MODEL).drop_nulls().unique(maintain_order=True).alias(S.MODELS),
-            pl.col(S.MODEL).drop_nulls().last().alias("_named_model"),
-            pl.col(COMPACTION).sum().cast(pl.Int64).alias(S.COMPACTIONS),
-            *(pl.col(bucket).sum().cast(pl.Int64) for bucket in S.BUCKETS),
-            bucket_sum.filter(pl.col("_now")).sum().cast(pl.Int64).alias(S.CONTEXT_ESTIMATE),
-            pl.col("_now").sum().cast(pl.Int64).alias(S.MESSAGES),
-            pl.col(S.WINDOW).drop_nulls().last().alias("_named_window"),
-        )
-    )
-    totals = (
+    if totals is None:
+        assert messages is not None and turns is not None
+        turn_counts = turns.group_by(S.SESSION_ID).agg(pl.len().cast(pl.Int64).alias(S.TURNS))
+        totals = message_totals(messages, S.SESSION_ID).join(turn_counts, on=S.SESSION_ID, how="left")
+    requested = (
         requests.lazy()
         .sort(FILE, INDEX)
         .group_by(S.SESSION_ID)
@@ -421,23 +488,21 @@ def summarize(
             pl.col(S.WINDOW).last().alias("_request_window"),
         )
     )
-    turn_counts = turns.group_by(S.SESSION_ID).agg(pl.len().cast(pl.Int64).alias(S.TURNS))
     zero = [*S.BUCKETS, S.CACHE_CREATION_TOKENS, S.INPUT_TOKENS, S.CACHE_READ_TOKENS, S.OUTPUT_TOKENS]
     zero += [S.REQUESTS, S.TURNS, S.COMPACTIONS, S.CONTEXT_ESTIMATE, S.MESSAGES, S.UNPRICED_REQUESTS]
     nulls = pl.lit(None, pl.Int64).repeat_by(pl.col(S.COMPACTIONS))
     summary = (
-        per_file.join(per_message, on=S.SESSION_ID, how="left")
-        .join(totals, on=S.SESSION_ID, how="left")
-        .join(turn_counts, on=S.SESSION_ID, how="left")
+        per_file.join(totals, on=S.SESSION_ID, how="left")
+        .join(requested, on=S.SESSION_ID, how="left")
         .with_columns(pl.col(zero).fill_null(0), pl.col(S.MODELS).fill_null([]))
         .with_columns(
             pl.lit(spec.format).alias(S.FORMAT),
             pl.coalesce(S.FIRST_TIME, "_start").alias(S.FIRST_TIME),
             pl.coalesce(S.LAST_TIME, "_updated").alias(S.LAST_TIME),
-            pl.coalesce("_request_model", "_named_model").alias(S.LAST_MODEL),
+            pl.coalesce("_request_model", NAMED_MODEL).alias(S.LAST_MODEL),
             pl.lit(spec.provider, pl.String).alias(S.PROVIDER),
             pl.when(pl.col(S.LAST_OCCUPANCY).is_not_null()).then(pl.lit(RECORDED)).alias(S.OCCUPANCY_SOURCE),
-            pl.coalesce("_request_window", "_named_window").alias(S.WINDOW),
+            pl.coalesce("_request_window", NAMED_WINDOW).alias(S.WINDOW),
             pl.lit(None, pl.String).repeat_by(pl.col(S.COMPACTIONS)).alias(S.COMPACTION_TRIGGERS),
             nulls.alias(S.COMPACTION_PRE_TOKENS),
             nulls.alias(S.COMPACTION_POST_TOKENS),

@@ -106,6 +106,9 @@ class Batches:
     # The requests-only read's (``usage``): it keeps no messages, so a format whose lean read
     # holds little takes bigger batches (fewer of Polars' fixed per-batch queries); None: ``batch_bytes``.
     requests_bytes: int | None = None
+    # The sessions' read (``tables`` without turns): a format whose sessions need no message rows
+    # (a tally of each file) takes bigger batches too; None: ``batch_bytes``.
+    sessions_bytes: int | None = None
 
 
 def batches_of(spec: Spec) -> Batches:
@@ -149,6 +152,7 @@ def verbs(spec: Spec) -> dict[str, Any]:
     made: dict[str, Any] = {}
 
     requests_bytes = batches.requests_bytes or batches.batch_bytes
+    sessions_bytes = batches.sessions_bytes or batches.batch_bytes
 
     def lazy(
         work: Callable[..., Any],
@@ -185,7 +189,7 @@ def verbs(spec: Spec) -> dict[str, Any]:
 
     lazy(batches.events, batches.events_schema(), "events")
     lazy(partial(turns_batch, batches.tables), S.TURNS_SCHEMA, "turns")
-    lazy(partial(sessions_batch, batches.tables), S.SESSIONS_SCHEMA, "sessions")
+    lazy(partial(sessions_batch, batches.tables), S.SESSIONS_SCHEMA, "sessions", size=sessions_bytes)
     lazy(batches.problems, S.PROBLEMS_SCHEMA, "problems")
     # priced; the problems left out
     lazy(batches.requests, S.REQUESTS_SCHEMA, "requests", pick=itemgetter(0), size=requests_bytes)
@@ -208,9 +212,8 @@ def verbs(spec: Spec) -> dict[str, Any]:
         """Sessions, turns (empty unless ``turns``), problems and requests batch by batch, each
         batch decoded once."""
         work = partial(batches.tables, turns=turns)
-        yield from run_batches(
-            work, spec.resolve(source), workers=workers, on_progress=on_progress, batch_bytes=batches.batch_bytes
-        )
+        size = batches.batch_bytes if turns else sessions_bytes
+        yield from run_batches(work, spec.resolve(source), workers=workers, on_progress=on_progress, batch_bytes=size)
 
     report = partial(context_report, spec)
     report.__doc__ = f"What ``cc-analytics context`` prints for a {spec.label} session (:func:`context_report`)."

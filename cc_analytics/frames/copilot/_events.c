@@ -380,9 +380,196 @@ static PyObject *filled_str(Scratch *S, const Val *v, int *failed) {
 enum { AT_LINE = 0, AT_INDEX, AT_ID, AT_KIND, AT_ROLE, AT_STAMP, AT_MODEL, AT_TEXT, AT_TOOLS, AT_ERRORS, AT_USAGE,
        AT_REQUESTS = AT_USAGE + 5, AT_OCCUPANCY, AT_WINDOW, AT_COMPACTION, AT_BUCKETS, AT_USED = AT_BUCKETS + 5 };
 
-/* The line data[start:stop] (no LF, its CRs left out, not blank): its row appended, or declined. */
-static int take_line(Scratch *S, Run *run, PyObject *columns, PyObject *pending, const uint8_t *s, const uint8_t *e,
-                     const uint8_t *limit, Py_ssize_t number) {
+/* --- The tally ---------------------------------------------------------------------------- */
+
+/* A file's tally (events.py: new_tally, _count_event), held in C while tally_lines runs: read
+ * from the caller's list at the start and written back at the end. The least and greatest
+ * timestamps are spans of the data or of the list's str (alive until the write-back). */
+enum { T_ROWS = 0, T_FIRST_STAMP, T_LAST_STAMP, T_STAMP_SIZE, T_ODD, T_MODELS, T_LAST_MODEL, T_COMPACTIONS, T_BUCKETS,
+       T_CONTEXT = T_BUCKETS + 5, T_MESSAGES, T_PROMPTS, T_FIRST_PROMPT, T_FIRST_TOOL, T_SIZE };
+
+typedef struct {
+    PyObject *list;   /* the caller's tally (borrowed) */
+    PyObject *models; /* its list of models (borrowed) */
+    PyObject *last_model; /* owned; Py_None when none */
+    long long n[T_SIZE];  /* the whole-number places */
+    const uint8_t *first, *last; /* the least and greatest timestamp text (NULL: none) */
+} Tally;
+
+/* The UTF-8 of a str, or NULL (no error) when it is none or cannot be had. */
+static const uint8_t *utf8_of(PyObject *text, Py_ssize_t *n) {
+    if (!PyUnicode_Check(text)) return NULL;
+    const char *out = PyUnicode_AsUTF8AndSize(text, n);
+    if (!out) PyErr_Clear();
+    return (const uint8_t *)out;
+}
+
+static int tally_load(Tally *T, PyObject *list) {
+    static const int numbers[] = {T_ROWS, T_STAMP_SIZE, T_ODD, T_COMPACTIONS, T_BUCKETS, T_BUCKETS + 1, T_BUCKETS + 2,
+                                  T_BUCKETS + 3, T_BUCKETS + 4, T_CONTEXT, T_MESSAGES, T_PROMPTS, T_FIRST_PROMPT,
+                                  T_FIRST_TOOL};
+    memset(T, 0, sizeof(Tally));
+    T->list = list;
+    for (size_t k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++) {
+        long long v = PyLong_AsLongLong(PyList_GET_ITEM(list, numbers[k]));
+        if (v == -1 && PyErr_Occurred()) return 0;
+        T->n[numbers[k]] = v;
+    }
+    T->models = PyList_GET_ITEM(list, T_MODELS);
+    if (!PyList_Check(T->models)) {
+        PyErr_SetString(PyExc_TypeError, "tally_lines: the tally's models are not a list");
+        return 0;
+    }
+    T->last_model = Py_NewRef(PyList_GET_ITEM(list, T_LAST_MODEL));
+    Py_ssize_t n;
+    T->first = utf8_of(PyList_GET_ITEM(list, T_FIRST_STAMP), &n);
+    if (T->first && n != T->n[T_STAMP_SIZE]) T->first = NULL;
+    T->last = utf8_of(PyList_GET_ITEM(list, T_LAST_STAMP), &n);
+    if (T->last && n != T->n[T_STAMP_SIZE]) T->last = NULL;
+    if ((PyList_GET_ITEM(list, T_FIRST_STAMP) != Py_None && !T->first) ||
+        (PyList_GET_ITEM(list, T_LAST_STAMP) != Py_None && !T->last))
+        T->n[T_ODD] = 1; /* a stamp the loop cannot compare: the file is read again in full */
+    return 1;
+}
+
+/* Write the tally back to the caller's list (1), or fail with an exception (0). */
+static int tally_store(Tally *T) {
+    int ok = 1;
+    for (int k = 0; k < T_SIZE && ok; k++) {
+        PyObject *v = NULL;
+        if (k == T_MODELS) continue;
+        if (k == T_FIRST_STAMP || k == T_LAST_STAMP) {
+            const uint8_t *span = k == T_FIRST_STAMP ? T->first : T->last;
+            Py_ssize_t n;
+            const uint8_t *held = utf8_of(PyList_GET_ITEM(T->list, k), &n);
+            if (!span || span == held) continue; /* unchanged */
+            v = PyUnicode_DecodeUTF8((const char *)span, (Py_ssize_t)T->n[T_STAMP_SIZE], NULL);
+        } else if (k == T_LAST_MODEL) {
+            v = Py_NewRef(T->last_model);
+        } else if (k == T_ODD) {
+            v = PyBool_FromLong(T->n[k] != 0);
+        } else {
+            v = PyLong_FromLongLong(T->n[k]);
+        }
+        if (!v || PyList_SetItem(T->list, k, v) < 0) ok = 0;
+    }
+    return ok;
+}
+
+/* Whether s[0:n] is written YYYY-MM-DDTHH:MM:SS[.f]Z, 1 to 9 digits of fraction (events.plain_stamp). */
+static int plain_stamp(const uint8_t *s, Py_ssize_t n) {
+    static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+    if (n < 20 || n > 30 || s[n - 1] != 'Z' || (n > 20 && (n < 22 || s[19] != '.'))) return 0;
+    for (int k = 0; k < 19; k++)
+        if (shape[k] == 'd' ? !(s[k] >= '0' && s[k] <= '9') : s[k] != (uint8_t)shape[k]) return 0;
+    for (Py_ssize_t k = 20; k < n - 1; k++)
+        if (!(s[k] >= '0' && s[k] <= '9')) return 0;
+    return 1;
+}
+
+/* Whether a str holds exactly the bytes s[0:n]. */
+static int same_text(PyObject *text, const uint8_t *s, Py_ssize_t n) {
+    Py_ssize_t m;
+    const uint8_t *u = utf8_of(text, &m);
+    return u && m == n && memcmp(u, s, (size_t)n) == 0;
+}
+
+/* One event counted in the tally (events._count_event); `model`: the row's model, borrowed (NULL: none). */
+static int count_event(Tally *T, const Val *stamp, int role, PyObject *model, int tools, int compaction,
+                       const long long *buckets) {
+    long long index = T->n[T_ROWS]++;
+    if (stamp->t == J_STR && !T->n[T_ODD]) {
+        Py_ssize_t n = stamp->e - stamp->s;
+        if (stamp->escaped || !plain_stamp(stamp->s, n) || (T->n[T_STAMP_SIZE] && n != T->n[T_STAMP_SIZE])) {
+            T->n[T_ODD] = 1;
+        } else {
+            T->n[T_STAMP_SIZE] = n;
+            if (!T->first || memcmp(stamp->s, T->first, (size_t)n) < 0) T->first = stamp->s;
+            if (!T->last || memcmp(stamp->s, T->last, (size_t)n) > 0) T->last = stamp->s;
+        }
+    }
+    if (model && model != T->last_model) {
+        int known = PySequence_Contains(T->models, model);
+        if (known < 0 || (!known && PyList_Append(T->models, model) < 0)) return 0;
+        Py_SETREF(T->last_model, Py_NewRef(model));
+    }
+    long long total = 0;
+    for (int k = 0; k < 5; k++) {
+        T->n[T_BUCKETS + k] += buckets[k];
+        total += buckets[k];
+    }
+    if (compaction) {
+        T->n[T_COMPACTIONS]++;
+        T->n[T_CONTEXT] = total;
+        T->n[T_MESSAGES] = 1;
+    } else {
+        T->n[T_CONTEXT] += total;
+        T->n[T_MESSAGES]++;
+    }
+    if (role == R_USER) {
+        T->n[T_PROMPTS]++;
+        if (T->n[T_FIRST_PROMPT] < 0) T->n[T_FIRST_PROMPT] = index;
+    }
+    if (tools && T->n[T_FIRST_TOOL] < 0) T->n[T_FIRST_TOOL] = index;
+    return 1;
+}
+
+/* An answer's pending request: (index, (index, the messageId or the row's id, requestId or
+ * apiCallId, time, model, 0, 0, 0, output, 0, None, window)) appended to pending. */
+static int pend_answer(Scratch *S, Run *run, PyObject *pending, Parser *P, PyObject *index, PyObject *id,
+                       PyObject *stamp, PyObject *model, long long output) {
+    int failed = 0;
+    PyObject *identifier = filled_str(S, &P->message_id, &failed);
+    if (!identifier && !failed) identifier = Py_NewRef(id);
+    PyObject *request_id = filled_str(S, &P->request_id, &failed);
+    if (!request_id && !failed) request_id = P->api_call_id.t == J_STR ? str_of(S, &P->api_call_id) : Py_NewRef(Py_None);
+    PyObject *request = NULL, *entry = NULL;
+    if (identifier && request_id && !failed)
+        request = Py_BuildValue("(OOOOOiiiLiOO)", index, identifier, request_id, stamp, model, 0, 0, 0, output, 0, Py_None,
+                                run->window);
+    if (request) entry = PyTuple_Pack(2, index, request);
+    if (!entry || PyList_Append(pending, entry) < 0) failed = 1;
+    Py_XDECREF(identifier);
+    Py_XDECREF(request_id);
+    Py_XDECREF(request);
+    Py_XDECREF(entry);
+    return !failed;
+}
+
+/* A tallied line's count (its row is not made). */
+static int tally_line(Scratch *S, Run *run, Tally *T, PyObject *pending, Parser *P, int code, int role,
+                      const long long *buckets, long long output) {
+    PyObject *model = NULL; /* owned */
+    if (code == K_ANSWER) {
+        if (P->model.t == J_STR && P->model.s != P->model.e) {
+            Py_ssize_t n = P->model.e - P->model.s;
+            if (!P->model.escaped && T->last_model != Py_None && same_text(T->last_model, P->model.s, n))
+                model = Py_NewRef(T->last_model);
+            else if (!(model = str_of(S, &P->model)))
+                return FAILED;
+        } else if (run->model != Py_None) {
+            model = Py_NewRef(run->model);
+        }
+    }
+    PyObject *index = PyLong_FromLongLong(T->n[T_ROWS]);
+    int ok = index && count_event(T, &P->stamp, role, model, code == K_ANSWER && S->names_len > 0,
+                                  code == K_COMPACTION, buckets);
+    if (ok && code == K_ANSWER && output > 0) {
+        PyObject *id = P->id.t == J_STR ? str_of(S, &P->id) : Py_NewRef(Py_None);
+        PyObject *stamp = P->stamp.t == J_STR ? str_of(S, &P->stamp) : Py_NewRef(Py_None);
+        ok = id && stamp && pend_answer(S, run, pending, P, index, id, stamp, model ? model : Py_None, output);
+        Py_XDECREF(id);
+        Py_XDECREF(stamp);
+    }
+    Py_XDECREF(index);
+    Py_XDECREF(model);
+    return ok ? TAKEN : FAILED;
+}
+
+/* The line data[start:stop] (no LF, its CRs left out, not blank): its row appended (or, with a
+ * tally, counted), or declined. */
+static int take_line(Scratch *S, Run *run, PyObject *columns, Tally *T, PyObject *pending, const uint8_t *s,
+                     const uint8_t *e, const uint8_t *limit, Py_ssize_t number) {
     if (*s != '{' || e[-1] != '}') return DECLINED;
     Parser P;
     memset(&P, 0, sizeof(Parser));
@@ -439,6 +626,8 @@ static int take_line(Scratch *S, Run *run, PyObject *columns, PyObject *pending,
         role = R_TOOL;
     }
 
+    if (T) return tally_line(S, run, T, pending, &P, code, role, buckets, output);
+
     /* The row, as _Walk.row makes it, appended to its columns. */
     int failed = 0;
     PyObject *row[ROW_SIZE];
@@ -488,25 +677,9 @@ static int take_line(Scratch *S, Run *run, PyObject *columns, PyObject *pending,
         if (!row[k]) failed = 1;
     for (int k = 0; k < ROW_SIZE && !failed; k++)
         if (PyList_Append(PyList_GET_ITEM(columns, k), row[k]) < 0) failed = 1;
-    if (!failed && code == K_ANSWER && output > 0) {
-        /* its request: (index, the messageId or the row's id, requestId or apiCallId, time, model,
-         * 0, 0, 0, output, 0, None, window) */
-        PyObject *identifier = filled_str(S, &P.message_id, &failed);
-        if (!identifier && !failed) identifier = Py_NewRef(row[AT_ID]);
-        PyObject *request_id = filled_str(S, &P.request_id, &failed);
-        if (!request_id && !failed)
-            request_id = P.api_call_id.t == J_STR ? str_of(S, &P.api_call_id) : Py_NewRef(Py_None);
-        PyObject *request = NULL, *entry = NULL;
-        if (identifier && request_id && !failed)
-            request = Py_BuildValue("(OOOOOiiiLiOO)", row[AT_INDEX], identifier, request_id, row[AT_STAMP],
-                                    row[AT_MODEL], 0, 0, 0, output, 0, Py_None, run->window);
-        if (request) entry = PyTuple_Pack(2, row[AT_INDEX], request);
-        if (!entry || PyList_Append(pending, entry) < 0) failed = 1;
-        Py_XDECREF(identifier);
-        Py_XDECREF(request_id);
-        Py_XDECREF(request);
-        Py_XDECREF(entry);
-    }
+    if (!failed && code == K_ANSWER && output > 0 &&
+        !pend_answer(S, run, pending, &P, row[AT_INDEX], row[AT_ID], row[AT_STAMP], row[AT_MODEL], output))
+        failed = 1;
     for (int k = 0; k < ROW_SIZE; k++) Py_XDECREF(row[k]);
     return failed ? FAILED : TAKEN;
 }
@@ -518,36 +691,48 @@ static int blank(const uint8_t *s, const uint8_t *e) {
     return 1;
 }
 
-static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    int shaped = nargs == 9 && PyList_CheckExact(args[4]) && PyList_GET_SIZE(args[4]) == ROW_SIZE &&
-                 PyList_CheckExact(args[5]) && PyList_CheckExact(args[8]) && PyList_GET_SIZE(args[8]) == 1;
-    for (Py_ssize_t k = 0; shaped && k < ROW_SIZE; k++) shaped = PyList_CheckExact(PyList_GET_ITEM(args[4], k));
+/* The loop of scan_lines and tally_lines: `kept` is the 25 columns, or the tally (a list of T_SIZE). */
+static PyObject *walk_lines(PyObject *const *args, Py_ssize_t nargs, int tallied) {
+    int shaped = nargs == 9 && PyList_CheckExact(args[4]) &&
+                 PyList_GET_SIZE(args[4]) == (tallied ? T_SIZE : ROW_SIZE) && PyList_CheckExact(args[5]) &&
+                 PyList_CheckExact(args[8]) && PyList_GET_SIZE(args[8]) == 1;
+    for (Py_ssize_t k = 0; shaped && !tallied && k < ROW_SIZE; k++) shaped = PyList_CheckExact(PyList_GET_ITEM(args[4], k));
     if (!shaped) {
         PyErr_SetString(PyExc_TypeError,
-                        "scan_lines(raw, start, number, torn, columns (25 lists), pending, model, window, [lines])");
+                        tallied ? "tally_lines(raw, start, number, torn, tally (18 places), pending, model, window, [lines])"
+                                : "scan_lines(raw, start, number, torn, columns (25 lists), pending, model, window, [lines])");
         return NULL;
     }
     Py_ssize_t start, number, torn;
     if (!ssize_arg(args[1], &start) || !ssize_arg(args[2], &number) || !ssize_arg(args[3], &torn)) return NULL;
-    PyObject *columns = args[4], *pending = args[5], *state = args[8];
+    PyObject *columns = tallied ? NULL : args[4], *pending = args[5], *state = args[8];
     Py_ssize_t lines;
     if (!ssize_arg(PyList_GET_ITEM(state, 0), &lines)) return NULL;
+    Tally tally, *T = NULL;
+    if (tallied) {
+        if (!tally_load(&tally, args[4])) {
+            Py_XDECREF(tally.last_model);
+            return NULL;
+        }
+        T = &tally;
+    }
     Data d;
-    if (!data_of(args[0], &d)) return NULL;
-    if (start < 0 || number < 0 || number > PY_SSIZE_T_MAX - d.size - 1) {
-        data_release(&d);
-        PyErr_SetString(PyExc_ValueError, "scan_lines: bad offset or line number for the data");
+    if (!data_of(args[0], &d)) {
+        if (T) Py_DECREF(T->last_model);
         return NULL;
     }
+    PyObject *result = NULL;
     Run run;
     memset(&run, 0, sizeof(Run));
+    Scratch S;
+    memset(&S, 0, sizeof(S));
+    if (start < 0 || number < 0 || number > PY_SSIZE_T_MAX - d.size - 1) {
+        PyErr_SetString(PyExc_ValueError, "scan_lines: bad offset or line number for the data");
+        goto done;
+    }
     run.model = args[6];
     run.window = args[7];
     static const char *const roles[R_SIZE] = {"user", "assistant", "tool", "system", "\x1f", ""};
-    PyObject *result = NULL;
-    Scratch S;
-    memset(&S, 0, sizeof(S));
     for (int k = 0; k < R_SIZE; k++)
         if (!(run.roles[k] = PyUnicode_InternFromString(roles[k]))) goto done;
     const uint8_t *data = d.data, *limit = data + d.size;
@@ -556,7 +741,7 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
         number++;
         while (e > p && e[-1] == '\r') e--;
         if (!blank(p, e)) {
-            int got = number == torn ? DECLINED : take_line(&S, &run, columns, pending, p, e, limit, number);
+            int got = number == torn ? DECLINED : take_line(&S, &run, columns, T, pending, p, e, limit, number);
             if (got == FAILED) {
                 if (!PyErr_Occurred()) PyErr_NoMemory();
                 goto done;
@@ -572,7 +757,9 @@ static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t 
     if (!result) result = Py_NewRef(Py_None);
     PyObject *counted = PyLong_FromSsize_t(lines);
     if (!counted || PyList_SetItem(state, 0, counted) < 0) Py_CLEAR(result);
+    if (result && T && !tally_store(T)) Py_CLEAR(result); /* the spans are read before the data is let go */
 done:
+    if (T) Py_DECREF(T->last_model);
     for (int k = 0; k < R_SIZE; k++) Py_XDECREF(run.roles[k]);
     for (Py_ssize_t k = 0; k < run.kinds_len; k++) Py_DECREF(run.kinds[k]);
     PyMem_RawFree(S.keys);
@@ -581,6 +768,16 @@ done:
     PyMem_RawFree(S.names);
     data_release(&d);
     return result;
+}
+
+static PyObject *scan_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    return walk_lines(args, nargs, 0);
+}
+
+static PyObject *tally_lines(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    return walk_lines(args, nargs, 1);
 }
 
 /* --- The lean read's line types ----------------------------------------------------------- */
@@ -646,6 +843,10 @@ static PyMethodDef events_methods[] = {
      "`number`), appending their event rows to columns and their answers' requests to pending (see\n"
      "the module's source); returns the span and number of the first line Python must read, or\n"
      "None at the end of the data."},
+    {"tally_lines", (PyCFunction)(void (*)(void))tally_lines, METH_FASTCALL,
+     "tally_lines(raw, start, number, torn, tally, pending, model, window, [lines]) -> (start, end, number) | None\n\n"
+     "scan_lines counting each line's event in the file's tally (events.new_tally's places) instead\n"
+     "of appending its row."},
     {"laid_out", (PyCFunction)laid_out, METH_O,
      "laid_out(raw) -> (lines, [(place, type, start, end), ...]) | None\n\n"
      "events._laid_out's reading of raw: None unless every line is in Copilot CLI's layout and raw\n"

@@ -36,6 +36,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +83,7 @@ USAGE_KEYS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteToken
 NATIVE = "cc_analytics.frames.copilot._events"
 _EXTENSION = extension.load(NATIVE)
 SCAN_LINES: Any = None if _EXTENSION is None else _EXTENSION.scan_lines
+TALLY_LINES: Any = None if _EXTENSION is None else getattr(_EXTENSION, "tally_lines", None)
 LAID_OUT: Any = None if _EXTENSION is None else _EXTENSION.laid_out
 
 # Places in a request row (:attr:`Parsed.requests`).
@@ -102,6 +104,114 @@ LAID_OUT: Any = None if _EXTENSION is None else _EXTENSION.laid_out
 # The columns of an event row (:attr:`Parsed.events`), and the one set after the row is made.
 EVENT_WIDTH = 25
 USED_AT = EVENT_WIDTH - 1
+_COMPACTION_COLUMN, _BUCKETS_COLUMN = 18, 19
+
+# Places in a file's tally (:attr:`Parsed.tally`, ``parse(..., tally=True)``): what a session's
+# summary takes of its events, kept as the walk goes instead of a row per event. ``ROWS``: the
+# events so far (the next one's index); ``FIRST_STAMP``/``LAST_STAMP``: the least and greatest
+# timestamp text, when every timestamp is plain (:func:`plain_stamp`) and of one length
+# (``STAMP_SIZE``; then the order of the texts is the order of the times), else ``ODD_STAMPS``
+# is set and the file is read again in full; ``MODELS``: the models the events name, in order,
+# each once, ``LAST_MODEL`` the last one named; ``COMPACTIONS``; the estimate ``BUCKETS``
+# (5 places); ``CONTEXT`` and ``MESSAGES``: the estimate and the count of the events from the
+# last compaction on (the context at the end); ``PROMPTS``; ``FIRST_PROMPT`` and
+# ``FIRST_TOOL``: the index of the first prompt and of the first event that calls a tool (-1:
+# none). The C loop (``tally_lines``) keeps the same places.
+(
+    ROWS,
+    FIRST_STAMP,
+    LAST_STAMP,
+    STAMP_SIZE,
+    ODD_STAMPS,
+    MODELS,
+    LAST_MODEL,
+    COMPACTIONS_AT,
+    BUCKETS_AT,
+) = range(9)
+CONTEXT_AT = BUCKETS_AT + 5
+MESSAGES_AT, PROMPTS_AT, FIRST_PROMPT, FIRST_TOOL = range(CONTEXT_AT + 1, CONTEXT_AT + 5)
+TALLY_WIDTH = FIRST_TOOL + 1
+_PLAIN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z")
+
+
+def new_tally() -> list[Any]:
+    """A tally of no event (:data:`TALLY_WIDTH` places)."""
+    tally: list[Any] = [0] * TALLY_WIDTH
+    tally[FIRST_STAMP] = tally[LAST_STAMP] = tally[LAST_MODEL] = None
+    tally[ODD_STAMPS] = False
+    tally[MODELS] = []
+    tally[FIRST_PROMPT] = tally[FIRST_TOOL] = -1
+    return tally
+
+
+def plain_stamp(stamp: str) -> bool:
+    """Whether a timestamp is written ``YYYY-MM-DDTHH:MM:SS[.f]Z`` (1 to 9 digits of fraction):
+    of such texts of one length, the order of the texts is the order of the times.
+
+    Examples:
+        >>> plain_stamp("2026-01-01T00:00:00.000Z"), plain_stamp("2026-01-01T00:00:00+00:00")
+        (True, False)
+    """
+    return _PLAIN.fullmatch(stamp) is not None
+
+
+def tally_of_rows(parsed: Parsed) -> list[Any]:
+    """The tally of a full parse's event rows: what ``parse(..., tally=True)`` keeps instead of them.
+
+    Examples:
+        >>> line = b'{"type":"session.compaction_complete","data":{},"id":"c","timestamp":"2026-01-01T00:00:00Z"}\\n'
+        >>> tally_of_rows(parse(line))[COMPACTIONS_AT] == parse(line, tally=True).tally[COMPACTIONS_AT] == 1
+        True
+    """
+    tally = new_tally()
+    columns = parsed.events
+    for row in zip(*columns, strict=True):
+        buckets = row[_BUCKETS_COLUMN : _BUCKETS_COLUMN + 5]
+        _count_event(tally, row[5], row[4], row[6], row[8] is not None, row[_COMPACTION_COLUMN], buckets)
+    return tally
+
+
+def _count_event(
+    tally: list[Any],
+    stamp: str | None,
+    role: str,
+    model: str | None,
+    tools: bool,
+    compaction: bool,
+    buckets: tuple[int, int, int, int, int],
+) -> None:
+    """Add one event to a file's tally (the C loop's ``count_event``)."""
+    index = tally[ROWS]
+    tally[ROWS] = index + 1
+    if stamp is not None and not tally[ODD_STAMPS]:
+        if plain_stamp(stamp) and tally[STAMP_SIZE] in (0, len(stamp)):
+            tally[STAMP_SIZE] = len(stamp)
+            if tally[FIRST_STAMP] is None or stamp < tally[FIRST_STAMP]:
+                tally[FIRST_STAMP] = stamp
+            if tally[LAST_STAMP] is None or stamp > tally[LAST_STAMP]:
+                tally[LAST_STAMP] = stamp
+        else:
+            tally[ODD_STAMPS] = True
+    if model is not None:
+        tally[LAST_MODEL] = model
+        if model not in tally[MODELS]:
+            tally[MODELS].append(model)
+    total = 0
+    for place, value in enumerate(buckets):
+        tally[BUCKETS_AT + place] += value
+        total += value
+    if compaction:
+        tally[COMPACTIONS_AT] += 1
+        tally[CONTEXT_AT], tally[MESSAGES_AT] = total, 1
+    else:
+        tally[CONTEXT_AT] += total
+        tally[MESSAGES_AT] += 1
+    if role == USER:
+        tally[PROMPTS_AT] += 1
+        if tally[FIRST_PROMPT] < 0:
+            tally[FIRST_PROMPT] = index
+    if tools and tally[FIRST_TOOL] < 0:
+        tally[FIRST_TOOL] = index
 
 
 @dataclass(slots=True)
@@ -116,6 +226,17 @@ class Parsed:
     requests: list[tuple[Any, ...]] = field(default_factory=list)
     problems: list[tuple[int | None, str]] = field(default_factory=list)
     lines: int = 0
+    tally: list[Any] | None = None  # ``parse(..., tally=True)``: the events' tally, and no event rows
+    window: int | None = None  # the window the walk ended with (the last one an event recorded)
+
+    def turns(self) -> int:
+        """The turns of a tallied file: one a prompt, and turn 0 when an event before the first
+        prompt is a request or calls a tool (``verbs.turn_events``)."""
+        assert self.tally is not None
+        first = self.tally[FIRST_PROMPT]
+        indexes = [self.tally[FIRST_TOOL], *(request[INDEX_AT] for request in self.requests)]
+        early = any(index >= 0 and (first < 0 or index < first) for index in indexes)
+        return self.tally[PROMPTS_AT] + int(early)
 
 
 def _text(value: Any) -> str | None:
@@ -149,6 +270,8 @@ class _Walk:
     def __init__(self, parsed: Parsed, *, lean: bool = False) -> None:
         self.parsed = parsed
         self.lean = lean  # requests only: no estimates, no tool names
+        self.tally = parsed.tally  # a tally instead of event rows
+        self.rows = not lean and self.tally is None  # event rows are kept
         self.model: str | None = None
         self.window: int | None = None
         self.totals: dict[str, tuple[int, ...]] = {}
@@ -174,6 +297,11 @@ class _Walk:
         suffix: str = "",
     ) -> list[Any]:
         identifier = _text(value.get("id"))
+        if self.tally is not None:  # the tally: what the row would add to the session's summary
+            index = self.tally[ROWS]
+            stamp = _text(value.get("timestamp"))
+            _count_event(self.tally, stamp, role, model, bool(tools), compaction, buckets)
+            return [line, index, None if identifier is None else identifier + suffix, kind, role, stamp]
         if self.lean:  # requests only: what a request takes of its row (place, id, time), no columns
             self.made += 1
             return [
@@ -332,7 +460,7 @@ class _Walk:
                 occupancy=occupancy,
                 suffix="" if place == 0 else f"/{model}",
             )
-            if not self.lean:
+            if self.rows:
                 self.parsed.events[USED_AT][built[1]] = True
             self.parsed.requests.append(
                 (
@@ -356,11 +484,12 @@ class _Walk:
     def finish(self) -> None:
         """The answers no shutdown covered are requests (their recorded output only)."""
         for index, request in self.pending:
-            if not self.lean:
+            if self.rows:
                 self.parsed.events[USED_AT][index] = True
             self.parsed.requests.append(request)
         self.pending.clear()
         self.parsed.requests.sort(key=lambda request: request[INDEX_AT])
+        self.parsed.window = self.window
 
 
 _LAYOUT = b'{"type":"'
@@ -383,7 +512,7 @@ _ANSWER = b"assistant.message"
 _SHUTDOWN = SHUTDOWN.encode()
 
 
-def parse(data: bytes, *, lean: bool = False, native: bool = True) -> Parsed:
+def parse(data: bytes, *, lean: bool = False, tally: bool = False, native: bool = True) -> Parsed:
     """The :class:`Parsed` rows of one event log's bytes.
 
     ``lean``: only what the requests are made of is read (:data:`REQUEST_TYPES`): the same
@@ -394,19 +523,34 @@ def parse(data: bytes, *, lean: bool = False, native: bool = True) -> Parsed:
     So the problems are the same but for a line of that layout broken inside, or a covered
     answer's bad ``outputTokens``, which only the full read names.
 
-    ``native``: the full read takes the C loop (:data:`SCAN_LINES`) when it is built, and the
-    lean read finds the lines it reads in C (:data:`LAID_OUT`); the same rows either way.
+    ``tally``: every line is read as in full, and instead of event rows the file's
+    :attr:`Parsed.tally` (what a session's summary takes of them): the same requests and
+    problems.
+
+    ``native``: the full read takes the C loop (:data:`SCAN_LINES`) when it is built, the tally
+    its own (:data:`TALLY_LINES`), and the lean read finds the lines it reads in C
+    (:data:`LAID_OUT`); the same rows either way.
+
+    Examples:
+        >>> line = '{"type":"%s","data":%s,"id":"e","timestamp":"2026-01-01T00:00:0%dZ","parentId":null}\\n'
+        >>> lines = line % ("user.message", '{"content":"hi there"}', 1)
+        >>> lines += line % ("assistant.message", '{"content":"ok","model":"m","outputTokens":3}', 2)
+        >>> counted = parse(lines.encode(), tally=True)
+        >>> counted.tally[ROWS], counted.tally[LAST_STAMP], counted.tally[MODELS], counted.turns()
+        (2, '2026-01-01T00:00:02Z', ['m'], 1)
     """
     if lean:
         found = LAID_OUT(data) if native and LAID_OUT is not None else _laid_out(data)
         if found is not None:
             return _parse_laid_out(data, *found)
-    parsed = Parsed()
+    parsed = Parsed(tally=new_tally() if tally and not lean else None)
     walk = _Walk(parsed, lean=lean)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
-    if not lean and native and SCAN_LINES is not None:
-        _walk_native(walk, data, torn)
-        return parsed
+    if not lean and native:
+        loop = SCAN_LINES if parsed.tally is None else TALLY_LINES
+        if loop is not None:
+            _walk_native(walk, data, torn, loop)
+            return parsed
     for number, line in enumerate(data.split(b"\n"), start=1):
         line = line.rstrip(b"\r")
         if not line.strip():
@@ -438,15 +582,16 @@ def _line(walk: _Walk, number: int, line: bytes, torn: int) -> None:
     walk.event(number, value)
 
 
-def _walk_native(walk: _Walk, data: bytes, torn: int) -> None:
-    """The full walk with the C loop (:data:`SCAN_LINES`) taking the common lines: the lines it
-    declines (the session events, anything unusual) are read here, one at a time, as the
-    Python walk reads every line."""
+def _walk_native(walk: _Walk, data: bytes, torn: int, loop: Any) -> None:
+    """The full walk with a C loop (:data:`SCAN_LINES`, or :data:`TALLY_LINES` for a tally)
+    taking the common lines: the lines it declines (the session events, anything unusual) are
+    read here, one at a time, as the Python walk reads every line."""
     parsed = walk.parsed
+    kept = parsed.events if parsed.tally is None else parsed.tally
     state = [0]
     start = number = 0
     while True:
-        found = SCAN_LINES(data, start, number, torn, parsed.events, walk.pending, walk.model, walk.window, state)
+        found = loop(data, start, number, torn, kept, walk.pending, walk.model, walk.window, state)
         if found is None:
             break
         begin, end, number = found

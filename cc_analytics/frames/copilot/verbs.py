@@ -51,8 +51,22 @@ from cc_analytics.frames.chatlog.messages import (
 )
 from cc_analytics.frames.chatlog.verbs import Batches, verbs
 from cc_analytics.frames.copilot import otel
-from cc_analytics.frames.copilot.events import EVENT_WIDTH, Parsed, parse
-from cc_analytics.frames.copilot.plugin import BATCH_BYTES, PLUGIN, REQUESTS_BATCH_BYTES
+from cc_analytics.frames.copilot.events import (
+    BUCKETS_AT,
+    COMPACTIONS_AT,
+    CONTEXT_AT,
+    EVENT_WIDTH,
+    FIRST_STAMP,
+    LAST_MODEL,
+    LAST_STAMP,
+    MESSAGES_AT,
+    MODELS,
+    ODD_STAMPS,
+    ROWS,
+    Parsed,
+    parse,
+)
+from cc_analytics.frames.copilot.plugin import BATCH_BYTES, PLUGIN, REQUESTS_BATCH_BYTES, TALLY_BATCH_BYTES
 from cc_analytics.frames.copilot.store import OTEL_UNIT, resolve
 from cc_analytics.frames.engine import BATCH_ENGINE
 from cc_analytics.frames.sources import TranscriptFile, read_transcript
@@ -128,21 +142,69 @@ def _requests_schema() -> pl.Schema:
 
 
 class Batch:
-    """The decoded frames of one batch: ``decoded`` (files, events, problems) and raw ``requests``."""
+    """The decoded frames of one batch: ``decoded`` (files, events, problems), raw ``requests``,
+    and (``decode(..., tally=True)``) the ``tallies`` of the files read without event rows
+    (``_tallies_schema``; the events are the other files')."""
 
-    __slots__ = ("decoded", "requests")
+    __slots__ = ("decoded", "requests", "tallies")
 
-    def __init__(self, decoded: builders.Decoded, requests: pl.DataFrame) -> None:
+    def __init__(self, decoded: builders.Decoded, requests: pl.DataFrame, tallies: pl.DataFrame | None = None) -> None:
         self.decoded = decoded
         self.requests = requests
+        self.tallies = tallies
 
 
-def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = None, *, lean: bool = False) -> Batch:
+def _tallies_schema() -> pl.Schema:
+    """A tallied file's row (``events.Parsed.tally``): its unit, first and last timestamp text,
+    then the columns of ``builders.file_totals_schema`` after its times."""
+    return pl.Schema(
+        {
+            FILE: pl.Int64(),
+            FIRST_TIME_TEXT: pl.String(),
+            LAST_TIME_TEXT: pl.String(),
+            **{name: dtype for name, dtype in builders.file_totals_schema().items() if name not in TIMES},
+        }
+    )
+
+
+FIRST_TIME_TEXT, LAST_TIME_TEXT = "_first_stamp", "_last_stamp"
+TIMES = (FILE, S.FIRST_TIME, S.LAST_TIME)
+
+
+def _tally_row(unit: int, parsed: Parsed) -> tuple[Any, ...]:
+    tally = parsed.tally
+    assert tally is not None
+    return (
+        unit,
+        tally[FIRST_STAMP],
+        tally[LAST_STAMP],
+        tally[MODELS],
+        tally[LAST_MODEL],
+        tally[COMPACTIONS_AT],
+        *tally[BUCKETS_AT : BUCKETS_AT + 5],
+        tally[CONTEXT_AT],
+        tally[MESSAGES_AT],
+        parsed.window,
+        parsed.turns(),
+    )
+
+
+def decode(
+    files: Sequence[TranscriptFile],
+    contents: Sequence[bytes] | None = None,
+    *,
+    lean: bool = False,
+    tally: bool = False,
+    full: frozenset[int] = frozenset(),
+) -> Batch:
     """Parse each file (its bytes from ``contents`` when given) into the batch's frames
-    (``lean``: only the events requests are made of, ``events.parse``)."""
+    (``lean``: only the events requests are made of, ``events.parse``; ``tally``: an event log
+    is tallied instead of making its event rows, unless its place in ``files`` is in ``full``
+    or its timestamps cannot be ordered as text: then, as an export file, it is read in full)."""
     file_rows: list[tuple[Any, ...]] = []
     event_columns: list[list[Any]] = [[] for _ in range(EVENT_WIDTH + 1)]  # the file's, then a row's
     request_rows: list[tuple[Any, ...]] = []
+    tally_rows: list[tuple[Any, ...]] = []
     problems: list[tuple[str, int | None, str]] = []
     unit = 0  # a file's place, or a session's of an export file (each its own ``file`` row)
     for position, file in enumerate(files):
@@ -153,7 +215,13 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
         except OSError as error:
             found = [Parsed(problems=[(None, UNREADABLE.format(error.strerror or error))])]
         else:
-            found = otel.parse(data, lean=lean) if export else [parse(data, lean=lean)]
+            if export:
+                found = otel.parse(data, lean=lean)
+            else:
+                one = parse(data, lean=lean, tally=tally and position not in full)
+                if one.tally is not None and one.tally[ODD_STAMPS]:
+                    one = parse(data)
+                found = [one]
         for parsed in found:
             problems.extend((shown, line, reason) for line, reason in parsed.problems)
             if export and parsed.session_id is None:
@@ -163,9 +231,13 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
                 (unit, shown, session, file.agent_id, file.is_subagent, parsed.project, file.project_dir)
                 + (parsed.start, None, parsed.lines)
             )
-            event_columns[0].extend(repeat(unit, len(parsed.events[0])))
-            for column, values in zip(event_columns[1:], parsed.events, strict=True):
-                column.extend(values)
+            if parsed.tally is not None:
+                if parsed.tally[ROWS]:  # as a file without events has no messages' totals
+                    tally_rows.append(_tally_row(unit, parsed))
+            else:
+                event_columns[0].extend(repeat(unit, len(parsed.events[0])))
+                for column, values in zip(event_columns[1:], parsed.events, strict=True):
+                    column.extend(values)
             request_rows.extend((unit, *row) for row in parsed.requests)
             unit += 1
     events = builders.messages_frame(event_columns, _events_schema(), columns=True).with_columns(
@@ -176,7 +248,8 @@ def decode(files: Sequence[TranscriptFile], contents: Sequence[bytes] | None = N
         events,
         pl.DataFrame(problems, schema=S.PROBLEMS_SCHEMA, orient="row"),
     )
-    return Batch(decoded, builders.frame_of(request_rows, _requests_schema()))
+    tallies = builders.frame_of(tally_rows, _tallies_schema()) if tally else None
+    return Batch(decoded, builders.frame_of(request_rows, _requests_schema()), tallies)
 
 
 def events_with_session(decoded: builders.Decoded) -> pl.LazyFrame:
@@ -297,6 +370,8 @@ def batch_tables(files: list[TranscriptFile], *, turns: bool = True, contents: S
     (Not named ``tables_batch``: that is the verb the family makes of it.)"""
     from cc_analytics.frames.tables import Tables
 
+    if not turns:
+        return _summary_tables(files, contents)
     batch = decode(files, contents)
     events = events_with_session(batch.decoded).collect(engine=BATCH_ENGINE).lazy()
     requests = priced_requests(batch)
@@ -304,9 +379,57 @@ def batch_tables(files: list[TranscriptFile], *, turns: bool = True, contents: S
     sessions = builders.summarize(SPEC, batch.decoded, events, turn_frame.lazy(), requests)
     return Tables(
         sessions,
-        turn_frame if turns else turn_frame.clear(),
+        turn_frame,
         batch.decoded.problems,
         requests.select(list(S.REQUESTS_SCHEMA)),
+    )
+
+
+def _summary_tables(files: list[TranscriptFile], contents: Sequence[bytes] | None) -> Tables:
+    """:func:`batch_tables` without turns: each event log tallied (``events.parse``'s
+    ``tally``), its events never made into rows; the sessions are the same. A file whose least
+    or greatest timestamp text is not a time is read again in full (the order of the texts is
+    then not that of the times they name)."""
+    from cc_analytics.frames.tables import Tables
+
+    batch = decode(files, contents, tally=True)
+    assert batch.tallies is not None
+    tallies = batch.tallies.lazy().with_columns(
+        builders.utc_time(pl.col(FIRST_TIME_TEXT)).alias(S.FIRST_TIME),
+        builders.utc_time(pl.col(LAST_TIME_TEXT)).alias(S.LAST_TIME),
+    )
+    untimed = (pl.col(FIRST_TIME_TEXT).is_not_null() & pl.col(S.FIRST_TIME).is_null()) | (
+        pl.col(LAST_TIME_TEXT).is_not_null() & pl.col(S.LAST_TIME).is_null()
+    )
+    again = tallies.filter(untimed).select(FILE).collect().to_series().to_list()
+    if again:  # rare: read those files in full, in their places
+        places = _places(files, batch.decoded.files)
+        batch = decode(files, contents, tally=True, full=frozenset(places[unit] for unit in again))
+        assert batch.tallies is not None
+        tallies = batch.tallies.lazy().with_columns(
+            builders.utc_time(pl.col(FIRST_TIME_TEXT)).alias(S.FIRST_TIME),
+            builders.utc_time(pl.col(LAST_TIME_TEXT)).alias(S.LAST_TIME),
+        )
+    requests = priced_requests(batch)
+    totals = [tallies.select(list(builders.file_totals_schema()))]
+    if batch.decoded.messages.height:  # the files read in full: export files, odd timestamps
+        events = events_with_session(batch.decoded).collect(engine=BATCH_ENGINE).lazy()
+        # a turn of builders.turn_rows: a file's turn events up to each prompt
+        turn = pl.col(IS_PROMPT).cast(pl.Int64).cum_sum().over(FILE, order_by=INDEX)
+        turn_counts = turn_events(events).group_by(FILE).agg(turn.n_unique().cast(pl.Int64).alias(S.TURNS))
+        read = builders.message_totals(events, FILE).join(turn_counts, on=FILE, how="left")
+        totals.append(read.with_columns(pl.col(S.TURNS).fill_null(0)).select(list(builders.file_totals_schema())))
+    per_session = builders.session_totals(batch.decoded.files, pl.concat(totals, how="vertical"))
+    sessions = builders.summarize(SPEC, batch.decoded, None, None, requests, totals=per_session)
+    turns = pl.DataFrame(schema=S.TURNS_SCHEMA)
+    return Tables(sessions, turns, batch.decoded.problems, requests.select(list(S.REQUESTS_SCHEMA)))
+
+
+def _places(files: Sequence[TranscriptFile], decoded_files: pl.DataFrame) -> dict[int, int]:
+    """Each unit's place in ``files`` (an export file makes a unit per session it holds)."""
+    places = {path.source_file: place for place, path in enumerate(files)}
+    return dict(
+        zip(decoded_files[FILE].to_list(), (places[shown] for shown in decoded_files[S.SOURCE_FILE]), strict=True)
     )
 
 
@@ -341,6 +464,7 @@ BATCHES = Batches(
     events_schema,
     BATCH_BYTES,
     REQUESTS_BATCH_BYTES,
+    TALLY_BATCH_BYTES,
 )
 SPEC = Spec(
     FORMAT,
