@@ -245,3 +245,30 @@ def test_generated_values(values: list, kind: str) -> None:
         }
         lines.append(json.dumps({"type": kind, "data": data, "id": str(n)}, ensure_ascii=n % 2 == 0).encode())
     both(b"\n".join(lines))
+
+
+def test_the_lean_read_takes_the_answers_after_the_last_shutdown_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    usage = {"inputTokens": 10, "outputTokens": 3, "cacheReadTokens": 0, "cacheWriteTokens": 0}
+    lines = [
+        event("session.start", {"sessionId": "s", "producer": "copilot-agent", "selectedModel": "gpt-4.1"}, 1),
+        event("assistant.message", {"content": "covered", "outputTokens": 3}, 2),
+        event("session.shutdown", {"modelMetrics": {"gpt-4.1": {"requests": {"count": 1}, "usage": usage}}}, 3),
+        event("assistant.message", {"content": "after", "outputTokens": 4, "messageId": "m4"}, 4),
+        event("assistant.message", {"content": "a bad count", "outputTokens": "7"}, 5),
+        event("assistant.message", {"content": "after again", "outputTokens": 5, "model": "gpt-5"}, 6),
+    ]
+    data = b"\n".join(lines) + b"\n"
+    taken_here: list[bool] = []
+
+    def counting(*args: object) -> object:
+        found = installed.tally_lines(*args)
+        taken_here.append(found is None)
+        return found
+
+    monkeypatch.setattr(events, "TALLY_LINES", counting)
+    parsed = events.parse(data, lean=True)
+    assert taken_here == [True, False, True]  # the bad count is declined: Python names it
+    assert parsed == events.parse(data, lean=True, native=False)
+    requests = [(r[events.MODEL_AT], r[events.OUTPUT_AT]) for r in parsed.requests]
+    assert requests == [("gpt-4.1", 3), ("gpt-4.1", 4), ("gpt-5", 5)]  # the shutdown's, then the answers'
+    assert [line for line, _ in parsed.problems] == [5]

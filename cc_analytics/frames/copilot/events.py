@@ -542,7 +542,7 @@ def parse(data: bytes, *, lean: bool = False, tally: bool = False, native: bool 
     if lean:
         found = LAID_OUT(data) if native and LAID_OUT is not None else _laid_out(data)
         if found is not None:
-            return _parse_laid_out(data, *found)
+            return _parse_laid_out(data, *found, native=native)
     parsed = Parsed(tally=new_tally() if tally and not lean else None)
     walk = _Walk(parsed, lean=lean)
     torn = 0 if data.endswith(b"\n") else data.count(b"\n") + 1
@@ -624,9 +624,13 @@ def _laid_out(data: bytes) -> tuple[int, list[tuple[int, bytes, int, int]]] | No
     return len(lines) - 1, wanted
 
 
-def _parse_laid_out(data: bytes, count: int, found: list[tuple[int, bytes, int, int]]) -> Parsed:
+def _parse_laid_out(
+    data: bytes, count: int, found: list[tuple[int, bytes, int, int]], *, native: bool = True
+) -> Parsed:
     """:func:`parse` ``lean`` of a file whose every line is in Copilot CLI's layout (``count``
-    lines; ``found``: the lines of the types a request is made of, :func:`_laid_out`)."""
+    lines; ``found``: the lines of the types a request is made of, :func:`_laid_out`). An
+    answer after the last shutdown is read by the C loop when it is built (``native``): its
+    request pends as the Python walk's would; a line the loop declines is read here."""
     parsed = Parsed(lines=count)
     walk = _Walk(parsed, lean=True)
     wanted = [(place, kind) for place, kind, _, _ in found]
@@ -647,9 +651,18 @@ def _parse_laid_out(data: bytes, count: int, found: list[tuple[int, bytes, int, 
         if kind == _SHUTDOWN and _has_usage(value_at(place)):
             covered = place
             break
+    loop = TALLY_LINES if native else None
+    counted, lines, view = new_tally(), [0], memoryview(data)  # the loop's tally: only its index is read
     for place, kind in wanted:
-        if kind == _ANSWER and place < covered:
-            continue
+        if kind == _ANSWER:
+            if place < covered:
+                continue
+            if loop is not None:
+                start, end = spans[place]
+                counted[ROWS] = walk.made
+                if loop(view[start:end], 0, place, 0, counted, walk.pending, walk.model, walk.window, lines) is None:
+                    walk.made = counted[ROWS]  # taken: its row's place counted, its request pending
+                    continue
         value = value_at(place)
         if isinstance(value, ValueError):
             parsed.problems.append((place + 1, NOT_JSON.format(value)))
