@@ -633,37 +633,33 @@ def _parse_laid_out(
     request pends as the Python walk's would; a line the loop declines is read here."""
     parsed = Parsed(lines=count)
     walk = _Walk(parsed, lean=True)
-    wanted = [(place, kind) for place, kind, _, _ in found]
-    spans = {place: (start, end) for place, _, start, end in found}
-    values: dict[int, Any] = {}
 
-    def value_at(place: int) -> Any:
-        if place not in values:
-            start, end = spans[place]
-            try:
-                values[place] = read_line(data[start:end])
-            except ValueError as error:
-                values[place] = error
-        return values[place]
+    def value_at(start: int, end: int) -> Any:
+        try:
+            return read_line(data[start:end])
+        except ValueError as error:
+            return error
 
     covered = -1  # the answers before the last shutdown with usage are in its totals
-    for place, kind in reversed(wanted):
-        if kind == _SHUTDOWN and _has_usage(value_at(place)):
-            covered = place
-            break
+    read: dict[int, Any] = {}  # the shutdowns read while looking for it
+    for place, kind, start, end in reversed(found):
+        if kind == _SHUTDOWN:
+            read[place] = value_at(start, end)
+            if _has_usage(read[place]):
+                covered = place
+                break
     loop = TALLY_LINES if native else None
     counted, lines, view = new_tally(), [0], memoryview(data)  # the loop's tally: only its index is read
-    for place, kind in wanted:
+    for place, kind, start, end in found:
         if kind == _ANSWER:
             if place < covered:
                 continue
             if loop is not None:
-                start, end = spans[place]
                 counted[ROWS] = walk.made
                 if loop(view[start:end], 0, place, 0, counted, walk.pending, walk.model, walk.window, lines) is None:
                     walk.made = counted[ROWS]  # taken: its row's place counted, its request pending
                     continue
-        value = value_at(place)
+        value = read[place] if place in read else value_at(start, end)
         if isinstance(value, ValueError):
             parsed.problems.append((place + 1, NOT_JSON.format(value)))
         elif isinstance(value, dict):
