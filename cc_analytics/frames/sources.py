@@ -609,6 +609,11 @@ def file_size(path: str | os.PathLike[str]) -> int:
         >>> file_size("/no/such/file.jsonl")
         0
     """
+    sizes = _LISTINGS.sizes
+    if sizes:  # a listing of the run under way stat'ed it (a Copilot CLI store: 4,215 calls spared)
+        known = sizes.get(os.fspath(path))
+        if known is not None:
+            return known
     try:
         return os.stat(path).st_size
     except OSError:
@@ -640,6 +645,7 @@ class _Listings(threading.local):
 
     kept: dict[str, list[tuple[str, str, int | None]]] | None = None
     plain: set[str] | None = None
+    sizes: dict[str, int] | None = None  # the sizes of the files stat'ed while listing
 
 
 _LISTINGS = _Listings()
@@ -650,12 +656,12 @@ def _listings_kept() -> Iterator[None]:
     """Keep the listings of folders made while the block runs: the quick listing that decides
     the workers (:func:`workers_ahead`) is the plan's too (a Copilot CLI store of 4,215 session
     folders: 70 ms a listing, and as many ``lstat`` calls again to tell their real paths)."""
-    previous = _LISTINGS.kept, _LISTINGS.plain
-    _LISTINGS.kept, _LISTINGS.plain = {}, set()
+    previous = _LISTINGS.kept, _LISTINGS.plain, _LISTINGS.sizes
+    _LISTINGS.kept, _LISTINGS.plain, _LISTINGS.sizes = {}, set(), {}
     try:
         yield
     finally:
-        _LISTINGS.kept, _LISTINGS.plain = previous
+        _LISTINGS.kept, _LISTINGS.plain, _LISTINGS.sizes = previous
 
 
 def is_plain(path: str) -> bool:
@@ -683,7 +689,7 @@ def _listed(
         if found is None:
             if not root.is_dir():
                 continue
-            found = _entries(key, stat=sizes is not None, plain=_LISTINGS.plain)
+            found = _entries(key, stat=sizes is not None, plain=_LISTINGS.plain, sizes=_LISTINGS.sizes)
             if kept is not None:
                 kept[key] = found
         for path, name, size in found:
@@ -702,11 +708,14 @@ NO_SIZE = -1
 """The size :func:`_entries` gives a folder it could not list, or a file it could not stat."""
 
 
-def _entries(root: str, *, stat: bool, plain: set[str] | None) -> list[tuple[str, str, int | None]]:
+def _entries(
+    root: str, *, stat: bool, plain: set[str] | None, sizes: dict[str, int] | None = None
+) -> list[tuple[str, str, int | None]]:
     """What :func:`_listed` keeps under the folder ``root``: every entry :func:`name_filter`
     takes that is not a folder, and every folder that cannot be listed, as (path, name, size:
     None unless ``stat``); symbolic links to folders are not followed. ``plain``: where the
-    paths of the files and folders listed that are not symbolic links are added."""
+    paths of the files and folders listed that are not symbolic links are added; ``sizes``:
+    where each file stat'ed is given its size."""
     wanted = name_filter()
     out: list[tuple[str, str, int | None]] = []
     folders = [root]
@@ -735,6 +744,9 @@ def _entries(root: str, *, stat: bool, plain: set[str] | None) -> list[tuple[str
                         size = entry.stat().st_size
                     except OSError:
                         size = NO_SIZE
+                    else:
+                        if sizes is not None:
+                            sizes[entry.path] = size
                 out.append((entry.path, entry.name, size))
                 if plain is not None and not is_link:
                     plain.add(entry.path)

@@ -52,11 +52,21 @@ def test_a_plan_beside_the_quick_listing_lists_each_folder_once_and_plans_the_sa
         asked.append(os.fspath(path))
         return islink(path)
 
+    stat = os.stat
+    stated: list[str] = []
+
+    def counted_stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        stated.append(os.fspath(path))  # type: ignore[arg-type]
+        return stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(os, "scandir", counted_scandir)
     monkeypatch.setattr(os.path, "islink", counted_islink)
+    monkeypatch.setattr(os, "stat", counted_stat)
     with sources.workers_ahead(store, 1):  # one process: nothing is started, the listing is made
         beside = sources.plan(store)
     assert _planned(beside) == _planned(alone)
+    # The logs' sizes are the listing's: no log is stat'ed again.
+    assert not [path for path in stated if path.endswith("events.jsonl")]
     assert len(beside["copilot"]) == 3  # the link to s1's log is s1's log
     assert sorted(listed) == sorted([str(store), *(str(store / s) for s in ("s1", "s2", "s3"))])
     # Only the links are asked about: the listing showed the rest are not links.
