@@ -26,6 +26,8 @@ import sys
 import threading
 import time
 
+from cc_analytics.frames.workers import WORKER_MARK
+
 PR_SET_CHILD_SUBREAPER = 36
 SETTLE_SECONDS = 3.0
 WAIT_SECONDS = 300.0
@@ -90,7 +92,7 @@ def threads(pids: list[int]) -> list[str]:
 def ready(group: int, when: str) -> bool:
     children = related(group, exclude=-1)
     if when == "workers":
-        return any("spawn_main" in info["cmd"] for info in children.values())
+        return any(WORKER_MARK in info["cmd"] for info in children.values())
     if when.startswith("thread:"):
         return when.removeprefix("thread:") in threads(list(children))
     text = when.removeprefix("child:")

@@ -25,6 +25,7 @@ import polars as pl
 import pytest
 
 from cc_analytics.frames.engine import BATCH_THREAD
+from cc_analytics.frames.workers import WORKER_MARK
 from tests.conftest import ROOT, SCRIPT
 from tests.supervise import processes
 
@@ -85,7 +86,7 @@ def assert_prompt_clean_exit(result: dict, sig: str) -> None:
     assert result["seconds"] < PROMPT_SECONDS, f"took {result['seconds']} s"
     assert result["left"] == {}, f"left behind: {result['left']}"
     assert (
-        any("spawn_main" in cmd for cmd in result["before"].values())
+        any(WORKER_MARK in cmd for cmd in result["before"].values())
         or "javascript_bundle" in str(result["before"])
         or BATCH_THREAD in result["threads"]
     )
@@ -176,7 +177,7 @@ def _children(pid: int) -> list[int]:
 
 def _wait_for_worker(pid: int) -> int:
     for _ in range(3000):
-        workers = [child for child, info in processes().items() if info["ppid"] == pid and "spawn_main" in info["cmd"]]
+        workers = [child for child, info in processes().items() if info["ppid"] == pid and WORKER_MARK in info["cmd"]]
         if workers:
             return workers[0]
         time.sleep(0.01)

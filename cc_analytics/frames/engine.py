@@ -8,7 +8,8 @@ decoded and reduced on its own, in this process and worker processes when the co
 large, and a few batches at most are in flight, so memory stays flat whatever the corpus size. A unit of work is anything with a ``size`` (bytes) and a
 ``session_id``: every format's transcript files are.
 
-Worker processes start with SIGINT and SIGTERM blocked: Ctrl-C reaches the whole process
+Worker processes (``frames.workers``: plain interpreters fed their batches through pipes, no
+``multiprocessing``) start with SIGINT and SIGTERM blocked: Ctrl-C reaches the whole process
 group, but only this process reacts, and whatever ends a run early (Ctrl-C, SIGTERM, a
 consumer that stops iterating) kills the workers at once (:func:`end_workers`) instead of
 waiting for their batches. A pool whose generator an interrupt leaves suspended (its consumer
@@ -35,9 +36,11 @@ from cc_analytics.errors import WorkerError
 from cc_analytics.frames.memory import no_cycle_collection, release_memory
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import Future
 
     import polars as pl
+
+    from cc_analytics.frames.workers import Pool
 
 BATCH_BYTES = 64 * 1024 * 1024
 # The Polars engine of a batch's queries (``collect(engine=BATCH_ENGINE)``): a batch is a few
@@ -56,10 +59,10 @@ PR_SET_NAME = 15
 END_SECONDS = 5.0
 
 Progress = Callable[[int, int], None]
-# Pools alive now, each with whether the resource tracker ran before it started.
-_live_pools: dict[ProcessPoolExecutor, bool] = {}
+# Pools alive now.
+_live_pools: set[Pool] = set()
 # Pools started ahead of their run (workers_started), not yet taken by one: their worker counts.
-_started: dict[ProcessPoolExecutor, int] = {}
+_started: dict[Pool, int] = {}
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -230,9 +233,8 @@ def workers_started(total: int, workers: int | None, imports: Sequence[str] = ()
     pool = _new_pool(spawned)
     _started[pool] = spawned
     try:
-        with _signals_blocked():  # a worker spawned by this submit inherits the mask
-            for _ in range(spawned):
-                pool.submit(_import_all, list(imports))
+        for _ in range(spawned):
+            pool.submit(_import_all, list(imports))
         yield
     finally:
         if _started.pop(pool, None) is not None:  # never taken: end it as a run would
@@ -249,12 +251,8 @@ def import_ahead(modules: Sequence[str]) -> None:
     if not modules:
         return
     for pool, spawned in _started.items():
-        try:
-            with _signals_blocked():
-                for _ in range(spawned):
-                    pool.submit(_import_all, list(modules))
-        except RuntimeError:  # a worker killed already (BrokenProcessPool): the run's batches say so
-            continue
+        for _ in range(spawned):  # a worker killed already: the run's batches say so
+            pool.submit(_import_all, list(modules))
 
 
 def _import_all(modules: Sequence[str]) -> None:
@@ -264,30 +262,19 @@ def _import_all(modules: Sequence[str]) -> None:
         importlib.import_module(name)
 
 
-def _new_pool(spawned: int) -> ProcessPoolExecutor:
-    """A pool of ``spawned`` workers, registered so that an interrupt ends it."""
-    # Imported here: a run in this process or in threads does without multiprocessing (a sixth of
-    # the time `sessions` takes to start).
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import current_process, get_context
+def _new_pool(spawned: int) -> Pool:
+    """A pool of ``spawned`` workers, registered so that an interrupt ends it; they start with
+    SIGINT and SIGTERM blocked, and with their share of the cores for Polars' threads."""
+    # Imported here: a run in this process or in threads starts no process.
+    from cc_analytics.frames.workers import Pool
 
-    if getattr(current_process(), "_inheriting", False):
-        # A worker process re-runs the caller's script as it starts: without the guard, the
-        # script's own call asks for workers again, here, and multiprocessing's error for it
-        # does not say which line of the script to change.
-        msg = (
-            "worker processes were asked for while a worker process was starting: the script that asks for "
-            "workers (workers=N or None) runs again in each of them\n"
-            'Hint: put the script\'s code under `if __name__ == "__main__":`, or pass workers=1.'
-        )
-        raise WorkerError(msg)
-    tracker_was_running = _resource_tracker_running()
-    pool = ProcessPoolExecutor(spawned, mp_context=get_context("spawn"), initializer=_share_cores, initargs=(spawned,))
-    _live_pools[pool] = tracker_was_running
+    with _signals_blocked():  # the workers inherit the mask
+        pool = Pool(spawned, _worker_environment(spawned))
+    _live_pools.add(pool)
     return pool
 
 
-def _take_pool(spawned: int) -> ProcessPoolExecutor:
+def _take_pool(spawned: int) -> Pool:
     """A pool started ahead (:func:`workers_started`) with ``spawned`` workers, else a new one."""
     pool = next((pool for pool, count in _started.items() if count == spawned), None)
     if pool is None:
@@ -296,7 +283,7 @@ def _take_pool(spawned: int) -> ProcessPoolExecutor:
     return pool
 
 
-def _finish_pool(pool: ProcessPoolExecutor) -> None:
+def _finish_pool(pool: Pool) -> None:
     """End ``pool``'s workers, then forget it.
 
     They are killed, not asked to exit: a pool is finished once every result it was asked for
@@ -307,11 +294,7 @@ def _finish_pool(pool: ProcessPoolExecutor) -> None:
         end_workers(pool)
     finally:
         # The pool is forgotten last: an interrupt before that still finds it (end_live_pools).
-        if not _live_pools.get(pool, True):
-            # A run that ends as it should leaves no cycle holding the pool's semaphores: the
-            # collection is for one ended by an exception (Ctrl-C, a worker killed, an error).
-            _stop_resource_tracker(collect=sys.exc_info()[1] is not None)
-        _live_pools.pop(pool, None)
+        _live_pools.discard(pool)
 
 
 def _then_release_memory(work: Callable[[list[U]], T], batch: list[U]) -> T:
@@ -388,9 +371,9 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
             yield ready.pop(index) if index in ready else _result(pending.pop(index))
     except BaseException as exc:  # Ctrl-C, SIGTERM, GeneratorExit, a worker killed: no more batches
         end_workers(pool)
-        from concurrent.futures.process import BrokenProcessPool
+        from cc_analytics.frames.workers import WorkerDied
 
-        if isinstance(exc, BrokenProcessPool):  # the OOM killer, kill -9: say so plainly
+        if isinstance(exc, WorkerDied):  # the OOM killer, kill -9: say so plainly
             msg = (
                 "a worker process ended abruptly while reading transcripts (killed, out of memory, or it "
                 "failed as it started: see the error printed above, if any)\n"
@@ -402,31 +385,26 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
         _finish_pool(pool)
 
 
-def _share_cores(spawned: int) -> None:
-    """In a worker process, before Polars is imported: its share of the cores for Polars'
-    threads (this process and the workers each run batches; on 2 cores, one thread each
-    spares the processes from taking turns on them). A ``POLARS_MAX_THREADS`` set by the
-    user is kept."""
-    os.environ.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // (spawned + 1))))
+def _worker_environment(spawned: int) -> dict[str, str]:
+    """The variables of a worker process: this process's, and its share of the cores for Polars'
+    threads (this process and the workers each run batches; on 2 cores, one thread each spares
+    the processes from taking turns on them). A ``POLARS_MAX_THREADS`` set by the user is kept."""
+    environment = dict(os.environ)
+    environment.setdefault("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // (spawned + 1))))
+    return environment
 
 
 @on_interrupt
 def end_live_pools() -> None:
     """End every pool still running (the interrupt reached a consumer, not the generator that
-    owns the pool), and stop the resource tracker if one of them started it."""
+    owns the pool)."""
     _started.clear()
-    stop = False
     while _live_pools:
-        pool, tracker_was_running = _live_pools.popitem()
-        end_workers(pool)
-        stop = stop or not tracker_was_running
-    if stop:
-        _stop_resource_tracker()
+        end_workers(_live_pools.pop())
 
 
-def _submit(pool: ProcessPoolExecutor, work: Callable[[list[U]], T], batch: list[U]) -> Future[T]:
-    with _signals_blocked():  # a worker spawned by this submit inherits the mask
-        return pool.submit(work, batch)
+def _submit(pool: Pool, work: Callable[[list[U]], T], batch: list[U]) -> Future[T]:
+    return pool.submit(work, batch)
 
 
 def _result(future: Future[T]) -> T:
@@ -452,36 +430,13 @@ def _signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def end_workers(pool: ProcessPoolExecutor) -> None:
-    """Cancel the queued batches and kill ``pool``'s worker processes now, without waiting for them.
-
-    The pool's internals are read by name (Python < 3.14 has no public way to end its workers).
-    """
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    results = getattr(pool, "_result_queue", None)
-    manager = getattr(pool, "_executor_manager_thread", None)
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.kill()
-    try:
-        for process in processes:
-            process.join()
-    finally:  # even when an interrupt lands while a killed worker is reaped
-        if results is not None:
-            # A worker killed while sending its result leaves the pool's reader thread waiting for
-            # the rest: with every writer gone, closing ours turns that wait into end-of-file.
-            results._writer.close()
-        if manager is not None:
-            # It holds the pool's queues, whose semaphores the resource tracker must see released
-            # before it is stopped; with the workers gone it is done in a moment.
-            manager.join(END_SECONDS)
-        # An interrupt's traceback keeps this frame: what it holds of the pool goes now, so that
-        # the pool's semaphores are released before the resource tracker is stopped.
-        processes.clear()
-        results = manager = None
+def end_workers(pool: Pool) -> None:
+    """Kill ``pool``'s worker processes now and reap them, without waiting for their batches."""
+    pool.kill()
 
 
 def _resource_tracker_running() -> bool:
+    """Whether multiprocessing's resource tracker runs (Dask's processes start it: ``archive.cluster``)."""
     from multiprocessing import resource_tracker
 
     return getattr(resource_tracker._resource_tracker, "_pid", None) is not None

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import pytest
 
-from cc_analytics.frames import engine, memory
+from cc_analytics.frames import engine, memory, workers
 from cc_analytics.frames.engine import batches, run_batches
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="children read from /proc")
+
+
+def children() -> list[int]:
+    """This process's child processes, running or not yet reaped (Linux's /proc)."""
+    found: list[int] = []
+    for task in os.listdir(f"/proc/{os.getpid()}/task"):
+        with open(f"/proc/{os.getpid()}/task/{task}/children") as listed:
+            found += [int(pid) for pid in listed.read().split()]
+    return found
 
 
 @dataclass(frozen=True)
@@ -94,39 +103,39 @@ def test_one_worker_runs_in_process() -> None:
 def test_an_interrupt_while_the_workers_are_ended_still_reaps_them(monkeypatch: pytest.MonkeyPatch) -> None:
     # The last batch is in; Ctrl-C or SIGTERM lands while the pool waits for its killed worker.
     units = [Unit(f"s{index:03}", 10) for index in range(6)]
-    join = BaseProcess.join
-    interrupted: list[BaseProcess] = []
+    wait = subprocess.Popen.wait
+    interrupted: list[subprocess.Popen] = []
 
-    def join_interrupted(self: BaseProcess, timeout: float | None = None) -> None:
+    def wait_interrupted(self: subprocess.Popen, timeout: float | None = None) -> int:
         if not interrupted:
             interrupted.append(self)
             raise KeyboardInterrupt
-        join(self, timeout)
+        return wait(self, timeout)
 
-    monkeypatch.setattr(BaseProcess, "join", join_interrupted)
+    monkeypatch.setattr(subprocess.Popen, "wait", wait_interrupted)
     with pytest.raises(KeyboardInterrupt):
         list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
     assert len(interrupted) == 1
-    assert multiprocessing.active_children() == []  # the worker was killed and reaped
-    assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
+    assert children() == []  # the worker was killed and reaped
     assert not engine._live_pools
 
 
-def test_a_finished_run_kills_its_workers_instead_of_waiting_for_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_finished_run_kills_its_workers_instead_of_waiting_for_them() -> None:
     # Every result is in: a worker asked to exit would tear down its interpreter first.
     units = [Unit(f"s{index:03}", 10) for index in range(6)]
-    waits: list[bool] = []
-    shutdown = ProcessPoolExecutor.shutdown
+    ended: list[int | None] = []
+    kill = workers.Pool.kill
 
-    def watched(self: ProcessPoolExecutor, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        waits.append(wait)
-        shutdown(self, wait=wait, cancel_futures=cancel_futures)
+    def watched(self: workers.Pool) -> None:
+        kill(self)
+        ended.extend(worker.process.returncode for worker in self._workers)
 
-    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", watched)
-    results = list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(workers.Pool, "kill", watched)
+        results = list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
     assert len({pid for _ids, pid in results}) == 2
-    assert waits == [False]
-    assert multiprocessing.active_children() == []
+    assert ended == [-signal.SIGKILL]
+    assert children() == []
     assert not engine._live_pools
 
 
@@ -134,12 +143,14 @@ def test_workers_started_ahead_are_the_ones_the_run_uses() -> None:
     units = [Unit(f"s{index:03}", 10) for index in range(8)]
     with engine.workers_started(engine.PARALLEL_MIN_BYTES + 1, None, imports=["json"]):
         (pool,) = engine._started
-        (worker,) = multiprocessing.active_children()  # started before any batch was asked for
+        (worker,) = children()  # started before any batch was asked for
+        assert pool.pids == [worker]
         results = list(run_batches(batch_pid, units, workers=2, batch_bytes=20))
         assert not engine._started  # the run took it
-    assert {pid for _ids, pid in results} == {os.getpid(), worker.pid}
-    assert multiprocessing.active_children() == []
+    assert {pid for _ids, pid in results} == {os.getpid(), worker}
+    assert children() == []
     assert pool not in engine._live_pools
+    # No multiprocessing: no resource tracker was started.
     assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
 
 
@@ -163,19 +174,18 @@ def test_workers_started_ahead_import_polars_then_the_planned_formats_alone() ->
 def test_workers_started_and_not_taken_end_with_the_block() -> None:
     # --workers 2 on a corpus that turned out to be an archive, or a run that failed first.
     with engine.workers_started(10, 2, imports=["no_such_module_at_all"]):  # a failing import is harmless
-        assert len(multiprocessing.active_children()) == 1
-    assert multiprocessing.active_children() == []
+        assert len(children()) == 1
+    assert children() == []
     assert not engine._started and not engine._live_pools
-    assert getattr(resource_tracker._resource_tracker, "_pid", None) is None
     with engine.workers_started(engine.PARALLEL_MIN_BYTES, None):  # not over the line: nothing starts
-        assert multiprocessing.active_children() == [] and not engine._started
+        assert children() == [] and not engine._started
 
 
 def test_an_interrupt_ends_workers_started_ahead() -> None:
     with pytest.raises(KeyboardInterrupt), engine.workers_started(10, 2):
         engine.end_live_pools()  # what the CLI's interrupt handler runs
         raise KeyboardInterrupt
-    assert multiprocessing.active_children() == []
+    assert children() == []
     assert not engine._started and not engine._live_pools
 
 
@@ -202,23 +212,72 @@ def test_a_worker_count_that_is_not_a_whole_number_of_at_least_one_is_refused(wo
 
 
 SCRIPT_WITHOUT_GUARD = """
+import os
 from cc_analytics.frames.claude.discovery import TranscriptFile
 from cc_analytics.frames.engine import run_batches
 
 files = [TranscriptFile(f"{n}.jsonl", f"s{n}", None, "main", "p", 10) for n in range(4)]
-print(list(run_batches(len, files, workers=2, batch_bytes=10)))
+print(list(run_batches(len, files, workers=2, batch_bytes=10)), os.getpid(), flush=True)
 """
 
 
-def test_a_script_without_the_main_guard_is_told_which_line_to_change(tmp_path: Path) -> None:
+def test_a_script_without_the_main_guard_runs_once(tmp_path: Path) -> None:
+    # A worker runs nothing of the caller's: a script needs no `if __name__ == "__main__":`.
     script = tmp_path / "no_guard.py"
     script.write_text(SCRIPT_WITHOUT_GUARD)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode != 0
-    # The worker says why it cannot start, the script says a worker failed as it started.
-    assert 'put the script\'s code under `if __name__ == "__main__":`' in done.stderr
-    assert "failed as it started" in done.stderr
-    assert "TypeError" not in done.stderr and "leaked semaphore" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()
+    assert line.startswith("[1, 1, 1, 1] ")
+    assert done.stderr == ""
+
+
+def loaded_in_worker(_batch: list[Unit]) -> tuple[int, str, str]:
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    return os.getpid(), ",".join(sorted(str(int(s)) for s in blocked)), os.environ.get("POLARS_MAX_THREADS", "")
+
+
+def test_workers_start_with_the_signals_blocked_and_their_share_of_the_cores() -> None:
+    pool = engine._new_pool(1)
+    try:
+        pid, blocked, threads = pool.submit(loaded_in_worker, []).result(timeout=60)
+    finally:
+        engine._finish_pool(pool)
+    assert pid != os.getpid()
+    assert {str(int(signal.SIGINT)), str(int(signal.SIGTERM))} <= set(blocked.split(","))
+    assert threads == os.environ.get("POLARS_MAX_THREADS", str(max(1, (os.cpu_count() or 1) // 2)))
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # this process's mask is back
+
+
+def failing(_batch: list[Unit]) -> None:
+    raise ValueError("bad batch")
+
+
+def killing(batch: list[Unit]) -> list[str]:
+    if os.environ.get("TEST_ENGINE_PARENT") != str(os.getpid()):  # in the worker only
+        os.kill(os.getpid(), signal.SIGKILL)
+    return [unit.session_id for unit in batch]
+
+
+def test_an_error_in_a_worker_is_raised_here_with_its_traceback() -> None:
+    pool = engine._new_pool(1)
+    try:
+        with pytest.raises(ValueError, match="bad batch") as raised:
+            pool.submit(failing, []).result(timeout=60)
+    finally:
+        engine._finish_pool(pool)
+    assert isinstance(raised.value.__cause__, workers.RemoteTraceback)
+    assert "in failing" in str(raised.value.__cause__)
+
+
+def test_a_worker_that_dies_is_a_worker_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    units = [Unit(f"s{index:03}", 10) for index in range(6)]
+    from cc_analytics.errors import WorkerError
+
+    monkeypatch.setenv("TEST_ENGINE_PARENT", str(os.getpid()))
+    with pytest.raises(WorkerError, match="ended abruptly"):
+        list(run_batches(killing, units, workers=2, batch_bytes=20))
+    assert children() == [] and not engine._live_pools
 
 
 def test_a_resource_tracker_this_process_did_not_start_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,3 +290,17 @@ def test_a_resource_tracker_this_process_did_not_start_is_left_alone(monkeypatch
 
     monkeypatch.setattr(resource_tracker, "_resource_tracker", Inherited())
     engine._stop_resource_tracker()
+
+
+def test_a_task_given_to_a_worker_that_died_fails_at_once() -> None:
+    pool = workers.Pool(1)
+    try:
+        (pid,) = pool.pids
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(workers.WorkerDied):
+            pool.submit(divmod, 7, 2).result(timeout=60)  # answered, or failed as the worker's end is seen
+        with pytest.raises(workers.WorkerDied):
+            pool.submit(divmod, 7, 2).result(timeout=60)
+    finally:
+        pool.kill()
+    assert children() == []
