@@ -130,6 +130,15 @@ def test_the_samples_against_ccusage_itself(tmp_path: Path) -> None:
     assert_equal_to_ccusage(ours(SAMPLES), ccusage_sessions(SAMPLES / "session-state", tmp_path))
 
 
+def shared_logs(folder: Path) -> Path:
+    """Every shared example log as a session's ``events.jsonl`` under ``folder/session-state`` (returned)."""
+    for path in sorted(shared_path("data", "agents", "copilot").rglob("*.jsonl")):
+        session = folder / "session-state" / f"{path.parent.name}-{path.stem}"
+        session.mkdir(parents=True)
+        (session / "events.jsonl").write_bytes(path.read_bytes())
+    return folder / "session-state"
+
+
 @pytest.fixture
 def shared_home(tmp_path: Path) -> Path:
     """The shared Copilot CLI examples as Copilot CLI lays them out: ``session-state/<name>/events.jsonl``."""

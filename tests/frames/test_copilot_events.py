@@ -21,6 +21,7 @@ from cc_analytics.frames.chatlog.messages import value_tokens
 from cc_analytics.frames.copilot import events, verbs
 from cc_analytics.frames.copilot.store import resolve
 from tests.conftest import ROOT, shared_path
+from tests.frames.test_copilot import shared_logs
 from tests.fuzz.mutations import COPILOT_ODD_LINES, DEEP_HEADS
 
 if extension.pure_python_asked() or events.SCAN_LINES is None:
@@ -86,11 +87,7 @@ def test_the_shared_examples() -> None:
 
 
 def test_the_shared_examples_frames(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for path in sorted(shared_path("data", "agents", "copilot").rglob("*.jsonl")):
-        folder = tmp_path / "session-state" / f"{path.parent.name}-{path.stem}"
-        folder.mkdir(parents=True)
-        (folder / "events.jsonl").write_bytes(path.read_bytes())
-    assert_same_frames(tmp_path / "session-state", monkeypatch)
+    assert_same_frames(shared_logs(tmp_path), monkeypatch)
 
 
 def test_the_samples_frames(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ from cc_analytics.frames.copilot.events import FIRST_STAMP, LAST_STAMP, ODD_STAM
 from cc_analytics.frames.copilot.store import resolve
 from cc_analytics.frames.engine import batches
 from tests.conftest import ROOT, shared_path
-from tests.frames.test_copilot import answer, event, log, shutdown, start
+from tests.frames.test_copilot import answer, event, log, shared_logs, shutdown, start
 from tests.frames.test_copilot_otel import export, span
 from tests.fuzz.mutations import copilot_corpus
 
@@ -103,11 +103,7 @@ def test_the_samples_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_shared_examples_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for path in sorted(shared_path("data", "agents", "copilot").rglob("*.jsonl")):
-        folder = tmp_path / "session-state" / f"{path.parent.name}-{path.stem}"
-        folder.mkdir(parents=True)
-        (folder / "events.jsonl").write_bytes(path.read_bytes())
-    assert_same_sessions(tmp_path / "session-state", monkeypatch)
+    assert_same_sessions(shared_logs(tmp_path), monkeypatch)
 
 
 def test_a_generated_corpus_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
