@@ -9,8 +9,8 @@ A :class:`Pool` starts its workers with ``python -c`` and this module's :func:`s
 one), nothing of the caller re-run in them (a script needs no ``if __name__ == "__main__":``
 guard), and a worker ready sooner (``multiprocessing``, ``concurrent.futures`` and ``logging``
 are not imported, nor the caller's main module). A task is a pickled ``(function, arguments)``;
-the function must be importable by its module and name (every batch function is), and the
-worker has the caller's ``sys.path``. Each worker has two threads here, one writing its tasks
+the function must be importable by its module and name (every batch function is; one of the
+caller's ``__main__`` is an error of its task), and the worker has the caller's ``sys.path``. Each worker has two threads here, one writing its tasks
 (a write to a full pipe waits for the worker, never for this process's own work) and one
 reading its answers, each the pickled ``(True, result)`` or ``(False, error, traceback)`` of a
 task, which resolves its :class:`~concurrent.futures.Future` in order.
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the rest is this process's: a worker imports no more than i
     from collections.abc import Callable, Mapping
     from concurrent.futures import Future
 
-_SIZE = struct.Struct("<Q")  # the length of an answer, before it
+_SIZE = struct.Struct("<Q")  # the length of a task or an answer, before it
 WORKER_MARK = "from cc_analytics.frames.workers import serve"  # in a worker's command line
 _BOOT = f"import sys,pickle;sys.path[:]=pickle.load(sys.stdin.buffer);{WORKER_MARK};serve()"
 
@@ -65,11 +65,12 @@ def serve() -> None:  # pragma: no cover - runs in the worker process (tests/fra
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     while True:
-        try:
-            function, arguments = pickle.load(tasks)
-        except EOFError:
+        head = tasks.read(_SIZE.size)
+        if len(head) < _SIZE.size:
             return
+        data = tasks.read(_SIZE.unpack(head)[0])
         try:
+            function, arguments = pickle.loads(data)  # a function of the caller's __main__ fails here
             answer: tuple[Any, ...] = (True, function(*arguments))
         except BaseException as error:  # noqa: BLE001 - every error is the caller's to see
             answer = (False, error, _traceback())
@@ -211,6 +212,7 @@ class Pool:
         from concurrent.futures import Future
 
         data = pickle.dumps((function, arguments), protocol=pickle.HIGHEST_PROTOCOL)
+        data = _SIZE.pack(len(data)) + data
         future: Future[Any] = Future()
         future.set_running_or_notify_cancel()
         with self._lock:

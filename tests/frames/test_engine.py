@@ -304,3 +304,24 @@ def test_a_task_given_to_a_worker_that_died_fails_at_once() -> None:
     finally:
         pool.kill()
     assert children() == []
+
+
+def test_a_task_the_worker_cannot_load_fails_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A function of the caller's __main__ (or of a module only the caller has): that task's error.
+    import types
+
+    module = types.ModuleType("cc_analytics_test_here_only")
+
+    def here() -> int:
+        return 1
+
+    here.__module__, here.__qualname__ = module.__name__, "here"
+    module.here = here  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    pool = workers.Pool(1)
+    try:
+        with pytest.raises(ModuleNotFoundError):
+            pool.submit(here).result(timeout=60)
+        assert pool.submit(divmod, 7, 2).result(timeout=60) == (3, 1)  # the worker serves on
+    finally:
+        pool.kill()
