@@ -1,7 +1,8 @@
 """Reading an archive: its tables as frames in the pipeline's schemas, and its raw copies.
 
 Imports: polars, the standard library, the other ``archive`` modules and ``frames.plugin``
-(the archive is a table source, :data:`ARCHIVE`, which ``frames.registry`` lists by name: so
+(the archive is a table source, ``archive.source.ARCHIVE``, which ``frames.registry`` lists by
+name and which imports this module when a source may be an archive: so
 ``frames.read_sessions(DIR)`` and the other readers take an archive without ``frames``
 importing this package). Our readers go through the manifest (the parts it names, nothing
 else), so they see the state of the last completed run even while a run is writing or after
@@ -20,12 +21,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
 from cc_analytics.archive import layout as L
 from cc_analytics.archive.manifest import NAME, FileRecord, Manifest, unreadable_manifest
 from cc_analytics.archive.storage import LocalStorage, Storage, filesystem, is_storage_failure, is_url, normalize
-from cc_analytics.frames.plugin import Engine, TableSource, check_engine
+from cc_analytics.frames.plugin import Engine, check_engine
 
 if TYPE_CHECKING:
     import polars as pl
@@ -466,43 +467,25 @@ def _read_manifest(storage: Storage, root: str) -> Manifest | None:
 _MANIFESTS: dict[tuple[str, int, int, int], Manifest] = {}  # a command reads an archive's sources more than once
 
 
-class ArchiveSource(TableSource):
-    """The archive as a table source: a folder or URL holding an archive manifest is read
-    from its tables (``frames.registry.TABLE_SOURCES`` names :data:`ARCHIVE`).
+def open_source(
+    root: str, *, engine: Engine = "local", scheduler: str | None = None, workers: int | None = None
+) -> Archive | Archives:
+    """:func:`open_archive`, or :func:`open_archives` for an :class:`ArchiveSet` (the table
+    source's ``open``, ``archive.source``); archives opened already are read as they were
+    opened, unless ``engine="dask"`` asks for a cluster: then they are read on one of their own
+    (its :meth:`Archives.close` ends it)."""
+    opened = root.opened if isinstance(root, ArchiveSet) else None
+    if engine == "local":
+        if opened is not None:
+            return opened
+        return open_archives(root.roots) if isinstance(root, ArchiveSet) else open_archive(root)
+    check_engine(engine)
+    if opened is not None:  # their manifests read already
+        from cc_analytics.archive.cluster import Cluster
 
-    Examples:
-        >>> ARCHIVE.root_of("/nonexistent") is None, ARCHIVE
-        (True, <table source 'archive'>)
-    """
-
-    name: ClassVar[str] = "archive"
-    no_events: ClassVar[str] = (
-        "an archive keeps sessions, turns and problems as tables, not the events frame\n"
-        "Hint: read the events of its raw copies (cc_analytics.archive.Archive.transcripts)."
-    )
-
-    def root_of(self, source: object) -> str | None:
-        """:func:`archive_root`."""
-        return archive_root(source)
-
-    def open(
-        self, root: str, *, engine: Engine = "local", scheduler: str | None = None, workers: int | None = None
-    ) -> Archive | Archives:
-        """:func:`open_archive`, or :func:`open_archives` for an :class:`ArchiveSet`; archives
-        opened already are read as they were opened, unless ``engine="dask"`` asks for a
-        cluster: then they are read on one of their own (its :meth:`Archives.close` ends it)."""
-        opened = root.opened if isinstance(root, ArchiveSet) else None
-        if engine == "local":
-            if opened is not None:
-                return opened
-            return open_archives(root.roots) if isinstance(root, ArchiveSet) else open_archive(root)
-        check_engine(engine)
-        if opened is not None:  # their manifests read already
-            from cc_analytics.archive.cluster import Cluster
-
-            return Archives(opened.archives, Cluster(scheduler=scheduler, workers=workers))
-        roots = root.roots if isinstance(root, ArchiveSet) else (root,)
-        return open_archives(roots, engine=engine, scheduler=scheduler, workers=workers)
+        return Archives(opened.archives, Cluster(scheduler=scheduler, workers=workers))
+    roots = root.roots if isinstance(root, ArchiveSet) else (root,)
+    return open_archives(roots, engine=engine, scheduler=scheduler, workers=workers)
 
 
 def open_archives(
@@ -838,7 +821,3 @@ def read_parts(task: PartsTask) -> pl.DataFrame:
 def _machine_of(archive: Archive) -> str:
     """An archive's machine: its manifest's, else (written before machines were named) its folder's name."""
     return archive.machine or archive.root.rstrip("/").rpartition("/")[2] or archive.root
-
-
-ARCHIVE = ArchiveSource()
-"""The table source ``frames.registry`` lists."""

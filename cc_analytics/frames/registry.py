@@ -49,7 +49,7 @@ BUILTIN: tuple[str, ...] = (
 )
 """The built-in formats, in the order frames, reports and help texts list them."""
 
-TABLE_SOURCES: tuple[str, ...] = ("cc_analytics.archive.read:ARCHIVE",)
+TABLE_SOURCES: tuple[str, ...] = ("cc_analytics.archive.source:ARCHIVE",)
 """The sources that hold the tables already (``"module:attribute"`` of a
 :class:`~cc_analytics.frames.plugin.TableSource`), asked in this order whether a source is theirs."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,6 @@ CHATS = "chats"
 MAIN = "main"  # the layout of every chat (no subagent files)
 
 
-@dataclass(frozen=True, slots=True)
 class Store:
     """Where an agent of the family keeps its chats: ``<home>/<folder>/<project>/chats/``, and
     which session each file holds (each format's store module makes one; standard library only:
@@ -45,11 +43,23 @@ class Store:
         []
     """
 
-    home: Callable[[], Path]  # the agent's home folder, from its environment
-    folder: str  # the store in the home folder (its projects' folders are in it)
-    patterns: tuple[str, ...]  # the names of chat files in a ``chats`` folder
-    session_id: Callable[[Path, bytes], str]  # (path, first bytes) -> the file's session id
-    home_name: str | None = None  # a folder stands for its store when so named (None: any folder)
+    # A plain class, not a dataclass: every run plans with it, and ``dataclasses`` (with
+    # ``inspect``) is 7 ms of imports a warm run does not otherwise make.
+    __slots__ = ("folder", "home", "home_name", "patterns", "session_id")
+
+    def __init__(
+        self,
+        home: Callable[[], Path],
+        folder: str,
+        patterns: tuple[str, ...],
+        session_id: Callable[[Path, bytes], str],
+        home_name: str | None = None,
+    ) -> None:
+        self.home = home  # the agent's home folder, from its environment
+        self.folder = folder  # the store in the home folder (its projects' folders are in it)
+        self.patterns = patterns  # the names of chat files in a ``chats`` folder
+        self.session_id = session_id  # (path, first bytes) -> the file's session id
+        self.home_name = home_name  # a folder stands for its store when so named (None: any folder)
 
     def default_stores(self) -> list[Path]:
         """The folder the agent keeps its projects' chats in, existing or not."""
