@@ -158,8 +158,9 @@ def run_batches(
 
     ``workers=1`` (the loaders' default) runs in-process; ``workers=None`` picks up to two
     for corpora over ``PARALLEL_MIN_BYTES``. With ``workers=N > 1`` this process works too,
-    beside ``N - 1`` spawned worker processes, so a script that asks for them needs the
-    ``if __name__ == "__main__":`` guard. ``threads=True``: the workers are threads of this
+    beside ``N - 1`` worker processes (``frames.workers``: they run nothing of the calling
+    script, so it needs no ``if __name__ == "__main__":`` guard; ``work`` must be importable by
+    its module and name). ``threads=True``: the workers are threads of this
     process instead, for work that spends its time outside the GIL (a C loop that releases it,
     Polars): no interpreter to start, no import to repeat, no result to copy between processes.
     Batches hold about ``batch_bytes`` of transcripts each (sessions are never split).
