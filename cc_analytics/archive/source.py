@@ -71,11 +71,11 @@ def _plainly_transcripts(source: object) -> bool:
         if (path / MANIFEST).is_file():
             return False
         try:
-            with os.scandir(path) as entries:
-                if any(entry.is_dir() and os.path.isfile(os.path.join(entry.path, MANIFEST)) for entry in entries):
-                    return False
+            names = os.listdir(path)
         except OSError:  # not a folder, or one that cannot be listed: no archive
             continue
+        if any(os.path.isfile(os.path.join(path, name, MANIFEST)) for name in names):
+            return False
     return True
 
 
