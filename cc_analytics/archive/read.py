@@ -341,14 +341,12 @@ def _roots_of(text: str) -> list[str]:
             if not is_storage_failure(error):
                 raise
             raise _unreachable(root, error) from error
-    path = Path(text).expanduser()
-    if (path / NAME).is_file():
+    from cc_analytics.archive.source import manifest_folders
+
+    found = manifest_folders(text)
+    if found == [Path(text).expanduser()]:
         return [normalize(text)]
-    try:
-        children = sorted(child for child in path.iterdir() if (child / NAME).is_file())
-    except OSError:  # not a folder, or one that cannot be listed: the loaders say so
-        return []
-    return [normalize(child) for child in children]
+    return [normalize(folder) for folder in found]
 
 
 def _archives_under(storage: Storage, root: str) -> list[str]:

@@ -53,11 +53,23 @@ class ArchiveSource(TableSource):
         return open_source(root, engine=engine, scheduler=scheduler, workers=workers)
 
 
+def manifest_folders(text: str) -> list[Path]:
+    """The local folders ``text`` names that hold an archive manifest: itself, else those right
+    under it (sorted), else none (not a folder, or one that cannot be listed)."""
+    path = Path(text).expanduser()
+    if (path / MANIFEST).is_file():
+        return [path]
+    try:
+        names = os.listdir(path)
+    except OSError:  # not a folder, or one that cannot be listed: the loaders say so
+        return []
+    return sorted(path / name for name in names if os.path.isfile(os.path.join(path, name, MANIFEST)))
+
+
 def _plainly_transcripts(source: object) -> bool:
-    """Whether ``source`` is a local path, or a list of them, none with an archive manifest in it
-    or in a folder right under it (what ``archive.read._roots_of`` looks for): then it names no
-    archive. Anything else (a URL, archives opened already, an object of another kind) is
-    ``archive.read.archive_root``'s to tell."""
+    """Whether ``source`` is a local path, or a list of them, with no archive manifest in sight
+    (:func:`manifest_folders`): then it names no archive. Anything else (a URL, archives opened
+    already, an object of another kind) is ``archive.read.archive_root``'s to tell."""
     if source is None:
         return True
     items = list(source) if isinstance(source, list | tuple) else [source]
@@ -65,16 +77,7 @@ def _plainly_transcripts(source: object) -> bool:
         if not (type(item) is str or isinstance(item, PurePath)):  # an ArchiveSet is a str of its own kind
             return False
         text = os.fspath(item)
-        if "://" in text:
-            return False
-        path = Path(text).expanduser()
-        if (path / MANIFEST).is_file():
-            return False
-        try:
-            names = os.listdir(path)
-        except OSError:  # not a folder, or one that cannot be listed: no archive
-            continue
-        if any(os.path.isfile(os.path.join(path, name, MANIFEST)) for name in names):
+        if "://" in text or manifest_folders(text):
             return False
     return True
 

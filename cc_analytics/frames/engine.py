@@ -356,7 +356,7 @@ def _beside_workers(work: Callable[[list[U]], T], plan: list[list[U]], spawned: 
     try:
         for index in range(len(plan)):
             while handed < len(plan) and len(pending) < ahead:
-                pending[handed] = _submit(pool, work, plan[handed])
+                pending[handed] = pool.submit(work, plan[handed])
                 handed += 1
             if index == 0:
                 # A worker takes a moment to start (a new interpreter and its imports): the
@@ -402,10 +402,6 @@ def end_live_pools() -> None:
     _started.clear()
     while _live_pools:
         end_workers(_live_pools.pop())
-
-
-def _submit(pool: Pool, work: Callable[[list[U]], T], batch: list[U]) -> Future[T]:
-    return pool.submit(work, batch)
 
 
 def _result(future: Future[T]) -> T:

@@ -104,7 +104,8 @@ LAID_OUT: Any = None if _EXTENSION is None else _EXTENSION.laid_out
 # The columns of an event row (:attr:`Parsed.events`), and the one set after the row is made.
 EVENT_WIDTH = 25
 USED_AT = EVENT_WIDTH - 1
-_COMPACTION_COLUMN, _BUCKETS_COLUMN = 18, 19
+# Places in an event row that a tally reads (the order of ``_Walk.row``'s).
+_ROLE_COLUMN, _STAMP_COLUMN, _MODEL_COLUMN, _TOOLS_COLUMN, _COMPACTION_COLUMN, _BUCKETS_COLUMN = 4, 5, 6, 8, 18, 19
 
 # Places in a file's tally (:attr:`Parsed.tally`, ``parse(..., tally=True)``): what a session's
 # summary takes of its events, kept as the walk goes instead of a row per event. ``ROWS``: the
@@ -167,7 +168,10 @@ def tally_of_rows(parsed: Parsed) -> list[Any]:
     columns = parsed.events
     for row in zip(*columns, strict=True):
         buckets = row[_BUCKETS_COLUMN : _BUCKETS_COLUMN + 5]
-        _count_event(tally, row[5], row[4], row[6], row[8] is not None, row[_COMPACTION_COLUMN], buckets)
+        tools = row[_TOOLS_COLUMN] is not None
+        _count_event(
+            tally, row[_STAMP_COLUMN], row[_ROLE_COLUMN], row[_MODEL_COLUMN], tools, row[_COMPACTION_COLUMN], buckets
+        )
     return tally
 
 

@@ -393,11 +393,7 @@ def _summary_tables(files: list[TranscriptFile], contents: Sequence[bytes] | Non
     from cc_analytics.frames.tables import Tables
 
     batch = decode(files, contents, tally=True)
-    assert batch.tallies is not None
-    tallies = batch.tallies.lazy().with_columns(
-        builders.utc_time(pl.col(FIRST_TIME_TEXT)).alias(S.FIRST_TIME),
-        builders.utc_time(pl.col(LAST_TIME_TEXT)).alias(S.LAST_TIME),
-    )
+    tallies = _timed(batch)
     untimed = (pl.col(FIRST_TIME_TEXT).is_not_null() & pl.col(S.FIRST_TIME).is_null()) | (
         pl.col(LAST_TIME_TEXT).is_not_null() & pl.col(S.LAST_TIME).is_null()
     )
@@ -405,24 +401,34 @@ def _summary_tables(files: list[TranscriptFile], contents: Sequence[bytes] | Non
     if again:  # rare: read those files in full, in their places
         places = _places(files, batch.decoded.files)
         batch = decode(files, contents, tally=True, full=frozenset(places[unit] for unit in again))
-        assert batch.tallies is not None
-        tallies = batch.tallies.lazy().with_columns(
-            builders.utc_time(pl.col(FIRST_TIME_TEXT)).alias(S.FIRST_TIME),
-            builders.utc_time(pl.col(LAST_TIME_TEXT)).alias(S.LAST_TIME),
-        )
+        tallies = _timed(batch)
     requests = priced_requests(batch)
     totals = [tallies.select(list(builders.file_totals_schema()))]
     if batch.decoded.messages.height:  # the files read in full: export files, odd timestamps
         events = events_with_session(batch.decoded).collect(engine=BATCH_ENGINE).lazy()
-        # a turn of builders.turn_rows: a file's turn events up to each prompt
-        turn = pl.col(IS_PROMPT).cast(pl.Int64).cum_sum().over(FILE, order_by=INDEX)
-        turn_counts = turn_events(events).group_by(FILE).agg(turn.n_unique().cast(pl.Int64).alias(S.TURNS))
-        read = builders.message_totals(events, FILE).join(turn_counts, on=FILE, how="left")
+        # their turns as builders.turn_rows makes them, counted by unit ((file, session) is one)
+        unit = [S.SOURCE_FILE, S.SESSION_ID]
+        turn_counts = (
+            builders.turn_rows(SPEC, batch.decoded, turn_events(events), requests)
+            .group_by(unit)
+            .agg(pl.len().cast(pl.Int64).alias(S.TURNS))
+            .join(batch.decoded.files.lazy().select(FILE, *unit), on=unit)
+        )
+        read = builders.message_totals(events, FILE).join(turn_counts.select(FILE, S.TURNS), on=FILE, how="left")
         totals.append(read.with_columns(pl.col(S.TURNS).fill_null(0)).select(list(builders.file_totals_schema())))
     per_session = builders.session_totals(batch.decoded.files, pl.concat(totals, how="vertical"))
     sessions = builders.summarize(SPEC, batch.decoded, None, None, requests, totals=per_session)
     turns = pl.DataFrame(schema=S.TURNS_SCHEMA)
     return Tables(sessions, turns, batch.decoded.problems, requests.select(list(S.REQUESTS_SCHEMA)))
+
+
+def _timed(batch: Batch) -> pl.LazyFrame:
+    """A batch's tallies with the times of their first and last timestamp texts."""
+    assert batch.tallies is not None
+    return batch.tallies.lazy().with_columns(
+        builders.utc_time(pl.col(FIRST_TIME_TEXT)).alias(S.FIRST_TIME),
+        builders.utc_time(pl.col(LAST_TIME_TEXT)).alias(S.LAST_TIME),
+    )
 
 
 def _places(files: Sequence[TranscriptFile], decoded_files: pl.DataFrame) -> dict[int, int]:
