@@ -23,8 +23,11 @@ def children() -> list[int]:
     """This process's child processes, running or not yet reaped (Linux's /proc)."""
     found: list[int] = []
     for task in os.listdir(f"/proc/{os.getpid()}/task"):
-        with open(f"/proc/{os.getpid()}/task/{task}/children") as listed:
-            found += [int(pid) for pid in listed.read().split()]
+        try:
+            with open(f"/proc/{os.getpid()}/task/{task}/children") as listed:
+                found += [int(pid) for pid in listed.read().split()]
+        except FileNotFoundError:  # a thread that ended meanwhile (a worker's reader, say)
+            continue
     return found
 
 
