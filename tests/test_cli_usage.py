@@ -122,3 +122,14 @@ def test_polars_is_imported_after_the_workers_are_asked_for(command: str, tmp_pa
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stderr.strip().splitlines()[-1] == "[False] 0"
     assert json.loads(done.stdout)
+
+
+def test_sessions_counts_a_request_without_a_price_once_over_archives(unknown_model: Path, tmp_path: Path) -> None:
+    # The same session archived from two machines: its two requests without a price are two.
+    for machine in ("anna", "ben"):
+        to = tmp_path / "team" / machine
+        done = run_cli(["archive", str(unknown_model), "--to", str(to), "--machine", machine])
+        assert done.returncode == 0, done.stderr
+    sessions = run_cli(["sessions", str(tmp_path / "team")])
+    assert sessions.returncode == 0, sessions.stderr
+    assert b"2 requests have no price" in sessions.stderr and b"mystery-9 (2)" in sessions.stderr

@@ -216,3 +216,25 @@ def test_the_entries_are_bounded(
     for by in ("day", "week", "month"):
         run(capsys, "usage", "--by", by, "--json", str(samples))
     assert len(entries(cache)) == 2
+
+
+def test_an_archive_is_neither_kept_nor_listed(
+    samples: Path, cache: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An archive's reads are its tables: no output is kept for it, and its files (thousands of
+    # raw copies in a real one) are not surveyed for an entry's key.
+    from cc_analytics.archive import update
+
+    archive = tmp_path / "archive"
+    update(samples, archive)
+    settle(archive)
+    surveyed: list[object] = []
+    survey = tablecache.survey
+    monkeypatch.setattr(
+        tablecache, "survey", lambda source, *a, **k: surveyed.append(source) or survey(source, *a, **k)
+    )
+    for words in COMMANDS.values():
+        first, _ = run(capsys, *words, str(archive))
+        again, _ = run(capsys, *words, str(archive))
+        assert first == again and first
+    assert surveyed == [] and entries(cache) == []

@@ -58,9 +58,9 @@ class Archive:
         """How many source files the archive holds (its tables came from them)."""
         return len(self.manifest.files)
 
-    def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
+    def scan(self, table: str, *, format: str = "auto", where: pl.Expr | None = None) -> pl.LazyFrame:
         """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its schema, every format unless
-        ``format`` names one.
+        ``format`` names one; with ``where``, its rows for which ``where`` holds.
 
         Examples:
             >>> import tempfile, pathlib
@@ -78,7 +78,8 @@ class Archive:
         frames = [self.frame(table, name, paths) for name, paths in self.parts(table, format=format).items()]
         if not frames:
             return pl.LazyFrame(schema=table_schema(table))
-        return in_order(pl.concat(frames, how="vertical"), table)
+        every = pl.concat(frames, how="vertical")
+        return in_order(every if where is None else every.filter(where), table)
 
     def frame(
         self, table: str, format: str, paths: Sequence[str], *, machine: str | None = None, fetched: Fetched = None
@@ -542,7 +543,7 @@ SAME_PROBLEM = ("source_file", "line", "reason")
 SAME = {"requests": (SAME_REQUEST, "message_id"), "problems": (SAME_PROBLEM, "source_file")}
 _INDEX = "__archive"
 _SHARED = "__shared"
-_PART = "__part"
+_ROW = "__row"
 TASK_ROWS = 1_000_000  # a Dask task reads parts of one archive and format up to about this many rows
 
 
@@ -587,20 +588,31 @@ class Archives:
         """The machine of each archive, in order."""
         return tuple(_machine_of(archive) for archive in self.archives)
 
-    def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
-        """One table of every archive, each row once (see the class), in the loaders' order."""
+    def scan(self, table: str, *, format: str = "auto", where: pl.Expr | None = None) -> pl.LazyFrame:
+        """One table of every archive, each row once (see the class), in the loaders' order; with
+        ``where``, its rows for which ``where`` holds: found among the rows where it holds and
+        those that may be the same as one of them (the same ``SAME`` column), so that a few rows
+        of a large table cost a read of two columns, not of the table."""
         import polars as pl
 
         if not self._placed(table, format):
             return pl.LazyFrame(schema=table_schema(table))
         frame = self._indexed(table, format)
+        several = self._in_several(table, format) if table in SAME else []
+        if where is not None and several:
+            telling = SAME[table][1]
+            found = frame.filter(where).select(pl.col(telling).unique()).collect().to_series()
+            if not found.len():  # no row at all
+                return pl.LazyFrame(schema=table_schema(table))
+            frame = frame.filter(where | pl.col(telling).is_in(found.drop_nulls().implode()))
         copies = self._copies_of(format) if table in ("sessions", "turns", "requests") else None
         if copies is not None and copies.height:  # rows of the sessions another archive gives
             frame = frame.join(copies.lazy(), on=["format", "session_id", _INDEX], how="anti")
-        if table in SAME:  # rows of several archives under the same ids: the first archive's
-            several = self._in_several(table, format)
-            if several:  # else no two archives hold rows of one format: none can be the same
-                frame = _first_archive_of(frame, *SAME[table], formats=several)
+        if several:  # rows of several archives under the same ids: the first archive's
+            frame = _first_archive_of(frame, *SAME[table], formats=several)
+        # (no two archives hold rows of one format: none can be the same)
+        if where is not None:
+            frame = frame.filter(where)
         return in_order(frame.drop(_INDEX), table)
 
     def close(self) -> None:
@@ -616,7 +628,7 @@ class Archives:
 
     def _indexed(self, table: str, format: str) -> pl.LazyFrame:
         """Every archive's rows of ``table`` as stored, each with its archive's index."""
-        if table == "sessions":  # read once per reader: the copies are found from it too
+        if table == "sessions" and self._shared_sessions():  # read once: the copies are found from it too
             return self._sessions(format).lazy()
         return self._read(table, format)
 
@@ -672,7 +684,10 @@ class Archives:
 
     def _scan_local(self, table: str, format: str, placed: list[tuple[int, str]]) -> pl.LazyFrame:
         """Local archives' parts of one format in one scan, each row with its archive's index
-        (from the part it was read from) and machine."""
+        and machine. The index is told by the row's place in the scan: the parts are read in
+        the order given, each of the rows its manifest records (a part is never rewritten: a
+        run writes new ones under new names). Both are row-wise expressions, which lets a
+        filter of the rows reach the scan."""
         import polars as pl
 
         schema = table_schema(table)
@@ -681,13 +696,24 @@ class Archives:
         for path in paths:
             _check_part(path)
         frame = pl.scan_parquet(
-            paths, hive_partitioning=False, schema=columns, missing_columns="insert", include_file_paths=_PART
+            paths, hive_partitioning=False, schema=columns, missing_columns="insert", row_index_name=_ROW
         ).cast(columns)  # type: ignore[arg-type]
-        index = pl.col(_PART).replace_strict(paths, [i for i, _path in placed], return_dtype=pl.Int32)
-        machines = pl.lit(pl.Series(self.machines, dtype=pl.String))
+        index: Any = pl.lit(None, pl.Int32)
+        end = 0
+        ends: list[tuple[int, int]] = []  # (rows before the archive's last part ends, archive)
+        for archive_index, path in placed:
+            archive = self.archives[archive_index]
+            end += archive.manifest.parts[path[len(archive.root) + 1 :]].rows
+            if ends and ends[-1][1] == archive_index:
+                ends[-1] = (end, archive_index)
+            else:
+                ends.append((end, archive_index))
+        for end, archive_index in reversed(ends):
+            index = pl.when(pl.col(_ROW) < end).then(pl.lit(archive_index, pl.Int32)).otherwise(index)
         frame = frame.with_columns(pl.lit(format, pl.String).alias(L.FORMAT), index.alias(_INDEX))
         # parts written before machines were named: their archive's machine
-        frame = frame.with_columns(pl.col(L.MACHINE).fill_null(machines.gather(pl.col(_INDEX))))
+        machines = pl.col(_INDEX).replace_strict(range(len(self.machines)), self.machines, return_dtype=pl.String)
+        frame = frame.with_columns(pl.col(L.MACHINE).fill_null(machines))
         return frame.select([*schema, _INDEX])
 
     def _fetch(self, table: str, format: str) -> dict[str, bytes]:

@@ -97,7 +97,11 @@ class Memo:
         source = list(args.sources) if getattr(args, "sources", None) else None
         if source is not None and any("://" in str(item) for item in source):
             return None  # object storage: an archive, never listed here
+        from cc_analytics.frames.sources import table_source_of
+
         try:
+            if table_source_of(source) is not None:
+                return None  # an archive: its files (raw copies among them) are not surveyed
             roots = tablecache._roots(source)
             found = tablecache.survey(source)
             digest, newest = _sources_digest(roots, found)

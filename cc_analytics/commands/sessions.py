@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         from cc_analytics.frames.api import iter_tables
 
         for _format, tables in iter_tables(
-            by_format, turns=False, workers=args.workers, on_progress=progress, cache=args.cache
+            by_format, turns=False, workers=args.workers, on_progress=progress, cache=args.cache, requests="unpriced"
         ):
             yield tables.sessions, tables.requests, tables.problems
 

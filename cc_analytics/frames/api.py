@@ -26,6 +26,7 @@ file and keeps nothing. The frames are the same either way.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -471,28 +472,42 @@ def iter_tables(
     on_progress: Progress | None = None,
     cache: bool = True,
     findings: bool = False,
+    requests: Literal["all", "unpriced"] = "all",
 ) -> Iterator[tuple[str, Tables]]:
     """(format, tables) batch by batch: sessions, turns (empty unless ``turns``), problems and
     priced requests decoded once per batch, and with ``findings`` the findings of the formats
     that have them (:func:`scan_findings`; empty for the others) from the same decode; what the
     report and the CLI consume. ``source`` may be a :func:`plan`; an archive has no findings
-    (``Tables.findings`` is None)."""
+    (``Tables.findings`` is None). ``requests="unpriced"``: only the requests without a price
+    (each once, as in the full table; what ``cc-analytics sessions`` counts), which an archive
+    reads without reading the others.
+
+    Examples:
+        >>> from cc_analytics.report import SAMPLES_DIR
+        >>> [tables.requests.height for _name, tables in iter_tables(SAMPLES_DIR, requests="unpriced")][:1]
+        [0]
+    """
+    if requests not in ("all", "unpriced"):
+        msg = f"requests must be 'all' or 'unpriced', not {requests!r}"
+        raise ValueError(msg)
+    unpriced = pl.col(S.COST_USD).is_null() if requests == "unpriced" else None
     archive = archived(source)
     if archive is not None:
         sessions = archive.scan("sessions", format=format).collect()
         for name in sorted(set(sessions[S.FORMAT]), key=order):
             turns_frame = archive.scan("turns", format=name).collect() if turns else pl.DataFrame(schema=S.TURNS_SCHEMA)
             problems = archive.scan("problems", format=name).collect()
-            requests = archive.scan("requests", format=name).collect()
-            yield name, Tables(sessions.filter(pl.col(S.FORMAT) == name), turns_frame, problems, requests)
+            wanted = archive.scan("requests", format=name, where=unpriced).collect()
+            yield name, Tables(sessions.filter(pl.col(S.FORMAT) == name), turns_frame, problems, wanted)
         return
     if cache:
         from cc_analytics.frames import tablecache
 
         by_plan = tablecache.plan(source, format=format)
-        yield from tablecache.iter_tables(
+        for name, tables in tablecache.iter_tables(
             by_plan, turns=turns, workers=workers, on_progress=on_progress, findings=findings
-        )
+        ):
+            yield name, tables if unpriced is None else replace(tables, requests=tables.requests.filter(unpriced))
         return
     from cc_analytics.frames.registry import get
 
@@ -503,7 +518,8 @@ def iter_tables(
         options = {"findings": True} if found else {}
         for batch in package(name).iter_tables(files, turns=turns, workers=workers, on_progress=step, **options):
             kept = batch.findings if found else pl.DataFrame(schema=S.FINDINGS_SCHEMA) if findings else None
-            yield name, Tables(batch.sessions, batch.turns, batch.problems, batch.requests, kept)
+            asked = batch.requests if unpriced is None else batch.requests.filter(unpriced)
+            yield name, Tables(batch.sessions, batch.turns, batch.problems, asked, kept)
 
 
 def read_tables(

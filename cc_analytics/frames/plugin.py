@@ -353,9 +353,11 @@ class StoredTables(Protocol):
         """How many transcript files its tables came from."""
         ...
 
-    def scan(self, table: str, *, format: str = "auto") -> pl.LazyFrame:
+    def scan(self, table: str, *, format: str = "auto", where: pl.Expr | None = None) -> pl.LazyFrame:
         """One table (``sessions``, ``turns``, ``problems``, ``requests``) in its shared schema,
-        every format unless ``format`` names one, in the order the loaders give."""
+        every format unless ``format`` names one, in the order the loaders give; with ``where``
+        only its rows for which ``where`` holds (the same rows as filtering the whole table,
+        which the source may find without reading the others)."""
         ...
 
     def close(self) -> None:

@@ -342,3 +342,49 @@ def test_only_rows_of_an_earlier_archive_under_all_three_ids_are_left_out() -> N
     left_out = sorted(set(rows) - set(kept.rows()))
     assert left_out == [("claude-code", "m1", "r1", 1)]
     assert kept.height == len(rows) - 1
+
+
+def test_a_filtered_read_of_several_archives_is_the_filtered_whole(tmp_path: Path) -> None:
+    # A session in two archives (a synced folder, more of it on one) and a request copied into a
+    # session of another id: what the cross-archive checks leave out must be left out of a
+    # filtered read too (``where`` picks rows the whole read gives from another archive).
+    from cc_analytics.archive.read import open_archives
+
+    source = tmp_path / "synced" / SHARED
+    shutil.copytree(SAMPLES / "claude" / "projects" / SHARED, source)
+    original = source / "e3210487-5757-4980-836e-4d9b2e549b58.jsonl"
+    resumed = "0d7c1f4e-1111-4222-8333-944455556666"
+    update(source, tmp_path / "team" / "laptop", machine="laptop")
+    lines = original.read_bytes().splitlines(keepends=True)
+    original.write_bytes(b"".join(lines[: len(lines) // 2]))
+    (source / f"{resumed}.jsonl").write_bytes(b"".join(lines).replace(original.stem.encode(), resumed.encode()))
+    update([source, SAMPLES / "chainless"], tmp_path / "team" / "devbox", machine="devbox")
+    team = open_archives([tmp_path / "team" / "devbox", tmp_path / "team" / "laptop"])
+    whole = {table: team.scan(table).collect() for table in ("sessions", "turns", "problems", "requests")}
+    ids = whole["requests"].drop_nulls(["message_id", "request_id"])
+    copied = ids.filter(pl.col("session_id") == resumed)["message_id"][0]
+    assert whole["requests"].filter(pl.col("message_id") == copied).height == 1  # the copy left out
+    everywhere = [pl.col("machine") == "laptop", pl.col("machine") == "devbox", pl.lit(False), pl.lit(True)]
+    asked = {
+        "sessions": [*everywhere, pl.col("session_id") == original.stem],
+        "turns": [*everywhere, pl.col("session_id") == original.stem],
+        "problems": [*everywhere, pl.col("line") > 3],
+        "requests": [
+            *everywhere,
+            pl.col("cost_usd").is_null(),
+            pl.col("message_id") == copied,
+            pl.col("session_id") == resumed,
+            pl.col("request_id").is_null(),
+        ],
+    }
+    from polars.testing import assert_frame_equal
+
+    for table, wheres in asked.items():
+        for where in wheres:
+            got = team.scan(table, where=where).collect()
+            assert_frame_equal(got, whole[table].filter(where), check_exact=True)
+    # The laptop gives the session it has more of, but none of its requests: the devbox's copy
+    # of them (in the resumed session) comes first; a filter on the laptop's rows meets them all.
+    assert whole["sessions"].filter(pl.col("machine") == "laptop")["session_id"].to_list() == [original.stem]
+    assert whole["requests"].filter(pl.col("machine") == "laptop").height == 0
+    assert open_archives([tmp_path / "team" / "laptop"]).scan("requests").collect().height > 0

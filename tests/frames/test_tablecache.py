@@ -536,3 +536,23 @@ def test_a_spill_gives_back_each_frame_as_it_was_kept(tmp_path: Path) -> None:
     assert list((tmp_path / "new").iterdir()) == []  # the file has no name
     assert all(spill.take(h).equals(frame) for h, frame in zip(reversed(held), reversed(frames), strict=True))
     spill.close()
+
+
+def test_the_requests_without_a_price_alone_are_those_of_the_whole_read(
+    samples: Path, cache: Path, tmp_path: Path
+) -> None:
+    from polars.testing import assert_frame_equal
+
+    from cc_analytics.archive import update
+
+    archive = tmp_path / "archive"
+    update(samples, archive)
+    unpriced = pl.col("cost_usd").is_null()
+    for source, kw in ((samples, {}), (samples, {}), (samples, {"cache": False}), (archive, {})):  # cold, warm
+        whole = pl.concat([t.requests for _name, t in api.iter_tables(source, turns=False, **kw)])  # type: ignore[arg-type]
+        alone = api.iter_tables(source, turns=False, requests="unpriced", **kw)  # type: ignore[arg-type]
+        got = pl.concat([t.requests for _name, t in alone])
+        assert got.height > 0
+        assert_frame_equal(got, whole.filter(unpriced), check_exact=True)
+    with pytest.raises(ValueError, match="'all' or 'unpriced'"):
+        next(api.iter_tables(samples, requests="priced"))  # type: ignore[arg-type]
