@@ -571,6 +571,9 @@ class Archives:
     archives: tuple[Archive, ...]
     cluster: Cluster | None = field(default=None, compare=False)
     _kept: dict[tuple[str, str], pl.DataFrame] = field(default_factory=dict, compare=False, repr=False)
+    _places: dict[tuple[str, str], dict[str, list[tuple[int, str]]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @property
     def root(self) -> str:
@@ -676,11 +679,14 @@ class Archives:
     def _placed(self, table: str, format: str) -> dict[str, list[tuple[int, str]]]:
         """The parts of ``table`` by format (in name order), each with its archive's index, in
         the archives' order."""
-        out: dict[str, list[tuple[int, str]]] = {}
-        for index, archive in enumerate(self.archives):
-            for name, paths in archive.parts(table, format=format).items():
-                out.setdefault(name, []).extend((index, path) for path in paths)
-        return dict(sorted(out.items()))
+        key = (table, format)
+        if key not in self._places:  # the manifests do not change while they are read
+            out: dict[str, list[tuple[int, str]]] = {}
+            for index, archive in enumerate(self.archives):
+                for name, paths in archive.parts(table, format=format).items():
+                    out.setdefault(name, []).extend((index, path) for path in paths)
+            self._places[key] = dict(sorted(out.items()))
+        return self._places[key]
 
     def _scan_local(self, table: str, format: str, placed: list[tuple[int, str]]) -> pl.LazyFrame:
         """Local archives' parts of one format in one scan, each row with its archive's index
