@@ -1,6 +1,6 @@
 """The one API in front of every format: ``scan_*``/``read_*`` with ``format="auto"``.
 
-Imports: polars, the standard library, ``frames.sources``, ``frames.registry``,
+Imports: polars (on first use), the standard library, ``frames.sources``, ``frames.registry``,
 ``frames.tablecache`` and, on demand, each registered format's verbs module (``frames.plugin``),
 which exposes the same verbs with the same signatures. Sources are told apart by content
 (:func:`~cc_analytics.frames.sources.sniff_format`), so one folder may hold several formats;
@@ -31,8 +31,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import polars as pl
-
 from cc_analytics.errors import InputError
 from cc_analytics.frames import schema as S
 from cc_analytics.frames.plugin import FRONT, VERBS, Engine, check_engine
@@ -50,9 +48,17 @@ from cc_analytics.frames.sources import (
 from cc_analytics.frames.tables import Tables
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from cc_analytics.frames.engine import Progress
     from cc_analytics.frames.plugin import StoredTables
     from cc_analytics.frames.usage import By
+else:
+    from cc_analytics.lazy import LazyModule
+
+    # Imported on first use: the command line plans its files and hands the first batches to
+    # its workers before this process imports Polars to decode its own (``tablecache._decode``).
+    pl = LazyModule("polars")
 
 
 def archived(source: Source | Plan) -> StoredTables | None:
@@ -490,9 +496,9 @@ def iter_tables(
     if requests not in ("all", "unpriced"):
         msg = f"requests must be 'all' or 'unpriced', not {requests!r}"
         raise ValueError(msg)
-    unpriced = pl.col(S.COST_USD).is_null() if requests == "unpriced" else None
     archive = archived(source)
     if archive is not None:
+        unpriced = pl.col(S.COST_USD).is_null() if requests == "unpriced" else None
         sessions = archive.scan("sessions", format=format).collect()
         for name in sorted(set(sessions[S.FORMAT]), key=order):
             turns_frame = archive.scan("turns", format=name).collect() if turns else pl.DataFrame(schema=S.TURNS_SCHEMA)
@@ -507,7 +513,7 @@ def iter_tables(
         for name, tables in tablecache.iter_tables(
             by_plan, turns=turns, workers=workers, on_progress=on_progress, findings=findings
         ):
-            yield name, tables if unpriced is None else replace(tables, requests=tables.requests.filter(unpriced))
+            yield name, tables if requests == "all" else replace(tables, requests=_unpriced(tables.requests))
         return
     from cc_analytics.frames.registry import get
 
@@ -518,8 +524,12 @@ def iter_tables(
         options = {"findings": True} if found else {}
         for batch in package(name).iter_tables(files, turns=turns, workers=workers, on_progress=step, **options):
             kept = batch.findings if found else pl.DataFrame(schema=S.FINDINGS_SCHEMA) if findings else None
-            asked = batch.requests if unpriced is None else batch.requests.filter(unpriced)
+            asked = batch.requests if requests == "all" else _unpriced(batch.requests)
             yield name, Tables(batch.sessions, batch.turns, batch.problems, asked, kept)
+
+
+def _unpriced(requests: pl.DataFrame) -> pl.DataFrame:
+    return requests.filter(pl.col(S.COST_USD).is_null())
 
 
 def read_tables(

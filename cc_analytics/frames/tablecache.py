@@ -392,12 +392,10 @@ class _Run:
     def tables(
         self, name: str, files: list[TranscriptFile], *, workers: int | None, on_progress: Progress, total: int
     ) -> dict[str, pl.DataFrame]:
-        """One format's tables: its sessions' rows kept where they are valid, decoded where not."""
-        import polars as pl
-
+        """One format's tables: its sessions' rows kept where they are valid, decoded where not
+        (Polars is imported once the first batches are the workers': see ``_decode``)."""
         from cc_analytics.frames.registry import get
 
-        schemas = _schemas()
         lean = self.requests_only and get(name).lean_requests
         self.wanted = {**self.asked, "sessions": not lean}
         units = _units(files)
@@ -421,7 +419,7 @@ class _Run:
         found: dict[str, list[tuple[int, pl.DataFrame]]] = {table: [] for table in TABLES}
         where: dict[int, int] = {}  # (pack number << 32) + unit index -> position in the plan
         for number, (pack, members) in enumerate(kept.items()):
-            frames = self._read_pack(pack, schemas)
+            frames = self._read_pack(pack, _schemas())
             if frames is None:
                 missing.extend(members.values())
                 self.dropped.update(keys[position] for position in members.values())
@@ -462,6 +460,8 @@ class _Run:
                 offset += len(batch_units)
                 done += sum(f.size for f in batch_files)
                 on_progress(done, total)
+            import polars as pl
+
             for offset, base, kept_frames in held:  # the workers have ended: the batches' frames back
                 for table in TABLES:
                     frame = spill.take(kept_frames.pop(table))
@@ -471,6 +471,9 @@ class _Run:
                         fresh[table].append(frame.with_columns(pl.col(UNIT) + base))
         finally:
             spill.close()  # what was taken back is in this process now
+        import polars as pl
+
+        schemas = _schemas()
         # Every session of the format goes into one new pack when it is spread over too many
         # (each run that decodes something writes one): what a warm run reads stays a few files.
         compact = len(kept) + bool(fresh_units) > MAX_PACKS and len(fresh_units) == len(missing)
@@ -653,14 +656,18 @@ def _decode(
     from cc_analytics.frames.engine import run_batches
     from cc_analytics.frames.registry import get
     from cc_analytics.frames.sources import package
+    from cc_analytics.lazy import Exported
 
     plugin, total = get(name), sum(file.size for file in files)
+    # The format's decoders by name: the first batches go to the workers before this process
+    # imports them (and Polars, which they import) to decode one itself.
+    owner = package(name).__name__
     if lean:
-        decode = partial(_decoded, partial(_requests_tables, package(name).requests_batch))
+        decode = partial(_decoded, partial(_requests_tables, Exported(owner, "requests_batch")))
         batch_bytes, threads = plugin.requests_batching(total)
     else:
         options = {"findings": True} if findings and plugin.has_findings else {}
-        decode = partial(_decoded, partial(package(name).tables_batch, turns=turns, **options))
+        decode = partial(_decoded, partial(Exported(owner, "tables_batch"), turns=turns, **options))
         batch_bytes, threads = plugin.batching(total, turns=turns or bool(options))
     yield from run_batches(decode, files, workers=workers, batch_bytes=batch_bytes, threads=threads)
 
