@@ -43,7 +43,7 @@ class LazyModule:
 
 
 class Exported:
-    """A package's export (``Exported("cc_analytics.frames.claude", "tables_batch")``) as a
+    """A package's export (a format package's ``tables_batch``) as a
     callable, imported when first called: handed to a worker process (pickled by its two names),
     it does not make this process import the module that defines it.
 
