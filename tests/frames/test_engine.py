@@ -328,3 +328,34 @@ def test_a_task_the_worker_cannot_load_fails_alone(monkeypatch: pytest.MonkeyPat
         assert pool.submit(divmod, 7, 2).result(timeout=60) == (3, 1)  # the worker serves on
     finally:
         pool.kill()
+
+
+def slow_batch_pid(batch: list[Unit]) -> tuple[list[str], int]:
+    import time
+
+    time.sleep(0.02)
+    return batch_pid(batch)
+
+
+def test_a_worker_holds_two_batches_but_one_near_the_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two keep a worker busy while this process is between batches; at the end a second one
+    # queued in the worker would leave this process with nothing to do while the worker works.
+    handed: list[tuple[str, int]] = []  # (batch, how many the worker held when it was handed)
+    futures: list[object] = []
+    submit = workers.Pool.submit
+
+    def spy(self: workers.Pool, function: object, *arguments: object) -> object:
+        held = sum(not future.done() for future in futures)  # type: ignore[attr-defined]
+        handed.append((arguments[0][0].session_id, held))  # type: ignore[index]
+        future = submit(self, function, *arguments)  # type: ignore[arg-type]
+        futures.append(future)
+        return future
+
+    monkeypatch.setattr(workers.Pool, "submit", spy)
+    units = [Unit(f"s{index:02}", 10) for index in range(16)]
+    results = list(run_batches(slow_batch_pid, units, workers=2, batch_bytes=10))
+    assert [ids for ids, _pid in results] == [[unit.session_id] for unit in units]
+    assert max(held for _batch, held in handed) == 1  # never more than two
+    assert any(held == 1 for _batch, held in handed)  # two at a time while many are left
+    last = [held for batch, held in handed if batch >= "s14"]  # the last two batches, if handed
+    assert all(held == 0 for held in last), handed
