@@ -100,60 +100,54 @@ def test_missing_source_is_one_error_line() -> None:
     assert done.stderr.decode().startswith("✖ no such file or folder")
 
 
+def polars_at_calls(spied: str, words: list[str], cwd: Path, prelude: str = "") -> tuple[list[bool], int, str]:
+    """The command line run in a fresh interpreter with ``spied`` (``sources.workers_ahead``,
+    ``workers.Pool.submit``) watched: whether Polars was imported at each of its calls, the exit
+    code and stdout. ``prelude``: lines run first (``engine``, ``sources`` and ``workers`` imported)."""
+    import subprocess
+    import sys
+
+    owner, _, name = spied.rpartition(".")
+    code = (
+        "import sys\n"
+        "from cc_analytics.frames import engine, sources, workers\n"
+        f"{prelude}"
+        "seen = []\n"
+        f"spied = {spied}\n"
+        "def spy(*args, **kw):\n"
+        "    seen.append('polars' in sys.modules)\n"
+        "    return spied(*args, **kw)\n"
+        f"{owner}.{name} = spy\n"
+        "from cc_analytics.cli import main\n"
+        f"code = main({words!r})\n"
+        "print(seen, code, file=sys.stderr)\n"
+    )
+    env = {**os.environ, "CC_ANALYTICS_CACHE_DIR": str(cwd / "cache")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd, env=env)
+    seen, exit_code = done.stderr.strip().splitlines()[-1].rsplit(" ", 1)
+    return json.loads(seen.lower()), int(exit_code), done.stdout
+
+
 @pytest.mark.parametrize("command", ["usage", "sessions"])
 def test_polars_is_imported_after_the_workers_are_asked_for(command: str, tmp_path: Path) -> None:
     # The workers start while this process imports Polars (a worker's start overlaps the import):
     # `usage` imported it first, and its second batch came 240 ms after the first on 100 MB.
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "from cc_analytics.frames import sources\n"
-        "seen = []\n"
-        "ahead = sources.workers_ahead\n"
-        "def spy(*args, **kw):\n"
-        "    seen.append('polars' in sys.modules)\n"
-        "    return ahead(*args, **kw)\n"
-        "sources.workers_ahead = spy\n"
-        "from cc_analytics.cli import main\n"
-        f"code = main([{command!r}, {str(SAMPLES)!r}, '--json', '--quiet', '--no-cache'])\n"
-        "print(seen, code, file=sys.stderr)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
-    assert done.stderr.strip().splitlines()[-1] == "[False] 0"
-    assert json.loads(done.stdout)
+    words = [command, str(SAMPLES), "--json", "--quiet", "--no-cache"]
+    seen, code, out = polars_at_calls("sources.workers_ahead", words, tmp_path)
+    assert (seen, code) == ([False], 0)
+    assert json.loads(out)
 
 
 @pytest.mark.parametrize("command", ["usage", "sessions"])
 def test_the_first_batches_are_the_workers_before_polars_is_imported(command: str, tmp_path: Path) -> None:
     # A worker waits for its first batch while this process plans; importing Polars (and the
     # decoders) before handing it one kept it idle 120 ms more on the 1 GB corpus.
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "from cc_analytics.frames import engine, workers\n"
-        "cut = engine.batches\n"
-        "engine.batches = lambda files, batch_bytes=0: cut(files, 1)\n"  # a batch per session
-        "seen = []\n"
-        "submit = workers.Pool.submit\n"
-        "def spy(self, *args):\n"
-        "    seen.append('polars' in sys.modules)\n"
-        "    return submit(self, *args)\n"
-        "workers.Pool.submit = spy\n"
-        "from cc_analytics.cli import main\n"
-        f"code = main([{command!r}, {str(SAMPLES / 'claude')!r}, '--json', '--quiet', '--workers', '2'])\n"
-        "print(seen, code, file=sys.stderr)\n"
-    )
-    env = {**os.environ, "CC_ANALYTICS_CACHE_DIR": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    seen, code_text = done.stderr.strip().splitlines()[-1].rsplit(" ", 1)
-    seen_list = json.loads(seen.lower())
-    # the workers' imports, then a batch for each worker and one queued: all before Polars
-    assert code_text == "0" and seen_list[:3] == [False, False, False] and True in seen_list, seen_list
-    assert json.loads(done.stdout)
+    words = [command, str(SAMPLES / "claude"), "--json", "--quiet", "--workers", "2"]
+    a_batch_per_session = "cut = engine.batches\nengine.batches = lambda files, batch_bytes=0: cut(files, 1)\n"
+    seen, code, out = polars_at_calls("workers.Pool.submit", words, tmp_path, a_batch_per_session)
+    # the workers' imports, then two batches for the worker: all before Polars
+    assert code == 0 and seen[:3] == [False, False, False] and True in seen, seen
+    assert json.loads(out)
 
 
 def test_sessions_counts_a_request_without_a_price_once_over_archives(unknown_model: Path, tmp_path: Path) -> None:
