@@ -62,7 +62,7 @@ class OpenCodePlugin(FormatPlugin):
         if head.startswith(b"SQLite format 3\x00"):
             return is_database_head(head)
         if isinstance(first, Mapping):
-            return is_session_object(dict(first))
+            return is_session_object(first)  # not copied: every file of every format is offered here
         return session_of_head(head) is not None
 
     def unit_bytes(self, path: Path) -> bytes | None:

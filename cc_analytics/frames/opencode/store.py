@@ -31,7 +31,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
@@ -135,7 +135,7 @@ def is_session_object(value: Any) -> bool:
         False
     """
     return (
-        isinstance(value, dict)
+        isinstance(value, Mapping)
         and isinstance(value.get("id"), str)
         and isinstance(value.get("projectID"), str)
         and isinstance(value.get("time"), dict)
