@@ -498,7 +498,9 @@ def iter_tables(
         raise ValueError(msg)
     archive = archived(source)
     if archive is not None:
-        unpriced = pl.col(S.COST_USD).is_null() if requests == "unpriced" else None
+        from cc_analytics.frames.prices import without_price
+
+        unpriced = without_price() if requests == "unpriced" else None
         sessions = archive.scan("sessions", format=format).collect()
         for name in sorted(set(sessions[S.FORMAT]), key=order):
             turns_frame = archive.scan("turns", format=name).collect() if turns else pl.DataFrame(schema=S.TURNS_SCHEMA)
@@ -529,7 +531,9 @@ def iter_tables(
 
 
 def _unpriced(requests: pl.DataFrame) -> pl.DataFrame:
-    return requests.filter(pl.col(S.COST_USD).is_null())
+    from cc_analytics.frames.prices import without_price
+
+    return requests.filter(without_price())
 
 
 def read_tables(

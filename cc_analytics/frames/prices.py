@@ -139,6 +139,17 @@ def price_requests(requests: FrameT) -> FrameT:
     return _price_frame(requests)
 
 
+def without_price() -> pl.Expr:
+    """The requests without a price: the one rule that :func:`unpriced` counts and
+    ``frames.api.iter_tables(requests="unpriced")`` keeps.
+
+    Examples:
+        >>> pl.DataFrame({"cost_usd": [0.5, None]}).filter(without_price()).height
+        1
+    """
+    return pl.col(COST_USD).is_null()
+
+
 def unpriced(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """The requests without a price, counted by provider, model and mode (most first).
 
@@ -153,7 +164,7 @@ def unpriced(requests: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """
     lazy = requests.lazy() if isinstance(requests, pl.DataFrame) else requests
     return (
-        lazy.filter(pl.col(COST_USD).is_null())
+        lazy.filter(without_price())
         .group_by(PROVIDER, MODEL, request_mode().alias(MODE))
         .agg(pl.len().alias(REQUESTS))
         .sort([REQUESTS, MODEL, PROVIDER, MODE], descending=[True, False, False, False], nulls_last=True)
